@@ -1,0 +1,31 @@
+# Two entry points: `make demo` and `make test`. Both create the virtualenv on first use.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: demo test bench lint venv clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) scripts/demo.py
+
+test: $(STAMP)
+	$(PY) -m ruff check python tests rplugin scripts bench
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	$(PY) bench/run.py
+
+lint: $(STAMP)
+	$(PY) -m ruff check python tests rplugin scripts bench
+
+clean:
+	rm -rf $(VENV) .cache
