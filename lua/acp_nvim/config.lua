@@ -1,0 +1,95 @@
+--- Configuration: defaults and key-by-key validation (errors name the key path).
+local M = {}
+
+M.defaults = {
+  -- Agents are data: { command = "...", args = { ... }, env = { ... }, cwd = nil }.
+  -- The bundled offline demo agent is always available as "demo".
+  agents = {},
+  default_agent = 'demo',
+  log = { max_entries = 5000, max_bytes = 8 * 1024 * 1024, level = 'debug' },
+  chat = {
+    position = 'right', -- 'right' | 'left' | 'bottom' | 'current'
+    width = 0.4, -- fraction of the editor (right/left), or columns when > 1
+    height = 0.4, -- fraction of the editor (bottom), or lines when > 1
+  },
+  keymaps = {
+    send = '<C-s>', -- normal and insert mode in the chat buffer; <CR> in normal mode in the prompt area too
+    cancel = '<C-c>', -- normal mode in the chat buffer
+  },
+}
+
+local LEVELS = { trace = true, debug = true, info = true, warn = true, error = true }
+
+local function fail(path, msg)
+  error(('acp_nvim.setup: %s: %s'):format(path, msg), 0)
+end
+
+local function expect(path, value, kind)
+  if type(value) ~= kind then
+    fail(path, ('expected %s, got %s'):format(kind, type(value)))
+  end
+end
+
+local function validate_agent(name, agent)
+  local path = 'agents.' .. name
+  expect(path, agent, 'table')
+  expect(path .. '.command', agent.command, 'string')
+  if agent.command == '' then
+    fail(path .. '.command', 'must not be empty')
+  end
+  for key, value in pairs(agent) do
+    if key == 'args' then
+      expect(path .. '.args', value, 'table')
+      for i, arg in ipairs(value) do
+        expect(('%s.args[%d]'):format(path, i), arg, 'string')
+      end
+    elseif key == 'env' then
+      expect(path .. '.env', value, 'table')
+      for k, v in pairs(value) do
+        expect(('%s.env.%s'):format(path, k), v, 'string')
+      end
+    elseif key == 'cwd' then
+      expect(path .. '.cwd', value, 'string')
+    elseif key ~= 'command' then
+      fail(path .. '.' .. tostring(key), 'unknown key (known: command, args, env, cwd)')
+    end
+  end
+end
+
+--- Validate a merged configuration; raises with the offending key path.
+function M.validate(config)
+  expect('agents', config.agents, 'table')
+  for name, agent in pairs(config.agents) do
+    validate_agent(name, agent)
+  end
+  expect('default_agent', config.default_agent, 'string')
+  if config.default_agent ~= 'demo' and not config.agents[config.default_agent] then
+    fail('default_agent', ('no agent named %q in agents'):format(config.default_agent))
+  end
+  expect('log.max_entries', config.log.max_entries, 'number')
+  expect('log.max_bytes', config.log.max_bytes, 'number')
+  if not LEVELS[config.log.level] then
+    fail('log.level', 'expected one of trace, debug, info, warn, error')
+  end
+  if not vim.tbl_contains({ 'right', 'left', 'bottom', 'current' }, config.chat.position) then
+    fail('chat.position', "expected 'right', 'left', 'bottom' or 'current'")
+  end
+  expect('chat.width', config.chat.width, 'number')
+  expect('chat.height', config.chat.height, 'number')
+  expect('keymaps.send', config.keymaps.send, 'string')
+  expect('keymaps.cancel', config.keymaps.cancel, 'string')
+  return config
+end
+
+--- Merge user options over the defaults and validate the result.
+function M.build(opts)
+  if opts ~= nil and type(opts) ~= 'table' then
+    fail('opts', 'expected a table')
+  end
+  local merged = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts or {})
+  -- agents replace wholesale: merging a user's args list into defaults would make no sense
+  merged.agents = vim.deepcopy((opts or {}).agents or {})
+  return M.validate(merged)
+end
+
+return M

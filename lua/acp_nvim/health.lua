@@ -1,0 +1,53 @@
+--- :checkhealth acp_nvim
+local M = {}
+
+local health = vim.health
+
+local function check_python()
+  local prog = vim.g.python3_host_prog or 'python3'
+  if vim.fn.executable(prog) == 0 then
+    health.error(('Python host %q is not executable'):format(prog), { 'set g:python3_host_prog' })
+    return
+  end
+  local out = vim.fn.system({ prog, '-c', 'import acp, pynvim, pydantic; print(acp.__name__)' })
+  if vim.v.shell_error ~= 0 then
+    health.error(
+      ('the Python host %s lacks the dependencies'):format(prog),
+      { ('%s -m pip install "agent-client-protocol>=0.12,<0.13" pynvim pydantic'):format(prog) }
+    )
+  else
+    health.ok(('Python host %s has agent-client-protocol, pynvim and pydantic'):format(prog))
+  end
+end
+
+local function check_rplugin()
+  if vim.fn.exists('*AcpNvimCommand') == 1 then
+    health.ok('remote plugin registered (AcpNvimCommand)')
+  else
+    health.error('remote plugin not registered', { 'run :UpdateRemotePlugins and restart Neovim' })
+  end
+end
+
+local function check_agents()
+  local config = require('acp_nvim').config
+  health.ok(('default agent: %s'):format(config.default_agent))
+  for name, agent in pairs(config.agents) do
+    if vim.fn.executable(agent.command) == 1 then
+      health.ok(('agent %s: %s found'):format(name, agent.command))
+    else
+      health.warn(('agent %s: command %q not found on PATH'):format(name, agent.command))
+    end
+  end
+end
+
+function M.check()
+  health.start('acp.nvim')
+  if vim.fn.has('nvim-0.10') == 0 then
+    health.error('Neovim 0.10 or newer is required')
+  end
+  check_python()
+  check_rplugin()
+  check_agents()
+end
+
+return M

@@ -1,0 +1,76 @@
+--- acp.nvim: Neovim as an Agent Client Protocol client.
+--- Public API: setup(), status(), and the :Ai command (see :help acp_nvim).
+local M = {}
+
+local config = require('acp_nvim.config')
+
+M.config = config.build(nil)
+
+--- Configure agents and behaviour. Safe to call more than once.
+---@param opts table|nil
+function M.setup(opts)
+  M.config = config.build(opts)
+  require('acp_nvim.highlights').setup()
+end
+
+local SUBCOMMANDS = { 'open', 'send', 'cancel', 'new', 'close', 'mode', 'permissions' }
+
+local function lua_subcommand(sub)
+  if sub == 'permissions' then
+    require('acp_nvim.permission').show()
+    return true
+  end
+  return false
+end
+
+--- Entry point of :Ai (see plugin/acp_nvim.lua).
+function M.command(opts)
+  local sub = opts.fargs[1] or 'open'
+  if lua_subcommand(sub) then
+    return
+  end
+  local text = opts.args:gsub('^%s*%S+%s?', '', 1)
+  M._started = true
+  vim.fn.AcpNvimCommand({
+    sub = sub,
+    args = vim.list_slice(opts.fargs, 2),
+    text = text,
+    range = opts.range,
+    line1 = opts.line1,
+    line2 = opts.line2,
+    buf = vim.api.nvim_get_current_buf(),
+  })
+end
+
+--- Completion for :Ai.
+function M.complete(arglead, cmdline, _)
+  local words = vim.split(cmdline, '%s+', { trimempty = true })
+  local nth = #words + (cmdline:match('%s$') and 1 or 0)
+  local candidates = {}
+  if nth <= 2 then
+    candidates = SUBCOMMANDS
+  elseif words[2] == 'new' then
+    candidates = vim.list_extend({ 'demo' }, vim.tbl_keys(M.config.agents))
+  elseif words[2] == 'mode' then
+    local current = require('acp_nvim.state').current()
+    candidates = current and current.modes or {}
+  end
+  return vim.tbl_filter(function(c)
+    return vim.startswith(c, arglead)
+  end, candidates)
+end
+
+--- Statusline component: "agent/n · state · mode · usage" for the current session, or "".
+--- Reads a table kept in Lua: cheap enough for every redraw.
+function M.status()
+  return require('acp_nvim.state').status()
+end
+
+--- Called on VimLeavePre: stop agent processes (only if the Python host was started).
+function M.shutdown()
+  if M._started then
+    pcall(vim.fn.AcpNvimShutdown)
+  end
+end
+
+return M

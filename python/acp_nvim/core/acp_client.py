@@ -1,0 +1,48 @@
+"""The ACP ``Client`` side: requests from the agent, routed to the session that owns them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from acp import RequestError
+from acp.schema import ReadTextFileResponse, RequestPermissionResponse, WriteTextFileResponse
+
+if TYPE_CHECKING:
+    from .session import Session
+
+
+class SessionClient:
+    """Implements the SDK's Client protocol for one session's agent process."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def _own(self, session_id: str) -> Session:
+        if self._session.session_id not in (None, session_id):
+            raise RequestError.invalid_params({"sessionId": session_id, "reason": "unknown session"})
+        return self._session
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self._own(session_id).on_update(update)
+
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
+    ) -> RequestPermissionResponse:
+        return await self._own(session_id).request_permission(tool_call, options)
+
+    async def read_text_file(
+        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: Any
+    ) -> ReadTextFileResponse:
+        return await self._own(session_id).files.read(path, line, limit)
+
+    async def write_text_file(
+        self, session_id: str, path: str, content: str, **kwargs: Any
+    ) -> WriteTextFileResponse:
+        await self._own(session_id).files.write(path, content)
+        return WriteTextFileResponse()
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise RequestError.method_not_found(method)
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        self._session.log.add("debug", "notification", f"ignored extension notification {method}")

@@ -1,0 +1,131 @@
+"""One agent subprocess behind the ACP SDK's client-side connection."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from contextlib import AsyncExitStack
+from typing import Any
+
+from acp import PROTOCOL_VERSION, Client, spawn_agent_process
+from acp.connection import StreamDirection, StreamEvent
+from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation, InitializeResponse
+
+from .config import AgentSpec
+from .errors import AgentStartError
+from .log_ring import LogRing
+
+LINE_LIMIT = 64 * 1024 * 1024
+INITIALIZE_TIMEOUT = 60.0
+CLIENT_INFO = Implementation(name="acp.nvim", title="acp.nvim", version="0.1.0")
+CAPABILITIES = ClientCapabilities(
+    fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False
+)
+
+
+class AgentProcess:
+    """Spawns an agent, initializes it, drains its stderr, and shuts it down cleanly."""
+
+    def __init__(self, name: str, spec: AgentSpec, client: Client, log: LogRing, cwd: str) -> None:
+        self.name = name
+        self.spec = spec
+        self.log = log
+        self.cwd = spec.cwd or cwd
+        self._client = client
+        self._stack = AsyncExitStack()
+        self.conn: Any = None
+        self.process: asyncio.subprocess.Process | None = None
+        self.info: InitializeResponse | None = None
+        self.exited: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._stderr_tail: list[str] = []
+
+    async def start(self) -> InitializeResponse:
+        """Spawn and ``initialize``; raise AgentStartError with a readable reason on failure."""
+        try:
+            await self._spawn()
+            self.info = await self._initialize()
+        except BaseException:
+            await self.close()
+            raise
+        agent = self.info.agent_info
+        self.log.add("info", "lifecycle", f"initialized {agent.name if agent else '?'} "
+                     f"{agent.version if agent else ''}".rstrip(),
+                     raw=self.info.model_dump_json(by_alias=True, exclude_none=True))
+        return self.info
+
+    async def _spawn(self) -> None:
+        env = {**os.environ, **self.spec.env}
+        try:
+            self.conn, self.process = await self._stack.enter_async_context(spawn_agent_process(
+                self._client, self.spec.command, *self.spec.args, env=env, cwd=self.cwd,
+                transport_kwargs={"limit": LINE_LIMIT}, observers=[self._observe],
+            ))
+        except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+            raise AgentStartError(f"cannot start agent {self.name!r}: {self.spec.command}: "
+                                  f"{exc.strerror or exc}") from None
+        self.log.add("info", "lifecycle", f"spawned pid {self.process.pid}: "
+                     f"{' '.join([self.spec.command, *self.spec.args])}")
+        self._stack.push_async_callback(self._cancel_helpers)
+        self._helpers = [asyncio.ensure_future(self._drain_stderr()),
+                         asyncio.ensure_future(self._watch_exit())]
+
+    async def _initialize(self) -> InitializeResponse:
+        init = asyncio.ensure_future(self.conn.initialize(
+            protocol_version=PROTOCOL_VERSION, client_capabilities=CAPABILITIES, client_info=CLIENT_INFO,
+        ))
+        done, _ = await asyncio.wait({init, self.exited}, timeout=INITIALIZE_TIMEOUT,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if init in done and init.exception() is None:
+            return init.result()
+        init.cancel()
+        raise AgentStartError(self._init_failure(init, done))
+
+    def _init_failure(self, init: asyncio.Future[Any], done: set[asyncio.Future[Any]]) -> str:
+        tail = f"; stderr: {' | '.join(self._stderr_tail[-3:])}" if self._stderr_tail else ""
+        if self.exited in done:
+            return f"agent {self.name!r} exited with code {self.exited.result()} during initialize{tail}"
+        if init in done:
+            return f"agent {self.name!r} failed to initialize: {init.exception()}{tail}"
+        return f"agent {self.name!r} did not answer initialize within {INITIALIZE_TIMEOUT:g}s{tail}"
+
+    def _observe(self, event: StreamEvent) -> None:
+        direction = "in" if event.direction is StreamDirection.INCOMING else "out"
+        self.log.record_message(direction, event.message)
+
+    async def _drain_stderr(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        async for raw in self.process.stderr:
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            self._stderr_tail = [*self._stderr_tail[-9:], line]
+            self.log.add("info", "stderr", line, direction="in")
+
+    async def _watch_exit(self) -> None:
+        assert self.process is not None
+        code = await self.process.wait()
+        self.log.add("warn" if code else "info", "lifecycle", f"agent exited with code {code}")
+        if not self.exited.done():
+            self.exited.set_result(code)
+
+    async def _cancel_helpers(self) -> None:
+        for task in getattr(self, "_helpers", []):
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and not self.exited.done()
+
+    async def close(self) -> None:
+        """Close stdin, wait, then terminate and kill (the SDK's shutdown ladder)."""
+        await self._stack.aclose()
+
+    def kill_now(self) -> None:
+        """Last resort when the editor quits and nothing can be awaited: SIGTERM the agent."""
+        if self.process is not None and self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                if self.process.stdin is not None:
+                    self.process.stdin.close()
+                self.process.send_signal(signal.SIGTERM)

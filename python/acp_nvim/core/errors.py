@@ -1,0 +1,17 @@
+"""Errors the core raises for the editor layer to show to the user."""
+
+
+class AcpNvimError(Exception):
+    """Base class: the message is written for the user, without a traceback."""
+
+
+class ConfigError(AcpNvimError):
+    """The user's configuration is invalid."""
+
+
+class AgentStartError(AcpNvimError):
+    """An agent could not be spawned or did not complete ``initialize``."""
+
+
+class SessionClosedError(AcpNvimError):
+    """The agent behind a session is gone."""

@@ -1,0 +1,51 @@
+"""All sessions of one editor: creation, lookup, the current one, shutdown."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from .config import Settings
+from .port import EditorPort
+from .session import Session
+
+
+class SessionManager:
+    """Creates sessions (one agent process each) and remembers which one is current."""
+
+    def __init__(self, editor: EditorPort, settings: Settings) -> None:
+        self.editor = editor
+        self.settings = settings
+        self.sessions: dict[str, Session] = {}
+        self.current_key: str | None = None
+        self._counters: defaultdict[str, int] = defaultdict(int)
+
+    def create(self, agent: str | None, cwd: str) -> Session:
+        """A new, not yet started session of ``agent`` (the default agent when None)."""
+        name, spec = self.settings.agent(agent)
+        self._counters[name] += 1
+        key = f"{name}/{self._counters[name]}"
+        session = Session(key, name, spec, self.settings, self.editor, cwd)
+        self.sessions[key] = session
+        self.current_key = key
+        return session
+
+    @property
+    def current(self) -> Session | None:
+        return self.sessions.get(self.current_key) if self.current_key else None
+
+    def get(self, key: str) -> Session | None:
+        return self.sessions.get(key)
+
+    def forget(self, key: str) -> None:
+        self.sessions.pop(key, None)
+        if self.current_key == key:
+            self.current_key = next(reversed(self.sessions), None) if self.sessions else None
+
+    async def close_all(self) -> None:
+        for session in list(self.sessions.values()):
+            await session.close()
+
+    def kill_all(self) -> None:
+        """Synchronous last resort for editor exit: signal every agent process."""
+        for session in self.sessions.values():
+            session.process.kill_now()

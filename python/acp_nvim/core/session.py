@@ -1,0 +1,281 @@
+"""One agent session: its process, transcript, prompt queue and pending permission requests."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from acp import RequestError, text_block
+from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+
+from . import tasks
+from .acp_client import SessionClient
+from .agent_process import AgentProcess
+from .config import AgentSpec, Settings
+from .errors import SessionClosedError
+from .files import FileService
+from .log_ring import LogRing
+from .paths import PathPolicy
+from .port import EditorPort, PermissionChoice, PermissionQuestion
+from .tool_calls import describe_input
+from .transcript import Transcript
+
+STATES = ("starting", "idle", "running", "waiting", "closed", "failed")
+
+
+@dataclass(slots=True)
+class Prompt:
+    """A prompt as the user composed it: the text shown in the chat and the blocks sent."""
+
+    text: str
+    blocks: list[Any] = field(default_factory=list)
+
+
+class Session:
+    """Owns one agent process and one ACP session on it."""
+
+    def __init__(self, key: str, agent_name: str, spec: AgentSpec, settings: Settings,
+                 editor: EditorPort, cwd: str) -> None:
+        self.key = key
+        self.agent_name = agent_name
+        self.cwd = cwd
+        self.editor = editor
+        self.log = LogRing(settings.log.max_entries, settings.log.max_bytes, settings.log.level)
+        self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name)
+        self.files = FileService(editor, PathPolicy([cwd]))
+        self.process = AgentProcess(agent_name, spec, SessionClient(self), self.log, cwd)
+        self.session_id: str | None = None
+        self.state = "starting"
+        self.queue: deque[Prompt] = deque()
+        self.mode: str | None = None
+        self.modes: list[tuple[str, str]] = []
+        self.title: str | None = None
+        self.usage: str | None = None
+        self.commands: list[str] = []
+        self.pending: dict[PermissionQuestion, asyncio.Future[str | None]] = {}
+        self._cancelling = False
+        self._runner: asyncio.Task[None] | None = None
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Spawn the agent, initialize, and open a new ACP session in the editor's cwd."""
+        try:
+            await self.process.start()
+            response = await self.process.conn.new_session(cwd=self.cwd, mcp_servers=[])
+        except BaseException:
+            self._set_state("failed")
+            raise
+        self.session_id = response.session_id
+        if response.modes is not None:
+            self.mode = response.modes.current_mode_id
+            self.modes = [(m.id, m.name) for m in response.modes.available_modes]
+        tasks.spawn(self._watch_exit(), self._report, f"{self.key} exit watch")
+        self._set_state("idle")
+        if self.queue:
+            self._run_queue_soon()
+
+    async def _watch_exit(self) -> None:
+        code = await asyncio.shield(self.process.exited)
+        if self.state != "closed":
+            self.transcript.notice(f"agent exited with code {code}", "error")
+            self.editor.notify(f"{self.key}: agent exited with code {code}", "error")
+            self._answer_pending(None)
+            self._set_state("failed")
+
+    async def close(self) -> None:
+        self._set_state("closed")
+        self._answer_pending(None)
+        await self.process.close()
+
+    def _report(self, message: str) -> None:
+        self.log.add("error", "error", message)
+        self.editor.notify(f"{self.key}: {message}", "error")
+
+    def _set_state(self, state: str) -> None:
+        self.state = state
+        self.editor.session_changed(self.key)
+
+    # -- prompt turns --------------------------------------------------------------
+
+    def submit(self, prompt: Prompt) -> str:
+        """Queue a prompt; it starts at once when no turn runs. Returns "started" or "queued"."""
+        if self.state in ("closed", "failed"):
+            raise SessionClosedError(f"session {self.key} is {self.state}: start a new one with :Ai new")
+        self.queue.append(prompt)
+        if self.state == "starting" or (self._runner is not None and not self._runner.done()):
+            self.editor.session_changed(self.key)
+            return "queued" if self.state != "starting" else "starting"
+        self._run_queue_soon()
+        return "started"
+
+    def _run_queue_soon(self) -> None:
+        self._runner = tasks.spawn(self._run_queue(), self._report, f"{self.key} turn")
+
+    async def _run_queue(self) -> None:
+        while self.queue and self.state not in ("closed", "failed"):
+            await self._run_turn(self.queue.popleft())
+        if self.state not in ("closed", "failed"):
+            self._set_state("idle")
+
+    async def _run_turn(self, prompt: Prompt) -> None:
+        self._set_state("running")
+        self.transcript.user_message(prompt.text)
+        blocks = [text_block(prompt.text), *prompt.blocks]
+        try:
+            response = await self.process.conn.prompt(session_id=self.session_id, prompt=blocks)
+        except RequestError as exc:
+            self.transcript.notice(f"prompt failed: {exc}", "error")
+            return
+        except ConnectionError:
+            return  # the exit watcher reports the crash
+        finally:
+            self._cancelling = False
+        self.transcript.turn_end(_value(response.stop_reason), _usage_text(response.usage))
+
+    async def cancel(self) -> bool:
+        """Cancel the running turn; every pending permission request is answered ``cancelled``."""
+        if self.state not in ("running", "waiting"):
+            return False
+        self._cancelling = True
+        self._answer_pending(None)
+        await self.process.conn.cancel(session_id=self.session_id)
+        return True
+
+    # -- agent → client ------------------------------------------------------------
+
+    def on_update(self, update: Any) -> None:
+        """Dispatch one ``session/update`` to the transcript and session state."""
+        handler = _UPDATE_HANDLERS.get(getattr(update, "session_update", None))
+        if handler is None:
+            self.log.add("warn", "notification", f"skipped unknown session update {update!r:.120}")
+            return
+        handler(self, update)
+
+    async def request_permission(self, tool_call: Any, options: list[Any]) -> RequestPermissionResponse:
+        if self._cancelling or self.state in ("closed", "failed"):
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        state = self.transcript.tool_call(tool_call)
+        question = PermissionQuestion(
+            session_key=self.key, title=state.title, kind=state.kind,
+            detail=describe_input(state.raw_input),
+            choices=tuple(PermissionChoice(o.option_id, o.name, _value(o.kind)) for o in options),
+            tool_call=state,
+        )
+        answer = await self._ask(question)
+        if answer is None:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=answer))
+
+    async def _ask(self, question: PermissionQuestion) -> str | None:
+        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self.pending[question] = future
+        self._set_state("waiting")
+        tasks.spawn(self._forward_answer(question, future), self._report, f"{self.key} permission")
+        try:
+            return await future
+        finally:
+            self.pending.pop(question, None)
+            if self.state == "waiting":
+                self._set_state("running" if not self.pending else "waiting")
+
+    async def _forward_answer(self, question: PermissionQuestion, future: asyncio.Future[str | None]) -> None:
+        answer = await self.editor.ask_permission(question)
+        if not future.done():
+            future.set_result(answer)
+
+    def _answer_pending(self, answer: str | None) -> None:
+        for question, future in list(self.pending.items()):
+            if not future.done():
+                future.set_result(answer)
+                self.editor.dismiss_permission(question)
+
+    async def set_mode(self, mode_id: str) -> None:
+        await self.process.conn.set_session_mode(session_id=self.session_id, mode_id=mode_id)
+        self.mode = mode_id
+        self.editor.session_changed(self.key)
+
+    # -- update handlers -----------------------------------------------------------
+
+    def _on_text(self, update: Any) -> None:
+        text = _content_text(update.content)
+        kind = update.session_update
+        if kind == "agent_message_chunk":
+            self.transcript.agent_chunk(text)
+        elif kind == "agent_thought_chunk":
+            self.transcript.thought_chunk(text)
+        else:
+            self.transcript.user_chunk(text)
+
+    def _on_tool_call(self, update: Any) -> None:
+        self.transcript.tool_call(update)
+
+    def _on_plan(self, update: Any) -> None:
+        self.transcript.plan(list(update.entries))
+
+    def _on_commands(self, update: Any) -> None:
+        self.commands = [c.name for c in update.available_commands]
+        self.editor.session_changed(self.key)
+
+    def _on_mode(self, update: Any) -> None:
+        self.mode = update.current_mode_id
+        self.transcript.notice(f"mode: {self.mode}", "info")
+        self.editor.session_changed(self.key)
+
+    def _on_info(self, update: Any) -> None:
+        if getattr(update, "title", None):
+            self.title = update.title
+            self.editor.session_changed(self.key)
+
+    def _on_usage(self, update: Any) -> None:
+        self.usage = _usage_update_text(update)
+        self.editor.session_changed(self.key)
+
+    def _on_config(self, update: Any) -> None:
+        self.log.add("debug", "notification", "config options updated")
+        self.editor.session_changed(self.key)
+
+
+_UPDATE_HANDLERS = {
+    "agent_message_chunk": Session._on_text,
+    "agent_thought_chunk": Session._on_text,
+    "user_message_chunk": Session._on_text,
+    "tool_call": Session._on_tool_call,
+    "tool_call_update": Session._on_tool_call,
+    "plan": Session._on_plan,
+    "available_commands_update": Session._on_commands,
+    "current_mode_update": Session._on_mode,
+    "session_info_update": Session._on_info,
+    "usage_update": Session._on_usage,
+    "config_option_update": Session._on_config,
+}
+
+
+def _value(enum_or_str: Any) -> str:
+    return str(getattr(enum_or_str, "value", enum_or_str))
+
+
+def _content_text(block: Any) -> str:
+    text = getattr(block, "text", None)
+    if text is not None:
+        return text
+    kind = getattr(block, "type", "content")
+    uri = getattr(block, "uri", None)
+    return f"[{kind}{f' {uri}' if uri else ''}]"
+
+
+def _usage_text(usage: Any) -> str | None:
+    if usage is None:
+        return None
+    return f"{usage.input_tokens} in / {usage.output_tokens} out tokens"
+
+
+def _usage_update_text(update: Any) -> str:
+    used, size = getattr(update, "used", None), getattr(update, "size", None)
+    text = f"{used}/{size} tokens" if used is not None else "usage"
+    cost = getattr(update, "cost", None)
+    if cost is not None:
+        text += f" · {cost.amount:g} {cost.currency}"
+    return text

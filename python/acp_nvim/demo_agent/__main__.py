@@ -1,0 +1,56 @@
+"""Entry point: ``python -m acp_nvim.demo_agent`` speaks ACP over stdio."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from acp import run_agent, stdio_streams
+
+from .agent import DemoAgent
+from .scenarios import help_text
+from .turn import RawWriter
+
+STDIO_BUFFER_LIMIT_BYTES = 50 * 1024 * 1024
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Argument parser whose --help lists every scenario."""
+    return argparse.ArgumentParser(
+        prog="python -m acp_nvim.demo_agent",
+        description="Offline, deterministic ACP demo agent. The first word of a prompt picks the scenario.",
+        epilog="scenarios:\n" + help_text(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def _raw_writer(writer: asyncio.StreamWriter) -> RawWriter:
+    """Write whole lines to the same stdout stream the SDK uses, preserving framing."""
+
+    async def write(data: bytes) -> None:
+        writer.write(data)
+        await writer.drain()
+
+    return write
+
+
+async def serve() -> None:
+    """Run the demo agent on stdin/stdout until the client disconnects."""
+    reader, writer = await stdio_streams(limit=STDIO_BUFFER_LIMIT_BYTES)
+    agent = DemoAgent(raw_write=_raw_writer(writer))
+    await run_agent(agent, writer, reader, stdio_buffer_limit_bytes=STDIO_BUFFER_LIMIT_BYTES)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse arguments (``--help`` exits early) and serve ACP over stdio."""
+    build_parser().parse_args(argv)
+    try:
+        asyncio.run(serve())
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,196 @@
+"""The demo agent: an ``acp.Agent`` implementation that dispatches prompts to scenarios."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.helpers import ContentBlock, update_agent_message_text, update_current_mode, update_user_message_text
+from acp.interfaces import Client
+from acp.schema import (
+    AgentCapabilities,
+    AuthenticateResponse,
+    ClientCapabilities,
+    FileSystemCapabilities,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
+    StopReason,
+    TextContentBlock,
+    Usage,
+)
+
+from .scenarios import commands_update, parse_prompt, pick_scenario
+from .session import MODEL_CONFIG_ID, MODEL_VALUES, MODES, SessionState
+from .turn import RawWriter, Turn, TurnCancelled
+
+AGENT_NAME = "acp-nvim-demo"
+AGENT_VERSION = "0.1.0"
+COMMANDS_DELAY = 0.01
+
+
+async def _write_stdout(data: bytes) -> None:
+    """Fallback raw writer used when no StreamWriter was supplied."""
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
+def _prompt_text(blocks: list[ContentBlock]) -> str:
+    return "".join(block.text for block in blocks if isinstance(block, TextContentBlock))
+
+
+class DemoAgent:
+    """Offline, deterministic ACP agent that exercises every client feature."""
+
+    def __init__(self, raw_write: RawWriter | None = None) -> None:
+        self._client: Client | None = None
+        self._fs = FileSystemCapabilities(read_text_file=False, write_text_file=False)
+        self._sessions: dict[str, SessionState] = {}
+        self._counter = 0
+        self._raw_write = raw_write or _write_stdout
+        self._background: set[asyncio.Task[None]] = set()
+
+    def on_connect(self, conn: Client) -> None:
+        """Remember the client-side connection."""
+        self._client = conn
+
+    @property
+    def client(self) -> Client:
+        """The connected client (raises if the agent was never connected)."""
+        if self._client is None:
+            raise RuntimeError("DemoAgent is not connected")
+        return self._client
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        """Advertise loadSession + embeddedContext and remember the client's fs capabilities."""
+        if client_capabilities is not None and client_capabilities.fs is not None:
+            self._fs = client_capabilities.fs
+        capabilities = AgentCapabilities(
+            load_session=True,
+            prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
+        )
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=capabilities,
+            auth_methods=[],
+            agent_info=Implementation(name=AGENT_NAME, title="ACP Neovim demo agent", version=AGENT_VERSION),
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
+        """No authentication needed; accept anything."""
+        return AuthenticateResponse()
+
+    async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
+        """Create ``demo-<n>`` with modes and config options, then announce the commands."""
+        self._counter += 1
+        state = SessionState(session_id=f"demo-{self._counter}", cwd=cwd)
+        self._sessions[state.session_id] = state
+        self._announce_commands_soon(state.session_id)
+        return NewSessionResponse(
+            session_id=state.session_id, modes=state.mode_state(), config_options=state.config_options()
+        )
+
+    async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> LoadSessionResponse | None:
+        """Replay the history of a session created earlier in this process."""
+        state = self._session(session_id)
+        state.cwd = cwd
+        for role, text in state.history:
+            update = update_user_message_text(text) if role == "user" else update_agent_message_text(text)
+            await self.client.session_update(session_id=session_id, update=update)
+        self._announce_commands_soon(session_id)
+        return LoadSessionResponse(modes=state.mode_state(), config_options=state.config_options())
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> SetSessionModeResponse:
+        """Switch mode and confirm it with current_mode_update."""
+        state = self._session(session_id)
+        if mode_id not in MODES:
+            raise RequestError.invalid_params({"modeId": mode_id, "reason": "unknown mode"})
+        state.mode = mode_id
+        await self.client.session_update(session_id=session_id, update=update_current_mode(mode_id))
+        return SetSessionModeResponse()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse:
+        """Update the ``model`` option and return the full option list."""
+        state = self._session(session_id)
+        if config_id != MODEL_CONFIG_ID or not isinstance(value, str) or value not in MODEL_VALUES:
+            raise RequestError.invalid_params({"configId": config_id, "value": value})
+        state.model = value
+        return SetSessionConfigOptionResponse(config_options=state.config_options())
+
+    async def prompt(self, session_id: str, prompt: list[ContentBlock], **kwargs: Any) -> PromptResponse:
+        """Run the scenario picked by the prompt's first word as a cancellable task."""
+        state = self._session(session_id)
+        parsed = parse_prompt(prompt)
+        turn = Turn(
+            self.client, state, self._fs, list(prompt), parsed.text, parsed.args, parsed.rest, self._raw_write
+        )
+        state.cancel_requested = False
+        state.task = asyncio.create_task(self._run(turn, parsed.keyword))
+        try:
+            stop_reason = await state.task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise
+            stop_reason = "cancelled"
+        finally:
+            state.task = None
+        return PromptResponse(stop_reason=stop_reason, usage=self._account(state, prompt, turn))
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        """Stop the running turn of ``session_id`` right away."""
+        state = self._sessions.get(session_id)
+        if state is not None:
+            state.cancel()
+
+    async def _run(self, turn: Turn, keyword: str) -> StopReason:
+        try:
+            return await pick_scenario(keyword)(turn)
+        except TurnCancelled:
+            return "cancelled"
+
+    def _account(self, state: SessionState, prompt: list[ContentBlock], turn: Turn) -> Usage:
+        """Record the turn in the session history and return its (fake) token usage."""
+        user_text, agent_text = _prompt_text(prompt), "".join(turn.transcript)
+        state.history.append(("user", user_text))
+        if agent_text:
+            state.history.append(("agent", agent_text))
+        input_tokens, output_tokens = max(1, len(user_text) // 4), len(agent_text) // 4
+        state.usage.input_tokens += input_tokens
+        state.usage.output_tokens += output_tokens
+        return Usage(
+            total_tokens=input_tokens + output_tokens, input_tokens=input_tokens, output_tokens=output_tokens
+        )
+
+    def _session(self, session_id: str) -> SessionState:
+        state = self._sessions.get(session_id)
+        if state is None:
+            raise RequestError.invalid_params({"sessionId": session_id, "reason": "unknown session"})
+        return state
+
+    def _announce_commands_soon(self, session_id: str) -> None:
+        """Send available_commands_update shortly after the current response goes out."""
+        task = asyncio.create_task(self._announce_commands(session_id))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _announce_commands(self, session_id: str) -> None:
+        await asyncio.sleep(COMMANDS_DELAY)
+        with contextlib.suppress(ConnectionError):
+            await self.client.session_update(session_id=session_id, update=commands_update())

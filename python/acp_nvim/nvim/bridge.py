@@ -1,0 +1,54 @@
+"""Coroutines ↔ Neovim. The only way core code on the event loop reaches the editor.
+
+Blocking API calls are legal only inside greenlets, so ``call`` runs the function
+through ``nvim.async_call`` (a fresh greenlet on the loop) and awaits its result.
+Fire-and-forget work uses ``async_=True`` notifications, which keep their order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import pynvim
+
+T = TypeVar("T")
+PREFIX = "[acp.nvim] "
+LEVELS = {"trace": 0, "debug": 1, "info": 2, "warn": 3, "error": 4}
+
+
+class Bridge:
+    """Wraps the host's Nvim object for use from coroutines."""
+
+    def __init__(self, nvim: pynvim.Nvim) -> None:
+        self.nvim = nvim
+
+    async def call(self, fn: Callable[[pynvim.Nvim], T]) -> T:
+        """Run ``fn(nvim)`` in a greenlet (blocking calls allowed there) and await its result."""
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+
+        def run() -> None:
+            try:
+                result = fn(self.nvim)
+            except Exception as exc:  # delivered to the awaiting coroutine
+                if not future.done():
+                    future.set_exception(exc)
+                return
+            if not future.done():
+                future.set_result(result)
+
+        self.nvim.async_call(run)
+        return await future
+
+    async def lua(self, code: str, *args: Any) -> Any:
+        """Evaluate a Lua chunk and await its return value."""
+        return await self.call(lambda nvim: nvim.exec_lua(code, *args))
+
+    def lua_async(self, code: str, *args: Any) -> None:
+        """Send a Lua chunk without waiting (ordered with every other notification)."""
+        self.nvim.exec_lua(code, *args, async_=True)
+
+    def notify(self, message: str, level: str = "info") -> None:
+        """``vim.notify`` with the plugin prefix, fire-and-forget."""
+        self.lua_async("vim.notify(...)", PREFIX + message, LEVELS.get(level, 2))

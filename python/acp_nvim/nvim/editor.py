@@ -1,0 +1,80 @@
+"""The Neovim implementation of the core's EditorPort."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any
+
+from ..core.port import PermissionQuestion
+from .bridge import Bridge
+from .render_queue import RenderQueue
+
+
+class NvimEditor:
+    """Buffers, prompts and chat rendering in Neovim, driven from the event loop."""
+
+    def __init__(self, bridge: Bridge) -> None:
+        self.bridge = bridge
+        self.states: dict[str, dict[str, Any]] = {}
+        self.queue = RenderQueue(bridge.lua_async, self._state_of)
+        self._questions: dict[int, tuple[PermissionQuestion, asyncio.Future[str | None]]] = {}
+        self._ids = itertools.count(1)
+        self.describe: Any = lambda key: {}
+
+    # -- files ---------------------------------------------------------------------
+
+    async def buffer_text(self, path: str) -> str | None:
+        return await self.bridge.lua("return require('acp_nvim.buffers').text(...)", path)
+
+    async def write_buffer(self, path: str, content: str) -> bool:
+        self.queue.flush()
+        return bool(await self.bridge.lua("return require('acp_nvim.buffers').write(...)", path, content))
+
+    # -- permissions ---------------------------------------------------------------
+
+    async def ask_permission(self, question: PermissionQuestion) -> str | None:
+        qid = next(self._ids)
+        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self._questions[qid] = (question, future)
+        self.queue.flush()
+        self.bridge.lua_async("require('acp_nvim.permission').ask(...)", qid, _question_table(question))
+        try:
+            return await future
+        finally:
+            self._questions.pop(qid, None)
+
+    def answer(self, qid: int, option_id: str | None) -> None:
+        """The user's answer (from Lua); unknown or already answered ids are ignored."""
+        entry = self._questions.get(qid)
+        if entry is not None and not entry[1].done():
+            entry[1].set_result(option_id or None)
+
+    def dismiss_permission(self, question: PermissionQuestion) -> None:
+        for qid, (candidate, _) in list(self._questions.items()):
+            if candidate is question:
+                self.bridge.lua_async("require('acp_nvim.permission').dismiss(...)", qid)
+
+    # -- rendering -----------------------------------------------------------------
+
+    def render(self, session_key: str, ops: list[list[Any]]) -> None:
+        self.queue.push(session_key, ops)
+
+    def session_changed(self, session_key: str) -> None:
+        self.queue.changed(session_key)
+
+    def _state_of(self, key: str) -> dict[str, Any]:
+        return self.describe(key)
+
+    def notify(self, message: str, level: str = "info") -> None:
+        self.bridge.notify(message, level)
+
+
+def _question_table(question: PermissionQuestion) -> dict[str, Any]:
+    return {
+        "session": question.session_key,
+        "title": question.title,
+        "kind": question.kind,
+        "detail": question.detail,
+        "options": [{"id": c.option_id, "name": c.name, "kind": c.kind} for c in question.choices],
+    }

@@ -1,0 +1,62 @@
+"""Shared fixtures: a real headless Neovim per test, with the remote plugin registered once."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pynvim
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+NVIM = str(Path(sys.executable).parent / "nvim")
+INIT = str(ROOT / "tests" / "minimal_init.vim")
+
+
+@pytest.fixture(scope="session")
+def nvim_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Isolated XDG dirs and rplugin manifest; `:UpdateRemotePlugins` once per test session."""
+    base = tmp_path_factory.mktemp("nvim-env")
+    env = {
+        "XDG_CONFIG_HOME": str(base / "config"),
+        "XDG_DATA_HOME": str(base / "data"),
+        "XDG_STATE_HOME": str(base / "state"),
+        "XDG_CACHE_HOME": str(base / "cache"),
+        "NVIM_RPLUGIN_MANIFEST": str(base / "rplugin.vim"),
+        "ACP_NVIM_TEST_PYTHON": sys.executable,
+    }
+    os.environ.update(env)
+    subprocess.run([NVIM, "-u", INIT, "--headless", "+UpdateRemotePlugins", "+qa!"],
+                   check=True, timeout=60, capture_output=True)
+    manifest = Path(env["NVIM_RPLUGIN_MANIFEST"]).read_text()
+    assert "AcpNvimCommand" in manifest, manifest
+    return env
+
+
+@pytest.fixture
+def nvim(nvim_env: dict[str, str], tmp_path: Path) -> Iterator[pynvim.Nvim]:
+    """A fresh embedded headless Neovim with the plugin loaded, cwd in a temp workspace."""
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    instance = pynvim.attach("child", argv=[NVIM, "-u", INIT, "--embed", "--headless"])
+    instance.command(f"cd {workspace}")
+    instance.command("set columns=160 lines=50")
+    try:
+        yield instance
+    finally:
+        try:
+            instance.command("silent! doautocmd VimLeavePre")
+        except Exception:
+            pass
+        instance.close()
+
+
+@pytest.fixture
+def workspace(nvim: pynvim.Nvim) -> Path:
+    return Path(nvim.funcs.getcwd())

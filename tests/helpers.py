@@ -1,0 +1,29 @@
+"""Polling helpers for tests: wait with a deadline, never sleep-and-hope."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def wait_for(probe: Callable[[], T], timeout: float = 10.0, interval: float = 0.02, what: str = "") -> T:
+    """Call ``probe`` until it returns a truthy value; fail with its last value after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    last: T | None = None
+    while time.monotonic() < deadline:
+        last = probe()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what or probe}; last value: {last!r}")
+
+
+def buffer_text(nvim, name: str) -> str:
+    """The whole text of the buffer called ``name`` ('' when it does not exist)."""
+    buf = nvim.funcs.bufnr(name)
+    if buf == -1:
+        return ""
+    return "\n".join(nvim.api.buf_get_lines(buf, 0, -1, False))
