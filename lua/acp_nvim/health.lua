@@ -21,8 +21,13 @@ local function check_python()
 end
 
 local function check_rplugin()
-  if vim.fn.exists('*AcpNvimCommand') == 1 then
-    health.ok('remote plugin registered (AcpNvimCommand)')
+  local ok, plugins = pcall(vim.fn['remote#host#PluginsForHost'], 'python3')
+  local registered = ok
+    and vim.iter(plugins):any(function(p)
+      return p.path:match('acp_nvim_rplugin%.py$') ~= nil
+    end)
+  if registered then
+    health.ok('remote plugin registered (acp_nvim_rplugin.py in the rplugin manifest)')
   else
     health.error('remote plugin not registered', { 'run :UpdateRemotePlugins and restart Neovim' })
   end

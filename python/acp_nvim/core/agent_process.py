@@ -80,6 +80,9 @@ class AgentProcess:
         if init in done and init.exception() is None:
             return init.result()
         init.cancel()
+        if init in done and isinstance(init.exception(), ConnectionError):
+            # stdout closed: the process is exiting; its exit code says more than "connection closed"
+            done, _ = await asyncio.wait({self.exited}, timeout=2.0)
         raise AgentStartError(self._init_failure(init, done))
 
     def _init_failure(self, init: asyncio.Future[Any], done: set[asyncio.Future[Any]]) -> str:

@@ -65,8 +65,10 @@ class Session:
         try:
             await self.process.start()
             response = await self.process.conn.new_session(cwd=self.cwd, mcp_servers=[])
-        except BaseException:
+        except BaseException as exc:
+            self.transcript.notice(f"failed to start: {exc}", "error")
             self._set_state("failed")
+            self._drop_queue()
             raise
         self.session_id = response.session_id
         if response.modes is not None:
@@ -77,6 +79,11 @@ class Session:
         if self.queue:
             self._run_queue_soon()
 
+    def _drop_queue(self) -> None:
+        """Keep unsent prompts visible: the user's text is never silently lost."""
+        while self.queue:
+            self.transcript.notice(f"not sent (the agent is not running): {self.queue.popleft().text}", "error")
+
     async def _watch_exit(self) -> None:
         code = await asyncio.shield(self.process.exited)
         if self.state != "closed":
@@ -84,6 +91,7 @@ class Session:
             self.editor.notify(f"{self.key}: agent exited with code {code}", "error")
             self._answer_pending(None)
             self._set_state("failed")
+            self._drop_queue()
 
     async def close(self) -> None:
         self._set_state("closed")

@@ -83,8 +83,8 @@ class App:
         prompt = prompt_from_request(self.nvim, request)
         if not prompt.text.strip() and not prompt.blocks:
             raise AcpNvimError("nothing to send: give a prompt, e.g. :Ai send explain this")
-        self._open_chat(session, focus=False)
         self._submit_to(session, prompt)
+        self._open_chat(session, focus=False)
 
     def cmd_cancel(self, request: dict[str, Any]) -> None:
         session = self._require_current()
@@ -112,7 +112,7 @@ class App:
             self.editor.notify(f"{session.key}: no turn is running")
 
     def _submit_to(self, session: Session, prompt: Prompt) -> None:
-        if session.submit(prompt) == "queued":
+        if session.submit(prompt) == "queued":  # "starting" queues too, silently
             self.editor.notify(f"{session.key}: queued ({len(session.queue)} waiting)")
 
     def _current_or_new(self, agent: str | None) -> Session:
@@ -142,7 +142,6 @@ class App:
         try:
             await session.start()
         except AcpNvimError as exc:
-            session.transcript.notice(f"failed to start: {exc}", "error")
             self.editor.notify(str(exc), "error")
 
     def _open_chat(self, session: Session, focus: bool = True) -> None:

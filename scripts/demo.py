@@ -1,0 +1,42 @@
+"""`make demo`: Neovim with acp.nvim and the bundled offline demo agent, isolated from your config.
+
+Registers the remote plugin into a private manifest, then replaces this process with Neovim.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+STATE = ROOT / ".cache" / "demo"
+NVIM = str(Path(sys.executable).parent / "nvim")
+INIT = ROOT / "scripts" / "demo_init.lua"
+
+
+def main() -> None:
+    env = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(STATE / "config"),
+        "XDG_DATA_HOME": str(STATE / "data"),
+        "XDG_STATE_HOME": str(STATE / "state"),
+        "XDG_CACHE_HOME": str(STATE / "cache"),
+        "NVIM_RPLUGIN_MANIFEST": str(STATE / "rplugin.vim"),
+        "ACP_NVIM_ROOT": str(ROOT),
+        "ACP_NVIM_PYTHON": sys.executable,
+    }
+    workspace = STATE / "workspace"
+    workspace.mkdir(parents=True, exist_ok=True)
+    sample = workspace / "hello.py"
+    if not sample.exists():
+        sample.write_text('def greet(name):\n    return "hello " + name\n\n\nprint(greet("world"))\n')
+    subprocess.run([NVIM, "--headless", "-u", str(INIT), "+UpdateRemotePlugins", "+qa!"],
+                   env=env, check=True, capture_output=True, timeout=120)
+    os.chdir(workspace)
+    os.execve(NVIM, [NVIM, "-u", str(INIT), str(sample)], env)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+"""End to end through the real rplugin host and the demo agent process."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+import pytest
+
+from helpers import buffer_text, wait_for
+
+CHAT = "acp://chat/demo/1"
+
+CAPTURE_NOTIFY = """
+_G.acp_test_notes = {}
+vim.notify = function(msg, level) table.insert(_G.acp_test_notes, msg) end
+"""
+
+
+def notes(nvim) -> list[str]:
+    return nvim.exec_lua("return _G.acp_test_notes")
+
+
+@pytest.mark.timeout(60)
+def test_send_streams_reply_into_chat_buffer(nvim):
+    nvim.command("Ai send hello from the test")
+    text = wait_for(lambda: "turn ended: end_turn" in buffer_text(nvim, CHAT) and buffer_text(nvim, CHAT),
+                    timeout=20, what="the end of the turn")
+    assert "## You\nhello from the test" in text
+    assert "You said: hello from the test" in text
+    assert "> Thinking about: hello from the test" in text
+    assert text.index("## You") < text.index("Thinking") < text.index("You said")
+    buf = nvim.funcs.bufnr(CHAT)
+    assert nvim.api.get_option_value("buftype", {"buf": buf}) == "nofile"
+    assert nvim.api.get_option_value("swapfile", {"buf": buf}) is False
+
+
+@pytest.mark.timeout(60)
+def test_cancel_mid_stream_ends_turn_cancelled(nvim):
+    nvim.command("Ai send slow 400")
+    wait_for(lambda: ("## demo" in buffer_text(nvim, CHAT) and "chunk" in buffer_text(nvim, CHAT).lower())
+             or len(buffer_text(nvim, CHAT)) > 200, timeout=20, what="streaming to start")
+    nvim.command("Ai cancel")
+    wait_for(lambda: "turn ended: cancelled" in buffer_text(nvim, CHAT), timeout=5, what="cancelled turn")
+    assert nvim.exec_lua("return require('acp_nvim').status()").startswith("demo/1 · idle")
+
+
+@pytest.mark.timeout(60)
+def test_prompt_area_sends_with_key(nvim):
+    nvim.command("Ai")
+    wait_for(lambda: "idle" in nvim.exec_lua("return require('acp_nvim').status()"), timeout=20)
+    assert nvim.api.buf_get_name(0) == CHAT
+    nvim.command("normal! G")
+    nvim.api.put(["typed in the prompt"], "c", True, True)
+    nvim.api.input("<C-s>")
+    wait_for(lambda: "You said: typed in the prompt" in buffer_text(nvim, CHAT), timeout=20)
+    lines = nvim.api.buf_get_lines(nvim.funcs.bufnr(CHAT), 0, -1, False)
+    assert lines[-1] == "", "the prompt area is cleared after sending"
+
+
+@pytest.mark.timeout(60)
+def test_missing_agent_command_is_reported_clearly(nvim):
+    nvim.exec_lua(CAPTURE_NOTIFY)
+    nvim.exec_lua("require('acp_nvim').setup({agents = {nope = {command = 'no-such-acp-agent-xyz'}},"
+                  " default_agent = 'nope'})")
+    nvim.command("Ai send hi")
+    wait_for(lambda: any("no-such-acp-agent-xyz" in n for n in notes(nvim)), timeout=20)
+    message = next(n for n in notes(nvim) if "no-such-acp-agent-xyz" in n)
+    assert "cannot start agent 'nope'" in message
+    assert "Traceback" not in message
+    assert "failed to start" in buffer_text(nvim, "acp://chat/nope/1")
+    assert nvim.eval("1 + 1") == 2  # Neovim stays usable
+
+
+@pytest.mark.timeout(60)
+def test_agent_exiting_during_initialize_is_reported(nvim):
+    nvim.exec_lua(CAPTURE_NOTIFY)
+    nvim.exec_lua("""require('acp_nvim').setup({agents = {dies = {command = vim.g.python3_host_prog,
+        args = {'-c', 'import sys; sys.stderr.write("no credentials\\\\n"); sys.exit(3)'}}},
+        default_agent = 'dies'})""")
+    nvim.command("Ai send hi")
+    wait_for(lambda: any("exited with code 3" in n for n in notes(nvim)), timeout=20)
+    message = next(n for n in notes(nvim) if "exited with code 3" in n)
+    assert "during initialize" in message
+    assert "no credentials" in message
+    assert "failed" in nvim.exec_lua("return require('acp_nvim').status()")
+
+
+@pytest.mark.timeout(60)
+def test_unknown_subcommand_is_an_error_message(nvim):
+    nvim.exec_lua(CAPTURE_NOTIFY)
+    nvim.command("Ai frobnicate")
+    wait_for(lambda: any("unknown subcommand 'frobnicate'" in n for n in notes(nvim)), timeout=20)
+
+
+@pytest.mark.timeout(60)
+def test_quitting_neovim_leaves_no_agent_process(nvim_env, tmp_path):
+    import pynvim
+
+    from conftest import INIT, NVIM
+
+    instance = pynvim.attach("child", argv=[NVIM, "-u", INIT, "--embed", "--headless"])
+    instance.command(f"cd {tmp_path}")
+    instance.command("Ai send hello")
+    wait_for(lambda: "turn ended" in buffer_text(instance, CHAT), timeout=20)
+    agents = set(_demo_agents())
+    assert agents, "the demo agent runs while the session is open"
+    with contextlib.suppress(Exception):
+        instance.command("qa!")
+    wait_for(lambda: not (set(_demo_agents()) & agents), timeout=10, what="agent processes to exit")
+
+
+def _demo_agents() -> list[int]:
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if b"acp_nvim.demo_agent" in f.read():
+                        pids.append(int(entry))
+            except OSError:
+                continue
+    return pids

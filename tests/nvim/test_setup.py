@@ -1,0 +1,72 @@
+"""setup() validation, :Ai completion, docs and health in a real headless Neovim."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import NVIM, ROOT
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def setup_error(nvim, opts_lua: str) -> str:
+    return nvim.exec_lua(f"local ok, err = pcall(require('acp_nvim').setup, {opts_lua}); return ok and '' or err")
+
+
+def test_setup_without_call_uses_demo(nvim):
+    assert nvim.exec_lua("return require('acp_nvim').config.default_agent") == "demo"
+
+
+def test_setup_accepts_agents_as_configuration(nvim):
+    assert setup_error(nvim, "{agents = {g = {command = 'gemini', args = {'--acp'}, env = {K = 'v'}}},"
+                             " default_agent = 'g'}") == ""
+    assert nvim.exec_lua("return require('acp_nvim').config.agents.g.args[1]") == "--acp"
+
+
+@pytest.mark.parametrize(("opts", "message"), [
+    ("{agents = {g = {args = {}}}}", "agents.g.command: expected string, got nil"),
+    ("{agents = {g = {command = 'x', args = {1}}}}", "agents.g.args[1]: expected string, got number"),
+    ("{agents = {g = {command = 'x', bogus = 1}}}", "agents.g.bogus: unknown key"),
+    ("{default_agent = 'missing'}", "default_agent: no agent named \"missing\""),
+    ("{log = {level = 'loud'}}", "log.level: expected one of"),
+    ("{chat = {position = 'top'}}", "chat.position"),
+    ("'nope'", "opts: expected a table"),
+])
+def test_setup_errors_name_the_key_path(nvim, opts, message):
+    assert message in setup_error(nvim, opts)
+
+
+def test_ai_completion_lists_subcommands_and_agents(nvim):
+    nvim.exec_lua("require('acp_nvim').setup({agents = {gem = {command = 'gemini'}}})")
+    subs = nvim.funcs.getcompletion("Ai ", "cmdline")
+    assert {"send", "cancel", "new", "open"} <= set(subs)
+    assert set(nvim.funcs.getcompletion("Ai new ", "cmdline")) == {"demo", "gem"}
+
+
+def test_status_is_empty_without_session(nvim):
+    assert nvim.exec_lua("return require('acp_nvim').status()") == ""
+
+
+def test_helptags_build_without_duplicates(tmp_path):
+    doc = tmp_path / "doc"
+    doc.mkdir()
+    for path in (ROOT / "doc").glob("*.txt"):
+        (doc / path.name).write_text(path.read_text())
+    result = subprocess.run([NVIM, "--headless", "-u", "NONE", "-c", f"helptags {doc}", "-c", "qa!"],
+                            capture_output=True, text=True, timeout=20)
+    assert result.returncode == 0 and "E154" not in result.stderr + result.stdout, result.stderr
+    tags = (doc / "tags").read_text()
+    for tag in ("acp_nvim.setup()", ":Ai", ":Ai-send", ":Ai-cancel", "acp_nvim.status()"):
+        assert f"{tag}\t" in tags
+
+
+def test_checkhealth_reports_host_and_plugin(nvim):
+    nvim.command("checkhealth acp_nvim")
+    text = "\n".join(nvim.api.buf_get_lines(0, 0, -1, False))
+    assert "acp.nvim" in text
+    assert "has agent-client-protocol, pynvim and pydantic" in text
+    assert "remote plugin registered" in text
+    assert Path(NVIM).exists()

@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from acp_nvim.core.config import parse_settings
+from acp_nvim.core.errors import ConfigError
+
+
+def test_demo_agent_is_default_without_setup():
+    name, spec = parse_settings({}).agent(None)
+    assert name == "demo"
+    assert spec.command == sys.executable
+    assert spec.args == ["-m", "acp_nvim.demo_agent"]
+
+
+def test_lua_empty_tables_are_accepted():
+    settings = parse_settings({"agents": [], "default_agent": "demo", "log": []})
+    assert settings.agents == {}
+
+
+def test_agent_is_configuration():
+    settings = parse_settings({"agents": {"g": {"command": "gemini", "args": ["--acp"], "env": {"K": "v"}}},
+                               "default_agent": "g"})
+    name, spec = settings.agent(None)
+    assert (name, spec.command, spec.args, spec.env) == ("g", "gemini", ["--acp"], {"K": "v"})
+
+
+def test_errors_name_the_key_path():
+    with pytest.raises(ConfigError, match=r"agents\.g\.args\.0"):
+        parse_settings({"agents": {"g": {"command": "x", "args": [3]}}})
+    with pytest.raises(ConfigError, match="unknown agent 'zzz'"):
+        parse_settings({}).agent("zzz")

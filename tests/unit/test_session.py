@@ -1,0 +1,140 @@
+"""Core sessions against the real demo agent subprocess, through a recording editor port."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from fake_editor import FakeEditor
+
+from acp_nvim.core.config import parse_settings
+from acp_nvim.core.errors import AgentStartError
+from acp_nvim.core.manager import SessionManager
+
+pytestmark = pytest.mark.timeout(30)
+
+
+async def started(tmp_path, editor=None, agents=None, agent=None):
+    editor = editor or FakeEditor()
+    manager = SessionManager(editor, parse_settings({"agents": agents or {}}))
+    session = manager.create(agent, str(tmp_path))
+    await session.start()
+    return editor, session
+
+
+async def until(predicate, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.01)
+
+
+def chat_text(session) -> str:
+    return "\n\n".join(block.text() for block in session.transcript.blocks)
+
+
+async def test_prompt_turn_streams_and_ends(tmp_path):
+    editor, session = await started(tmp_path)
+    try:
+        assert session.state == "idle" and session.mode == "ask"
+        assert session.process.info.agent_info.name == "acp-nvim-demo"
+        from acp_nvim.core.session import Prompt
+
+        assert session.submit(Prompt("hello core")) == "started"
+        await until(lambda: session.state == "idle" and "turn ended" in chat_text(session))
+        text = chat_text(session)
+        assert "You said: hello core" in text
+        assert "turn ended: end_turn" in text
+        assert any(op[0] == "append" for op in editor.ops), "chunks stream as appends"
+    finally:
+        await session.close()
+
+
+async def test_second_prompt_queues_until_turn_ends(tmp_path):
+    from acp_nvim.core.session import Prompt
+
+    _, session = await started(tmp_path)
+    try:
+        assert session.submit(Prompt("slow 20")) == "started"
+        assert session.submit(Prompt("after the slow one")) == "queued"
+        await until(lambda: "You said: after the slow one" in chat_text(session))
+        text = chat_text(session)
+        assert text.index("slow 20") < text.index("after the slow one")
+    finally:
+        await session.close()
+
+
+async def test_cancel_answers_pending_permission_cancelled(tmp_path):
+    from acp_nvim.core.session import Prompt
+
+    target = tmp_path / "a.txt"
+    target.write_text("one\n")
+    editor = FakeEditor(answer_kind=None)
+    never = asyncio.get_running_loop().create_future()
+
+    async def hang(question):
+        editor.questions.append(question)
+        return await never
+
+    editor.ask_permission = hang
+    _, session = await started(tmp_path, editor)
+    try:
+        session.submit(Prompt(f"edit {target}"))
+        await until(lambda: session.state == "waiting")
+        assert await session.cancel()
+        await until(lambda: "turn ended: cancelled" in chat_text(session), timeout=5)
+        assert target.read_text() == "one\n"
+        assert not session.pending
+    finally:
+        await session.close()
+
+
+async def test_edit_allowed_writes_through_editor_buffer(tmp_path):
+    from acp_nvim.core.session import Prompt
+
+    target = tmp_path / "b.txt"
+    target.write_text("disk text\n")
+    editor = FakeEditor(answer_kind="allow_once")
+    editor.buffers[str(target)] = "buffer text\n"
+    _, session = await started(tmp_path, editor)
+    try:
+        session.submit(Prompt(f"edit {target}"))
+        await until(lambda: "turn ended" in chat_text(session))
+        assert editor.questions[0].choices[0].option_id == "demo-yes"
+        assert editor.buffers[str(target)].startswith("buffer text // edited by demo")
+    finally:
+        await session.close()
+
+
+async def test_missing_command_raises_readable_error(tmp_path):
+    with pytest.raises(AgentStartError, match=r"cannot start agent 'x'.*no-such-binary-acp"):
+        await started(tmp_path, agents={"x": {"command": "no-such-binary-acp"}}, agent="x")
+
+
+async def test_crash_mid_turn_marks_session_failed(tmp_path):
+    from acp_nvim.core.session import Prompt
+
+    editor, session = await started(tmp_path)
+    try:
+        session.submit(Prompt("crash"))
+        await until(lambda: session.state == "failed")
+        assert "agent exited with code 3" in chat_text(session)
+        assert any("exited with code 3" in note for note, _ in editor.notes)
+    finally:
+        await session.close()
+
+
+async def test_log_ring_records_wire_and_lifecycle(tmp_path):
+    from acp_nvim.core.session import Prompt
+
+    _, session = await started(tmp_path)
+    try:
+        session.submit(Prompt("hello"))
+        await until(lambda: "turn ended" in chat_text(session))
+        summaries = [e.summary for e in session.log.entries()]
+        assert any(s.startswith("spawned pid") for s in summaries)
+        assert any("request initialize" in s for s in summaries)
+        assert any("response initialize" in s for s in summaries)
+    finally:
+        await session.close()
