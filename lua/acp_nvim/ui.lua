@@ -18,4 +18,11 @@ function M.flush(ops, states)
   end
 end
 
+--- A picker for a question from Python; the answer (0-based index, or nil) goes back by id.
+function M.select(id, prompt, items)
+  vim.ui.select(items, { prompt = prompt }, function(_, index)
+    vim.fn.AcpNvimAnswer(id, index and tostring(index - 1) or vim.NIL)
+  end)
+end
+
 return M

@@ -121,3 +121,36 @@ def _demo_agents() -> list[int]:
             except OSError:
                 continue
     return pids
+
+
+@pytest.mark.timeout(60)
+def test_agent_asking_for_login_gets_authenticate(nvim):
+    nvim.exec_lua("""
+      _G.acp_test_select = {}
+      vim.ui.select = function(items, opts, on_choice)
+        table.insert(_G.acp_test_select, {prompt = opts.prompt, items = items})
+        on_choice(items[1], 1)
+      end
+      require('acp_nvim').setup({agents = {locked = {command = vim.g.python3_host_prog,
+        args = {'-m', 'acp_nvim.demo_agent'}, env = {ACP_DEMO_REQUIRE_AUTH = '1'}}},
+        default_agent = 'locked'})""")
+    nvim.command("Ai send hello after login")
+    chat = "acp://chat/locked/1"
+    wait_for(lambda: "You said: hello after login" in buffer_text(nvim, chat), timeout=20)
+    asked = nvim.exec_lua("return _G.acp_test_select")
+    assert asked[0]["items"] == ["Demo login (pretend to log in)"]
+    assert "locked needs you to log in" in asked[0]["prompt"]
+
+
+@pytest.mark.timeout(60)
+def test_dismissed_login_is_a_clear_error(nvim):
+    nvim.exec_lua(CAPTURE_NOTIFY)
+    nvim.exec_lua("""
+      vim.ui.select = function(items, opts, on_choice) on_choice(nil, nil) end
+      require('acp_nvim').setup({agents = {locked = {command = vim.g.python3_host_prog,
+        args = {'-m', 'acp_nvim.demo_agent'}, env = {ACP_DEMO_REQUIRE_AUTH = '1'}}},
+        default_agent = 'locked'})""")
+    nvim.command("Ai send hello")
+    wait_for(lambda: any("authentication of agent 'locked' was cancelled" in n for n in notes(nvim)), timeout=20)
+    text = buffer_text(nvim, "acp://chat/locked/1")
+    assert "not sent (the agent is not running): hello" in text

@@ -39,6 +39,9 @@ class EditorPort(Protocol):
     async def ask_permission(self, question: PermissionQuestion) -> str | None:
         """Ask the user; the chosen option id, or None when dismissed."""
 
+    async def choose(self, prompt: str, items: list[str]) -> int | None:
+        """Let the user pick one of ``items`` (a picker); its index, or None when dismissed."""
+
     def dismiss_permission(self, question: PermissionQuestion) -> None:
         """Close the prompt for ``question`` (the turn was cancelled)."""
 

@@ -10,7 +10,7 @@ from typing import Any
 from acp import RequestError, text_block
 from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 
-from . import tasks
+from . import auth, tasks
 from .acp_client import SessionClient
 from .agent_process import AgentProcess
 from .config import AgentSpec, Settings
@@ -64,7 +64,7 @@ class Session:
         """Spawn the agent, initialize, and open a new ACP session in the editor's cwd."""
         try:
             await self.process.start()
-            response = await self.process.conn.new_session(cwd=self.cwd, mcp_servers=[])
+            response = await self._new_session()
         except BaseException as exc:
             self.transcript.notice(f"failed to start: {exc}", "error")
             self._set_state("failed")
@@ -78,6 +78,17 @@ class Session:
         self._set_state("idle")
         if self.queue:
             self._run_queue_soon()
+
+    async def _new_session(self) -> Any:
+        try:
+            return await self.process.conn.new_session(cwd=self.cwd, mcp_servers=[])
+        except RequestError as exc:
+            if not auth.is_auth_required(exc):
+                raise
+        self.transcript.notice("the agent asks you to log in", "info")
+        methods = list(self.process.info.auth_methods or []) if self.process.info else []
+        await auth.authenticate(self.agent_name, self.process.conn, methods, self.editor)
+        return await self.process.conn.new_session(cwd=self.cwd, mcp_servers=[])
 
     def _drop_queue(self) -> None:
         """Keep unsent prompts visible: the user's text is never silently lost."""

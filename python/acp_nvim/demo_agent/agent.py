@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
 from typing import Any
 
@@ -13,6 +14,7 @@ from acp.interfaces import Client
 from acp.schema import (
     AgentCapabilities,
     AuthenticateResponse,
+    AuthMethodAgent,
     ClientCapabilities,
     FileSystemCapabilities,
     Implementation,
@@ -33,6 +35,9 @@ from .session import MODEL_CONFIG_ID, MODEL_VALUES, MODES, SessionState
 from .turn import RawWriter, Turn, TurnCancelled
 
 AGENT_NAME = "acp-nvim-demo"
+REQUIRE_AUTH_ENV = "ACP_DEMO_REQUIRE_AUTH"
+"""Set to 1 to make ``session/new`` fail with auth_required until ``authenticate(demo-login)``."""
+AUTH_METHOD = AuthMethodAgent(id="demo-login", name="Demo login", description="pretend to log in")
 AGENT_VERSION = "0.1.0"
 COMMANDS_DELAY = 0.01
 
@@ -57,6 +62,7 @@ class DemoAgent:
         self._counter = 0
         self._raw_write = raw_write or _write_stdout
         self._background: set[asyncio.Task[None]] = set()
+        self._needs_auth = os.environ.get(REQUIRE_AUTH_ENV) == "1"
 
     def on_connect(self, conn: Client) -> None:
         """Remember the client-side connection."""
@@ -86,16 +92,21 @@ class DemoAgent:
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=capabilities,
-            auth_methods=[],
+            auth_methods=[AUTH_METHOD] if self._needs_auth else [],
             agent_info=Implementation(name=AGENT_NAME, title="ACP Neovim demo agent", version=AGENT_VERSION),
         )
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
-        """No authentication needed; accept anything."""
+        """Accept ``demo-login``; anything else is an unknown method."""
+        if method_id != AUTH_METHOD.id:
+            raise RequestError.invalid_params({"methodId": method_id, "reason": "unknown auth method"})
+        self._needs_auth = False
         return AuthenticateResponse()
 
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
         """Create ``demo-<n>`` with modes and config options, then announce the commands."""
+        if self._needs_auth:
+            raise RequestError.auth_required({"authMethods": [AUTH_METHOD.id]})
         self._counter += 1
         state = SessionState(session_id=f"demo-{self._counter}", cwd=cwd)
         self._sessions[state.session_id] = state

@@ -18,7 +18,7 @@ class NvimEditor:
         self.bridge = bridge
         self.states: dict[str, dict[str, Any]] = {}
         self.queue = RenderQueue(bridge.lua_async, self._state_of)
-        self._questions: dict[int, tuple[PermissionQuestion, asyncio.Future[str | None]]] = {}
+        self._questions: dict[int, tuple[PermissionQuestion | None, asyncio.Future[str | None]]] = {}
         self._ids = itertools.count(1)
         self.describe: Any = lambda key: {}
 
@@ -43,6 +43,17 @@ class NvimEditor:
             return await future
         finally:
             self._questions.pop(qid, None)
+
+    async def choose(self, prompt: str, items: list[str]) -> int | None:
+        qid = next(self._ids)
+        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self._questions[qid] = (None, future)
+        self.bridge.lua_async("require('acp_nvim.ui').select(...)", qid, prompt, items)
+        try:
+            answer = await future
+        finally:
+            self._questions.pop(qid, None)
+        return None if answer is None else int(answer)
 
     def answer(self, qid: int, option_id: str | None) -> None:
         """The user's answer (from Lua); unknown or already answered ids are ignored."""
