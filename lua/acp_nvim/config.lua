@@ -2,7 +2,8 @@
 local M = {}
 
 M.defaults = {
-  -- Agents are data: { command = "...", args = { ... }, env = { ... }, cwd = nil }.
+  -- Agents are data: { command = "...", args = { ... }, env = { ... }, cwd = nil, mode = nil }
+  -- (mode: the agent's session mode to select on start; presets set it, see acp_nvim.presets).
   -- The bundled offline demo agent is always available as "demo".
   agents = {},
   default_agent = 'demo',
@@ -48,10 +49,10 @@ local function validate_agent(name, agent)
       for k, v in pairs(value) do
         expect(('%s.env.%s'):format(path, k), v, 'string')
       end
-    elseif key == 'cwd' then
-      expect(path .. '.cwd', value, 'string')
+    elseif key == 'cwd' or key == 'mode' then
+      expect(path .. '.' .. key, value, 'string')
     elseif key ~= 'command' then
-      fail(path .. '.' .. tostring(key), 'unknown key (known: command, args, env, cwd)')
+      fail(path .. '.' .. tostring(key), 'unknown key (known: command, args, env, cwd, mode)')
     end
   end
 end

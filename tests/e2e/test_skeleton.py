@@ -154,3 +154,16 @@ def test_dismissed_login_is_a_clear_error(nvim):
     wait_for(lambda: any("authentication of agent 'locked' was cancelled" in n for n in notes(nvim)), timeout=20)
     text = buffer_text(nvim, "acp://chat/locked/1")
     assert "not sent (the agent is not running): hello" in text
+
+
+@pytest.mark.timeout(60)
+def test_restart_after_crash_recovers_without_restarting_neovim(nvim):
+    nvim.command("Ai send crash")
+    wait_for(lambda: "agent exited with code 3" in buffer_text(nvim, CHAT), timeout=20)
+    wait_for(lambda: "failed" in nvim.exec_lua("return require('acp_nvim').status()"), timeout=5)
+    nvim.command("Ai restart")
+    wait_for(lambda: "agent restarted" in buffer_text(nvim, CHAT), timeout=20)
+    nvim.command("Ai send back again")
+    wait_for(lambda: "You said: back again" in buffer_text(nvim, CHAT), timeout=20)
+    text = buffer_text(nvim, CHAT)
+    assert text.count("## You\ncrash") == 1, "history is kept, not replayed twice"

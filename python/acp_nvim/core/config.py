@@ -26,6 +26,8 @@ class AgentSpec(BaseModel):
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
+    mode: str | None = None
+    """Session mode to select right after ``session/new`` (presets use it to make the policy true)."""
 
 
 class LogSettings(BaseModel):

@@ -10,7 +10,7 @@ from typing import Any
 from acp import RequestError, text_block
 from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 
-from . import auth, tasks
+from . import auth, reattach, tasks
 from .acp_client import SessionClient
 from .agent_process import AgentProcess
 from .config import AgentSpec, Settings
@@ -45,6 +45,7 @@ class Session:
         self.log = LogRing(settings.log.max_entries, settings.log.max_bytes, settings.log.level)
         self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name)
         self.files = FileService(editor, PathPolicy([cwd]))
+        self.spec = spec
         self.process = AgentProcess(agent_name, spec, SessionClient(self), self.log, cwd)
         self.session_id: str | None = None
         self.state = "starting"
@@ -56,6 +57,7 @@ class Session:
         self.commands: list[str] = []
         self.pending: dict[PermissionQuestion, asyncio.Future[str | None]] = {}
         self._cancelling = False
+        self._replaying = False
         self._runner: asyncio.Task[None] | None = None
 
     # -- lifecycle -----------------------------------------------------------------
@@ -71,13 +73,60 @@ class Session:
             self._drop_queue()
             raise
         self.session_id = response.session_id
-        if response.modes is not None:
+        await self._attached(response)
+
+    async def _attached(self, response: Any) -> None:
+        """Take the session's modes from a new/load/resume response and start serving prompts."""
+        if getattr(response, "modes", None) is not None:
             self.mode = response.modes.current_mode_id
             self.modes = [(m.id, m.name) for m in response.modes.available_modes]
-        tasks.spawn(self._watch_exit(), self._report, f"{self.key} exit watch")
+        await self._select_configured_mode()
+        tasks.spawn(self._watch_exit(self.process), self._report, f"{self.key} exit watch")
         self._set_state("idle")
         if self.queue:
             self._run_queue_soon()
+
+    async def restart(self) -> None:
+        """A fresh agent process, back on the same conversation when the agent can resume or load it."""
+        self._answer_pending(None)
+        self._set_state("starting")
+        await self.process.close()
+        self.process = AgentProcess(self.agent_name, self.spec, SessionClient(self), self.log, self.cwd)
+        self.log.add("info", "lifecycle", "restart requested")
+        try:
+            info = await self.process.start()
+            self._replaying = True  # the transcript already shows the history the agent replays
+            attached = await reattach.reattach(self.process.conn, info, self.session_id or "", self.cwd)
+            self._replaying = False
+            if attached is None:
+                attached = (await self._new_session(), "new session: the agent cannot reload the old one")
+                self.session_id = attached[0].session_id
+        except BaseException as exc:
+            self._replaying = False
+            self.transcript.notice(f"restart failed: {exc}", "error")
+            self._set_state("failed")
+            raise
+        self.transcript.notice(f"agent restarted ({attached[1]})", "info")
+        await self._attached(attached[0])
+
+    async def _select_configured_mode(self) -> None:
+        """Select the agent spec's ``mode`` (presets set it so the permission policy holds)."""
+        wanted = self.process.spec.mode
+        if not wanted or wanted == self.mode:
+            return
+        if wanted not in {mid for mid, _ in self.modes}:
+            self._mode_warning(f"the agent offers no mode {wanted!r}; staying in {self.mode or 'its default'}")
+            return
+        try:
+            await self.process.conn.set_session_mode(session_id=self.session_id, mode_id=wanted)
+        except RequestError as exc:
+            self._mode_warning(f"selecting mode {wanted!r} failed: {exc}")
+            return
+        self.mode = wanted
+
+    def _mode_warning(self, text: str) -> None:
+        self.transcript.notice(text, "error")
+        self.editor.notify(f"{self.key}: {text}", "warn")
 
     async def _new_session(self) -> Any:
         try:
@@ -95,9 +144,9 @@ class Session:
         while self.queue:
             self.transcript.notice(f"not sent (the agent is not running): {self.queue.popleft().text}", "error")
 
-    async def _watch_exit(self) -> None:
-        code = await asyncio.shield(self.process.exited)
-        if self.state != "closed":
+    async def _watch_exit(self, process: AgentProcess) -> None:
+        code = await asyncio.shield(process.exited)
+        if self.state != "closed" and process is self.process:
             self.transcript.notice(f"agent exited with code {code}", "error")
             self.editor.notify(f"{self.key}: agent exited with code {code}", "error")
             self._answer_pending(None)
@@ -167,6 +216,8 @@ class Session:
 
     def on_update(self, update: Any) -> None:
         """Dispatch one ``session/update`` to the transcript and session state."""
+        if self._replaying:
+            return
         handler = _UPDATE_HANDLERS.get(getattr(update, "session_update", None))
         if handler is None:
             self.log.add("warn", "notification", f"skipped unknown session update {update!r:.120}")

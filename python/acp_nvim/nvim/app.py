@@ -34,6 +34,7 @@ class App:
         self.subcommands: dict[str, Callable[[dict[str, Any]], None]] = {
             "open": self.cmd_open, "send": self.cmd_send, "cancel": self.cmd_cancel,
             "new": self.cmd_new, "close": self.cmd_close, "mode": self.cmd_mode,
+            "restart": self.cmd_restart,
         }
 
     # -- entry points (greenlet context) -------------------------------------------
@@ -95,6 +96,11 @@ class App:
         self.manager.forget(session.key)
         tasks.spawn(session.close(), self._report, "close")
         self.editor.session_changed(session.key)
+
+    def cmd_restart(self, request: dict[str, Any]) -> None:
+        session = self._require_current()
+        self._open_chat(session, focus=False)
+        tasks.spawn(session.restart(), self._report, f"restart {session.key}")
 
     def cmd_mode(self, request: dict[str, Any]) -> None:
         session = self._require_current()

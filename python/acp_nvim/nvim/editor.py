@@ -78,6 +78,7 @@ class NvimEditor:
         return self.describe(key)
 
     def notify(self, message: str, level: str = "info") -> None:
+        self.queue.flush()  # the chat shows what the message is about before the message appears
         self.bridge.notify(message, level)
 
 
