@@ -6,16 +6,17 @@ import asyncio
 import contextlib
 import os
 import signal
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from typing import Any
 
-from acp import PROTOCOL_VERSION, Client, spawn_agent_process
-from acp.connection import StreamDirection, StreamEvent
+from acp import PROTOCOL_VERSION, Client, connect_to_agent, spawn_stdio_transport
 from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation, InitializeResponse
 
 from .config import AgentSpec
 from .errors import AgentStartError
 from .log_ring import LogRing
+from .wire import WireTransport
 
 LINE_LIMIT = 64 * 1024 * 1024
 INITIALIZE_TIMEOUT = 60.0
@@ -28,7 +29,8 @@ CAPABILITIES = ClientCapabilities(
 class AgentProcess:
     """Spawns an agent, initializes it, drains its stderr, and shuts it down cleanly."""
 
-    def __init__(self, name: str, spec: AgentSpec, client: Client, log: LogRing, cwd: str) -> None:
+    def __init__(self, name: str, spec: AgentSpec, client: Client, log: LogRing, cwd: str,
+                 on_noise: Callable[[str], None] | None = None) -> None:
         self.name = name
         self.spec = spec
         self.log = log
@@ -40,6 +42,8 @@ class AgentProcess:
         self.info: InitializeResponse | None = None
         self.exited: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self._stderr_tail: list[str] = []
+        self.on_noise = on_noise or (lambda line: None)
+        """Called with each (redacted) non-JSON line the agent prints on stdout."""
 
     async def start(self) -> InitializeResponse:
         """Spawn and ``initialize``; raise AgentStartError with a readable reason on failure."""
@@ -49,19 +53,18 @@ class AgentProcess:
         except BaseException:
             await self.close()
             raise
-        agent = self.info.agent_info
-        self.log.add("info", "lifecycle", f"initialized {agent.name if agent else '?'} "
-                     f"{agent.version if agent else ''}".rstrip(),
+        self.log.add("info", "lifecycle", _initialized_summary(self.info),
                      raw=self.info.model_dump_json(by_alias=True, exclude_none=True))
         return self.info
 
     async def _spawn(self) -> None:
         env = {**os.environ, **self.spec.env}
         try:
-            self.conn, self.process = await self._stack.enter_async_context(spawn_agent_process(
-                self._client, self.spec.command, *self.spec.args, env=env, cwd=self.cwd,
-                transport_kwargs={"limit": LINE_LIMIT}, observers=[self._observe],
+            reader, writer, self.process = await self._stack.enter_async_context(spawn_stdio_transport(
+                self.spec.command, *self.spec.args, env=env, cwd=self.cwd, limit=LINE_LIMIT,
             ))
+            self.conn = connect_to_agent(self._client, WireTransport(reader, writer, self))
+            self._stack.push_async_callback(self.conn.close)
         except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
             raise AgentStartError(f"cannot start agent {self.name!r}: {self.spec.command}: "
                                   f"{exc.strerror or exc}") from None
@@ -93,9 +96,14 @@ class AgentProcess:
             return f"agent {self.name!r} failed to initialize: {init.exception()}{tail}"
         return f"agent {self.name!r} did not answer initialize within {INITIALIZE_TIMEOUT:g}s{tail}"
 
-    def _observe(self, event: StreamEvent) -> None:
-        direction = "in" if event.direction is StreamDirection.INCOMING else "out"
-        self.log.record_message(direction, event.message)
+    def message(self, direction: str, message: dict[str, Any], raw: str | bytes) -> None:
+        """Wire tap: every JSON-RPC message, as it crossed the pipe."""
+        self.log.record_message(direction, message, raw)
+
+    def noise(self, line: str) -> None:
+        """Wire tap: a non-JSON line on the agent's stdout; kept, maybe shown, never fatal."""
+        self.log.record_stdout(line)
+        self.on_noise(self.log.redact(line))
 
     async def _drain_stderr(self) -> None:
         assert self.process is not None and self.process.stderr is not None
@@ -107,7 +115,7 @@ class AgentProcess:
     async def _watch_exit(self) -> None:
         assert self.process is not None
         code = await self.process.wait()
-        self.log.add("warn" if code else "info", "lifecycle", f"agent exited with code {code}")
+        self.log.add("warn" if code else "info", "lifecycle", _exit_summary(code))
         if not self.exited.done():
             self.exited.set_result(code)
 
@@ -132,3 +140,26 @@ class AgentProcess:
                 if self.process.stdin is not None:
                     self.process.stdin.close()
                 self.process.send_signal(signal.SIGTERM)
+
+
+def _exit_summary(code: int) -> str:
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"agent killed by signal {signal.Signals(-code).name}"
+        return f"agent killed by signal {-code}"
+    return f"agent exited with code {code}"
+
+
+def _initialized_summary(info: InitializeResponse) -> str:
+    agent = info.agent_info
+    name = f"{agent.name} {agent.version or ''}".rstrip() if agent else "unnamed agent"
+    caps = info.agent_capabilities
+    flags = [f"protocol {info.protocol_version}"]
+    if caps is not None:
+        flags += [label for label, on in (("loadSession", caps.load_session),) if on]
+        prompt = caps.prompt_capabilities
+        if prompt is not None:
+            flags += [f"prompt.{k}" for k in ("image", "audio", "embedded_context") if getattr(prompt, k, False)]
+    auth = [m.id for m in info.auth_methods or [] if getattr(m, "id", None)]
+    flags.append(f"auth: {', '.join(auth) or 'none'}")
+    return f"initialized {name} ({'; '.join(flags)})"

@@ -19,8 +19,10 @@ from .files import FileService
 from .log_ring import LogRing
 from .paths import PathPolicy
 from .port import EditorPort, PermissionChoice, PermissionQuestion
+from .redact import Redactor
 from .tool_calls import describe_input
 from .transcript import Transcript
+from .wire import NoiseReporter
 
 STATES = ("starting", "idle", "running", "waiting", "closed", "failed")
 
@@ -42,11 +44,13 @@ class Session:
         self.agent_name = agent_name
         self.cwd = cwd
         self.editor = editor
-        self.log = LogRing(settings.log.max_entries, settings.log.max_bytes, settings.log.level)
+        self.log = LogRing(settings.log.max_entries, settings.log.max_bytes, settings.log.level,
+                           redact=Redactor.for_env(spec.env))
+        self._noise = NoiseReporter(lambda text: editor.notify(f"{key}: {text}", "warn"))
         self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name)
         self.files = FileService(editor, PathPolicy([cwd]))
         self.spec = spec
-        self.process = AgentProcess(agent_name, spec, SessionClient(self), self.log, cwd)
+        self.process = AgentProcess(agent_name, spec, SessionClient(self), self.log, cwd, self._noise)
         self.session_id: str | None = None
         self.state = "starting"
         self.queue: deque[Prompt] = deque()
@@ -91,7 +95,8 @@ class Session:
         self._answer_pending(None)
         self._set_state("starting")
         await self.process.close()
-        self.process = AgentProcess(self.agent_name, self.spec, SessionClient(self), self.log, self.cwd)
+        self.process = AgentProcess(self.agent_name, self.spec, SessionClient(self), self.log, self.cwd,
+                                    self._noise)
         self.log.add("info", "lifecycle", "restart requested")
         try:
             info = await self.process.start()

@@ -1,0 +1,157 @@
+"""The per-session log ring: bounds, levels, entry fields, export lines."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from acp_nvim.core.log_ring import ENTRY_OVERHEAD, MAX_PENDING, LogRing
+from acp_nvim.core.redact import Redactor
+
+pytestmark = pytest.mark.timeout(10)
+
+
+def request(msg_id, method="session/prompt", **params):
+    return {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}
+
+
+def chunk(text):
+    update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
+    return {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": update}}
+
+
+def test_bounded_by_entry_count_oldest_dropped_first():
+    ring = LogRing(max_entries=3, level="trace")
+    for n in range(10):
+        ring.add("info", "stderr", f"line {n}")
+    assert [e.summary for e in ring.entries()] == ["line 7", "line 8", "line 9"]
+    assert ring.first_seq == 8 and ring.last_seq == 10 and len(ring) == 3
+
+
+def test_bounded_by_bytes():
+    ring = LogRing(max_entries=1000, max_bytes=3 * (ENTRY_OVERHEAD + 100))
+    for n in range(20):
+        ring.add("info", "stderr", f"{n:02d}" + "x" * 98)
+        assert ring.total_bytes <= ring.max_bytes
+    assert len(ring) == 3
+    assert ring.entries()[-1].summary.startswith("19")
+
+
+@pytest.mark.parametrize("bounds", [(0, 1 << 20), (100, 0)])
+def test_capacity_zero_turns_the_log_off(bounds):
+    ring = LogRing(*bounds, level="trace")
+    assert ring.add("error", "error", "boom") is None
+    ring.record_message("out", request(1))
+    ring.record_stdout("Open https://example.invalid to log in")
+    assert ring.entries() == [] and not ring.enabled
+
+
+def test_level_filter_and_per_session_override():
+    ring = LogRing(level="info")
+    assert ring.add("debug", "lifecycle", "hidden") is None
+    assert ring.add("info", "lifecycle", "shown") is not None
+    ring.set_level("error")
+    assert ring.add("warn", "lifecycle", "now hidden") is None
+    ring.set_level("trace")
+    ring.record_message("in", chunk("tok"))
+    assert [e.summary for e in ring.entries()][-1].startswith("notification session/update agent_message_chunk")
+    with pytest.raises(ValueError, match="unknown log level"):
+        ring.set_level("loud")
+
+
+def test_streaming_chunks_are_trace_other_traffic_debug():
+    ring = LogRing(level="debug")
+    ring.record_message("in", chunk("tok"))
+    ring.record_message("out", request(1))
+    assert [e.kind for e in ring.entries()] == ["request"]
+
+
+def test_entry_fields_and_time_to_response():
+    ring = LogRing(level="trace")
+    ring.record_message("out", request(4, prompt=[{"type": "text", "text": "hello there"}]), raw="{raw}")
+    ring.record_message("in", {"jsonrpc": "2.0", "id": 4, "result": {"stopReason": "end_turn"}})
+    sent, answer = ring.entries()
+    assert (sent.direction, sent.kind, sent.method, sent.msg_id, sent.raw) == ("out", "request", "session/prompt", 4,
+                                                                               "{raw}")
+    assert sent.summary == 'request session/prompt #4 "hello there"'
+    assert (answer.direction, answer.kind, answer.method, answer.msg_id) == ("in", "response", "session/prompt", 4)
+    assert answer.elapsed_ms is not None and answer.elapsed_ms >= 0
+    assert answer.summary.endswith("end_turn") and f"{answer.elapsed_ms:g}ms" in answer.summary
+    assert json.loads(answer.raw) == {"jsonrpc": "2.0", "id": 4, "result": {"stopReason": "end_turn"}}
+    assert sent.time <= answer.time
+
+
+def test_agent_requests_are_timed_by_the_clients_response():
+    ring = LogRing(level="trace")
+    ring.record_message("in", request("uuid-1", "fs/read_text_file", path="/tmp/x", sessionId="s"))
+    ring.record_message("out", {"jsonrpc": "2.0", "id": "uuid-1", "result": {"content": ""}})
+    assert ring.entries()[1].method == "fs/read_text_file"
+    assert ring.entries()[0].summary == "request fs/read_text_file #uuid-1 /tmp/x"
+
+
+def test_error_responses_are_warnings_with_the_error_in_the_summary():
+    ring = LogRing(level="warn")
+    ring.record_message("out", request(2, "session/new", cwd="/w"))
+    ring.record_message("in", {"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "Internal"}})
+    (entry,) = ring.entries()
+    assert entry.level == "warn" and entry.method == "session/new"
+    assert 'error -32603: "Internal"' in entry.summary
+
+
+def test_unanswered_requests_do_not_grow_without_bound():
+    ring = LogRing(level="error")
+    for n in range(MAX_PENDING + 50):
+        ring.record_message("out", request(n))
+    assert len(ring._started) == MAX_PENDING
+
+
+def test_subscribe_sees_kept_entries_and_unsubscribes():
+    ring = LogRing(level="info")
+    seen = []
+    stop = ring.subscribe(seen.append)
+    ring.add("debug", "lifecycle", "filtered")
+    ring.add("info", "lifecycle", "kept")
+    stop()
+    stop()
+    ring.add("info", "lifecycle", "after")
+    assert [e.summary for e in seen] == ["kept"]
+
+
+def test_since_returns_only_newer_entries():
+    ring = LogRing(max_entries=5)
+    for n in range(8):
+        ring.add("info", "stderr", str(n))
+    assert [e.summary for e in ring.since(6)] == ["6", "7"]
+    assert [e.summary for e in ring.since(0)] == ["3", "4", "5", "6", "7"]
+    assert ring.since(ring.last_seq) == []
+
+
+def test_stdout_noise_kept_as_such():
+    ring = LogRing()
+    entry = ring.record_stdout("Open https://example.invalid/oauth to log in")
+    assert entry is not None and entry.kind == "stdout" and entry.level == "warn"
+    assert entry.raw == "Open https://example.invalid/oauth to log in"
+
+
+def test_export_lines_are_json_with_the_exact_message():
+    ring = LogRing(level="trace")
+    raw = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}'
+    ring.record_message("out", json.loads(raw), raw=raw)
+    ring.add("info", "stderr", "hello from stderr", direction="in")
+    header, *lines = [json.loads(line) for line in ring.export({"session": "demo/1"})]
+    assert header["format"] == "acp.nvim log" and header["session"] == "demo/1"
+    assert lines[0]["message"] == json.loads(raw) and lines[0]["kind"] == "request"
+    assert lines[1] == {**lines[1], "kind": "stderr", "text": None, "summary": "hello from stderr"}
+
+
+def test_redaction_applies_to_summaries_raw_and_exports():
+    ring = LogRing(level="trace", redact=Redactor.for_env({"API_KEY": "hunter2-secret"}, inherited={}))
+    ring.add("info", "stderr", "using key hunter2-secret", direction="in")
+    ring.record_message("out", request(1, prompt=[{"type": "text", "text": "my key is hunter2-secret"}]))
+    exported = "\n".join(ring.export({"command": "agent --key hunter2-secret"}))
+    texts = [e.summary for e in ring.entries()] + [e.raw or "" for e in ring.entries()] + [exported]
+    assert all("hunter2-secret" not in text for text in texts)
+    assert "[redacted:$API_KEY]" in exported
+    for line in exported.splitlines():
+        json.loads(line)

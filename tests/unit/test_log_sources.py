@@ -1,0 +1,121 @@
+"""What feeds the log: the wire transport, stderr, stdout noise and lifecycle, with the real demo agent."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+from fake_editor import FakeEditor
+
+from acp_nvim.core.config import parse_settings
+from acp_nvim.core.manager import SessionManager
+from acp_nvim.core.session import Prompt
+from acp_nvim.core.wire import NoiseReporter, WireTransport
+from acp_nvim.demo_agent.misbehave import GARBAGE_LINE
+
+pytestmark = pytest.mark.timeout(30)
+
+
+class RecordingTap:
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, object]] = []
+
+    def message(self, direction, message, raw):
+        self.seen.append((direction, raw if isinstance(raw, str) else raw.decode()))
+
+    def noise(self, line):
+        self.seen.append(("noise", line))
+
+
+async def test_transport_keeps_non_json_lines_and_carries_on():
+    reader = asyncio.StreamReader(limit=64)
+    long_message = json.dumps({"jsonrpc": "2.0", "method": "x", "params": {"pad": "y" * 200}})
+    for line in [b'{"jsonrpc":"2.0","id":1,"result":{}}', b"Open https://example.invalid to log in",
+                 b"42", b"\xff\xfe not utf-8", b"", long_message.encode()]:
+        reader.feed_data(line + b"\n")
+    reader.feed_eof()
+    tap = RecordingTap()
+    transport = WireTransport(reader, None, tap)  # type: ignore[arg-type]
+    assert await transport.receive() == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert (await transport.receive())["params"]["pad"] == "y" * 200
+    assert await transport.receive() is None
+    kinds = [kind for kind, _ in tap.seen]
+    assert kinds == ["in", "noise", "noise", "noise", "in"]
+    assert tap.seen[1][1] == "Open https://example.invalid to log in"
+
+
+def test_noise_reporter_shows_only_important_lines_and_only_a_few():
+    shown: list[str] = []
+    report = NoiseReporter(shown.append, limit=2)
+    for line in ["progress 10%", "Visit https://x.invalid/login", "Error: no credentials", "login again"]:
+        report(line)
+    assert shown == ["the agent printed: Visit https://x.invalid/login",
+                     "the agent printed: Error: no credentials (further such lines only in :Ai log)"]
+
+
+async def run_turn(tmp_path, text, level="trace", editor=None):
+    editor = editor or FakeEditor()
+    manager = SessionManager(editor, parse_settings({"log": {"level": level}}))
+    session = manager.create(None, str(tmp_path))
+    await session.start()
+    session.submit(Prompt(text))
+    deadline = time.monotonic() + 15
+    while not (session.state in ("idle", "failed") and any(op[0] == "new" and op[2] in ("turn_end", "error")
+                                                         for op in editor.ops)):
+        assert time.monotonic() < deadline, "turn did not end"
+        await asyncio.sleep(0.01)
+    return editor, session
+
+
+async def test_garbage_on_stdout_is_logged_shown_and_not_fatal(tmp_path):
+    editor, session = await run_turn(tmp_path, "garbage")
+    try:
+        noise = [e for e in session.log.entries() if e.kind == "stdout"]
+        assert [e.raw for e in noise] == [GARBAGE_LINE]
+        assert any(GARBAGE_LINE in message and level == "warn" for message, level in editor.notes)
+        assert session.state == "idle" and session.process.alive
+        assert any(e.kind == "response" and e.method == "session/prompt" for e in session.log.entries())
+    finally:
+        await session.close()
+
+
+async def test_stderr_lines_interleave_with_wire_messages(tmp_path):
+    _, session = await run_turn(tmp_path, "stderr 5")
+    try:
+        kinds = [(e.kind, e.summary) for e in session.log.entries() if e.kind in ("stderr", "notification")]
+        stderr = [s for k, s in kinds if k == "stderr"]
+        assert stderr == [f"demo agent: chatter line {n}" for n in range(5)]
+        first_err = kinds.index(("stderr", stderr[0]))
+        assert any(k == "notification" for k, _ in kinds[first_err:]), "chunks follow the first stderr line"
+    finally:
+        await session.close()
+
+
+async def test_lifecycle_entries_spawn_initialize_exit(tmp_path):
+    _, session = await run_turn(tmp_path, "crash")
+    try:
+        deadline = time.monotonic() + 5
+        while not any("exited" in e.summary for e in session.log.entries()):
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.01)
+        lifecycle = [e.summary for e in session.log.entries() if e.kind == "lifecycle"]
+        assert lifecycle[0].startswith(f"spawned pid {session.process.process.pid}: ")
+        assert "-m acp_nvim.demo_agent" in lifecycle[0]
+        assert lifecycle[1].startswith("initialized acp-nvim-demo 0.1.0 (protocol 1; loadSession;")
+        assert "auth: none" in lifecycle[1]
+        init = next(e for e in session.log.entries() if e.summary.startswith("initialized"))
+        assert json.loads(init.raw)["agentCapabilities"]["loadSession"] is True
+        assert "agent exited with code 3" in lifecycle
+    finally:
+        await session.close()
+
+
+async def test_default_level_skips_streaming_chunks(tmp_path):
+    _, session = await run_turn(tmp_path, "flood 50", level="debug")
+    try:
+        assert not any("agent_message_chunk" in e.summary for e in session.log.entries())
+        assert any(e.method == "session/prompt" for e in session.log.entries())
+    finally:
+        await session.close()
