@@ -1,48 +1,197 @@
 --- File access through buffers: the text the user sees, unsaved edits included.
+---
+--- A buffer's text is the file as the buffer holds it: lines joined by the 'fileformat'
+--- newline, a final newline when 'eol' is set (a file read without one has 'noeol', even
+--- though 'fixeol' would add it on the next `:write`), a BOM with 'bomb'.
+--- Writes are minimal edits (only the changed hunks), one undo step, so cursor, marks and
+--- extmarks on unchanged lines stay where they are.
 local M = {}
 
 local api = vim.api
+
+local NEWLINE = { unix = '\n', dos = '\r\n', mac = '\r' }
+local BOM = '\239\187\191'
 
 local function realpath(name)
   return vim.uv.fs_realpath(name) or vim.fn.fnamemodify(name, ':p')
 end
 
---- The loaded, ordinary buffer that holds `path`, if any.
+local function is_file_buffer(buf)
+  return api.nvim_buf_is_loaded(buf) and vim.bo[buf].buftype == '' and api.nvim_buf_get_name(buf) ~= ''
+end
+
+--- The loaded, ordinary buffer that holds `path` (a resolved absolute path), if any.
 function M.find(path)
-  for _, buf in ipairs(api.nvim_list_bufs()) do
-    if api.nvim_buf_is_loaded(buf) and vim.bo[buf].buftype == '' then
-      local name = api.nvim_buf_get_name(buf)
-      if name ~= '' and (name == path or realpath(name) == path) then
-        return buf
-      end
+  local bufs = api.nvim_list_bufs()
+  for _, buf in ipairs(bufs) do
+    if is_file_buffer(buf) and api.nvim_buf_get_name(buf) == path then
+      return buf
+    end
+  end
+  for _, buf in ipairs(bufs) do
+    if is_file_buffer(buf) and realpath(api.nvim_buf_get_name(buf)) == path then
+      return buf
     end
   end
 end
 
-local function buffer_text(buf)
-  local text = table.concat(api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
-  if vim.bo[buf].eol or vim.bo[buf].fixeol then
-    text = text .. '\n'
+--- A buffer with no lines at all (an empty file), unlike one holding a single empty line.
+local function is_empty(buf)
+  if api.nvim_buf_line_count(buf) > 1 or #(api.nvim_buf_get_lines(buf, 0, 1, false)[1]) > 0 then
+    return false
   end
-  return text
+  return api.nvim_buf_call(buf, function()
+    return vim.fn.wordcount().bytes == 0
+  end)
+end
+
+
+local function has_bom(buf)
+  local fenc = vim.bo[buf].fileencoding
+  return vim.bo[buf].bomb and (fenc == '' or fenc:match('^utf%-?8$') ~= nil)
+end
+
+--- The buffer's text (unsaved edits included) in the file's own line endings.
+function M.buffer_text(buf)
+  local prefix = has_bom(buf) and BOM or ''
+  if is_empty(buf) then
+    return prefix
+  end
+  local nl = NEWLINE[vim.bo[buf].fileformat] or '\n'
+  local text = table.concat(api.nvim_buf_get_lines(buf, 0, -1, false), nl)
+  return prefix .. text .. (vim.bo[buf].eol and nl or '')
 end
 
 --- The buffer's current text for `path` (nil when no buffer holds it).
 function M.text(path)
   local buf = M.find(path)
-  return buf and buffer_text(buf) or nil
+  return buf and M.buffer_text(buf) or nil
 end
 
-local function split_content(content)
-  local lines = vim.split(content, '\n', { plain = true })
-  if lines[#lines] == '' then
-    lines[#lines] = nil
+--- { path, text, tick, modified } of the buffer holding `path`, or nil.
+function M.read(path)
+  local buf = M.find(path)
+  if not buf then
+    return nil
   end
-  return lines
+  return {
+    path = path,
+    text = M.buffer_text(buf),
+    tick = api.nvim_buf_get_changedtick(buf),
+    modified = vim.bo[buf].modified,
+  }
 end
 
---- Apply `content` to the buffer as a minimal edit (only changed hunks), then save it.
---- Returns false when `path` is not loaded. Refuses to overwrite unsaved changes.
+--- Split file content into lines plus the options that reproduce it on write.
+---@return string[] lines, table opts { fileformat, eol, bomb }
+function M.parse(content)
+  local bom = content:sub(1, 3) == BOM
+  if bom then
+    content = content:sub(4)
+  end
+  local crlf = content:find('\r\n', 1, true) ~= nil and not content:find('[^\r]\n') and content:sub(1, 1) ~= '\n'
+  local body = crlf and content:gsub('\r\n', '\n') or content
+  local eol = body:sub(-1) == '\n'
+  if eol then
+    body = body:sub(1, -2)
+  end
+  local lines = (body == '' and not eol) and {} or vim.split(body, '\n', { plain = true })
+  return lines, { fileformat = crlf and 'dos' or 'unix', eol = eol, bomb = bom }
+end
+
+--- Stop the next change from joining the user's last undo block.
+local function break_undo(buf)
+  api.nvim_buf_call(buf, function()
+    vim.cmd('let &l:undolevels = &l:undolevels')
+  end)
+end
+
+local function apply_hunks(buf, old_lines, new_lines)
+  local old = table.concat(old_lines, '\n') .. '\n'
+  local new = table.concat(new_lines, '\n') .. '\n'
+  local hunks = vim.diff(old, new, { result_type = 'indices', algorithm = 'histogram' })
+  ---@cast hunks integer[][]
+  for i = #hunks, 1, -1 do
+    local a_start, a_count, b_start, b_count = unpack(hunks[i])
+    local first = a_count == 0 and a_start or a_start - 1
+    local replacement = vim.list_slice(new_lines, b_start, b_start + b_count - 1)
+    api.nvim_buf_set_lines(buf, first, first + a_count, false, replacement)
+  end
+end
+
+--- Make the buffer hold `content` with the smallest edit, as one undo step.
+function M.set_text(buf, content)
+  local new_lines, opts = M.parse(content)
+  break_undo(buf)
+  if is_empty(buf) or #new_lines == 0 then
+    api.nvim_buf_set_lines(buf, 0, -1, false, new_lines)
+  else
+    apply_hunks(buf, api.nvim_buf_get_lines(buf, 0, -1, false), new_lines)
+  end
+  local bo = vim.bo[buf]
+  if bo.fileformat ~= opts.fileformat then
+    bo.fileformat = opts.fileformat
+  end
+  bo.bomb = opts.bomb
+  bo.eol = opts.eol
+  if not opts.eol then
+    bo.fixeol = false
+  end
+end
+
+--- Save the buffer to its file without autocommands (formatters must not rewrite the agent's text).
+function M.save(buf)
+  api.nvim_buf_call(buf, function()
+    vim.cmd('silent noautocmd keepalt write!')
+  end)
+end
+
+--- Record the file's current stat as the one the buffer knows, so Neovim does not offer to
+--- reload it or warn that it changed (the caller already brought the buffer up to date).
+function M.sync(buf)
+  local group = api.nvim_create_augroup('acp_nvim.buffers.sync', { clear = true })
+  api.nvim_create_autocmd('FileChangedShell', {
+    group = group,
+    buffer = buf,
+    callback = function()
+      vim.v.fcs_choice = ''
+    end,
+  })
+  api.nvim_buf_call(buf, function()
+    local autoread = vim.fn.getbufvar(buf, '&l:autoread')
+    vim.cmd('setlocal noautoread')
+    pcall(vim.cmd, ('silent %dchecktime'):format(buf))
+    if autoread == -1 then
+      vim.cmd('set autoread<')
+    else
+      vim.bo[buf].autoread = autoread == 1
+    end
+  end)
+  api.nvim_del_augroup_by_id(group)
+end
+
+--- Put the agent's `content` into the buffer of `path` and save it.
+--- Returns { status = 'written' | 'not_loaded' | 'conflict', tick, text }. A buffer with
+--- unsaved changes is written only when its changedtick is `expected_tick` (the agent read
+--- exactly that text); otherwise 'conflict' with the buffer's text. With `with_before`,
+--- 'written' carries the text before the write.
+function M.apply(path, content, expected_tick, with_before)
+  local buf = M.find(path)
+  if not buf then
+    return { status = 'not_loaded' }
+  end
+  local tick = api.nvim_buf_get_changedtick(buf)
+  if vim.bo[buf].modified and tick ~= expected_tick then
+    return { status = 'conflict', tick = tick, text = M.buffer_text(buf) }
+  end
+  local before = with_before and M.buffer_text(buf) or ''
+  M.set_text(buf, content)
+  M.save(buf)
+  return { status = 'written', tick = api.nvim_buf_get_changedtick(buf), text = before }
+end
+
+--- Apply `content` to the buffer as a minimal edit, then save it. Returns false when `path`
+--- is not loaded; raises when the buffer has unsaved changes.
 function M.write(path, content)
   local buf = M.find(path)
   if not buf then
@@ -51,25 +200,48 @@ function M.write(path, content)
   if vim.bo[buf].modified then
     error(('%s has unsaved changes in Neovim; not overwriting them'):format(path), 0)
   end
-  local old = buffer_text(buf)
-  local new_lines = split_content(content)
-  local hunks = vim.diff(old, content, { result_type = 'indices', algorithm = 'histogram' })
-  ---@cast hunks integer[][]
-  for i = #hunks, 1, -1 do
-    local a_start, a_count, b_start, b_count = unpack(hunks[i])
-    local first = a_count == 0 and a_start or a_start - 1
-    local replacement = vim.list_slice(new_lines, b_start, b_start + b_count - 1)
-    if i < #hunks then
-      api.nvim_buf_call(buf, function()
-        vim.cmd('silent! undojoin')
-      end)
-    end
-    api.nvim_buf_set_lines(buf, first, first + a_count, false, replacement)
-  end
-  api.nvim_buf_call(buf, function()
-    vim.cmd('silent noautocmd write!')
-  end)
+  M.set_text(buf, content)
+  M.save(buf)
   return true
+end
+
+--- The file changed on disk: a clean buffer takes `content` (one undo step, view kept).
+--- Returns 'reloaded', 'modified' (unsaved changes: untouched) or 'not_loaded'.
+function M.reload(path, content)
+  local buf = M.find(path)
+  if not buf then
+    return 'not_loaded'
+  end
+  if vim.bo[buf].modified then
+    return 'modified'
+  end
+  M.set_text(buf, content)
+  vim.bo[buf].modified = false
+  M.sync(buf)
+  return 'reloaded'
+end
+
+--- Mark the buffer of `path` as agreeing with the file on disk (no reload prompt).
+function M.sync_path(path)
+  local buf = M.find(path)
+  if buf then
+    M.sync(buf)
+  end
+end
+
+--- { { path, modified, tick } } of every loaded file buffer (paths resolved).
+function M.loaded()
+  local result = {}
+  for _, buf in ipairs(api.nvim_list_bufs()) do
+    if is_file_buffer(buf) then
+      result[#result + 1] = {
+        realpath(api.nvim_buf_get_name(buf)),
+        vim.bo[buf].modified,
+        api.nvim_buf_get_changedtick(buf),
+      }
+    end
+  end
+  return result
 end
 
 return M

@@ -7,6 +7,9 @@ M.defaults = {
   -- The bundled offline demo agent is always available as "demo".
   agents = {},
   default_agent = 'demo',
+  -- Folders besides the working directory that the agent may read and write through the
+  -- editor (fs requests); paths outside them are refused.
+  workspace_roots = {},
   log = { max_entries = 5000, max_bytes = 8 * 1024 * 1024, level = 'debug' },
   chat = {
     position = 'right', -- 'right' | 'left' | 'bottom' | 'current'
@@ -66,6 +69,10 @@ function M.validate(config)
   expect('default_agent', config.default_agent, 'string')
   if config.default_agent ~= 'demo' and not config.agents[config.default_agent] then
     fail('default_agent', ('no agent named %q in agents'):format(config.default_agent))
+  end
+  expect('workspace_roots', config.workspace_roots, 'table')
+  for i, root in ipairs(config.workspace_roots) do
+    expect(('workspace_roots[%d]'):format(i), root, 'string')
   end
   expect('log.max_entries', config.log.max_entries, 'number')
   expect('log.max_bytes', config.log.max_bytes, 'number')

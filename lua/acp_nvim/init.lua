@@ -13,7 +13,7 @@ function M.setup(opts)
   require('acp_nvim.highlights').setup()
 end
 
-local SUBCOMMANDS = { 'open', 'send', 'cancel', 'new', 'close', 'restart', 'mode', 'permissions' }
+local SUBCOMMANDS = { 'open', 'send', 'cancel', 'new', 'close', 'restart', 'mode', 'permissions', 'changes' }
 
 local function lua_subcommand(sub)
   if sub == 'permissions' then

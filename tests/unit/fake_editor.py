@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from acp_nvim.core.port import PermissionQuestion
+from acp_nvim.core.port import BufferState, BufferWrite, PermissionQuestion, ThreeWay
 
 
 class FakeEditor:
@@ -23,6 +24,30 @@ class FakeEditor:
             self.buffers[path] = content
             return True
         return False
+
+    async def read_buffer(self, path: str) -> BufferState | None:
+        text = self.buffers.get(path)
+        return None if text is None else BufferState(path, text, 1, False)
+
+    async def apply_to_buffer(self, path: str, content: str, expected_tick: int | None,
+                              with_before: bool = False) -> BufferWrite:
+        if path not in self.buffers:
+            return BufferWrite("not_loaded")
+        before, self.buffers[path] = self.buffers[path], content
+        Path(path).write_text(content)  # the port saves the buffer: disk and buffer agree
+        return BufferWrite("written", 2, before)
+
+    async def reload_buffer(self, path: str, content: str) -> str:
+        return "reloaded" if await self.write_buffer(path, content) else "not_loaded"
+
+    async def sync_buffer(self, path: str) -> None:
+        pass
+
+    async def loaded_files(self) -> list[tuple[str, bool, int]]:
+        return [(path, False, 1) for path in self.buffers]
+
+    async def three_way(self, request: ThreeWay) -> str:
+        return "mine"
 
     async def ask_permission(self, question: PermissionQuestion) -> str | None:
         self.questions.append(question)

@@ -55,6 +55,8 @@ class Settings(BaseModel):
     agents: dict[str, AgentSpec] = Field(default_factory=dict)
     default_agent: str = DEMO_AGENT_NAME
     log: LogSettings = Field(default_factory=LogSettings)
+    workspace_roots: list[str] = Field(default_factory=list)
+    """Folders besides the cwd that the agent's fs requests may read and write."""
 
     def agent(self, name: str | None) -> tuple[str, AgentSpec]:
         """Resolve an agent by name (the default when ``None``); raise ConfigError if unknown."""

@@ -1,51 +1,197 @@
-"""``fs/*`` for the agent: unsaved buffers first, the disk otherwise, always inside the roots."""
+"""``fs/*`` for the agent: unsaved buffers first, the disk otherwise, always inside the roots.
+
+Reads answer with the loaded buffer's text (unsaved edits included) and remember the
+buffer's changedtick: a later write may replace unsaved changes only if the agent read
+them. Otherwise the write waits for the user in a three-way view. Every change lands in
+the turn's changeset (see changes.py); agents that write the disk themselves are
+reconciled with the buffers by reconcile.py.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import inspect
+from collections import defaultdict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from acp import RequestError
 from acp.schema import ReadTextFileResponse
 
-from .paths import PathPolicy
-from .port import EditorPort
+from . import disk
+from .changes import ChangeLog
+from .disk import Snapshot
+from .paths import REFUSED, PathPolicy, PathRefused, file_error
+from .port import EditorPort, ThreeWay
+from .reconcile import Reconciler
 from .text_slice import slice_lines
 
-MAX_READ_BYTES = 32 * 1024 * 1024
+ContentFilter = Callable[[Path, str], "str | Awaitable[str]"]
+Notice = Callable[[str, str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadRecord:
+    """What the agent last read of a file: the buffer's changedtick (None: from disk) and the text."""
+
+    tick: int | None
+    text: str
 
 
 class FileService:
     """Answers the agent's file requests through the editor port and the path policy."""
 
-    def __init__(self, editor: EditorPort, policy: PathPolicy) -> None:
-        self._editor = editor
-        self._policy = policy
+    def __init__(self, editor: EditorPort, policy: PathPolicy, log: Any = None,
+                 notice: Notice | None = None) -> None:
+        self.editor = editor
+        self.policy = policy
+        self.content_filter: ContentFilter | None = None
+        """Applied to the agent's content before a write (the review substitutes the accepted text)."""
+        self.changes = ChangeLog()
+        self.reads: dict[str, ReadRecord] = {}
+        self.known: dict[str, tuple[int, int]] = {}
+        """Digest of the disk content each buffer is known to agree with (skips needless reconciles)."""
+        self.busy: set[str] = set()
+        """Paths with a three-way view open."""
+        self._log = log
+        self._notice = notice or (lambda text, kind: None)
+        self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self.reconciler = Reconciler(self)
+
+    # -- fs/read_text_file ---------------------------------------------------------
 
     async def read(self, path: str, line: int | None, limit: int | None) -> ReadTextFileResponse:
-        resolved = self._policy.check(path)
-        text = await self._editor.buffer_text(str(resolved))
-        if text is None:
-            text = await asyncio.to_thread(_read_disk, resolved)
+        """The file's text from its buffer (unsaved edits included) or the disk, sliced."""
+        resolved = self._check(path, "read")
+        try:
+            text = await self._load(resolved)
+        except RequestError as exc:
+            self.log("info", f"fs/read_text_file {path}: {exc.data.get('reason') if exc.data else exc}")
+            raise
         return ReadTextFileResponse(content=slice_lines(text, line, limit))
 
+    async def _load(self, resolved: Path) -> str:
+        key = str(resolved)
+        state = await self.editor.read_buffer(key)
+        if state is None:
+            text = await asyncio.to_thread(disk.read_text, resolved)
+            self.reads[key] = ReadRecord(None, text)
+            return text
+        _check_buffer_text(key, state.text)
+        self.reads[key] = ReadRecord(state.tick, state.text)
+        return state.text
+
+    # -- fs/write_text_file --------------------------------------------------------
+
     async def write(self, path: str, content: str) -> None:
-        resolved = self._policy.check(path)
-        if not await self._editor.write_buffer(str(resolved), content):
-            await asyncio.to_thread(_write_disk, resolved, content)
+        """Write through the loaded buffer (one undo step, saved) or the disk; never over unseen edits."""
+        resolved = self._check(path, "write")
+        content = await self._filtered(resolved, content)
+        key = str(resolved)
+        async with self.lock(key):
+            if key in self.busy:
+                raise file_error(key, "not written: a three-way view for this file is still open in Neovim")
+            await asyncio.to_thread(disk.make_parents, resolved)
+            await self._write_locked(resolved, content)
+
+    async def _write_locked(self, resolved: Path, content: str) -> None:
+        key = str(resolved)
+        seen = self.reads.get(key)
+        changeset = self.changes.current
+        result = await self.editor.apply_to_buffer(key, content, seen.tick if seen else None,
+                                                   key not in changeset.files)
+        if result.status == "not_loaded":
+            before = await asyncio.to_thread(disk.snapshot, resolved)
+            await asyncio.to_thread(disk.write_text, resolved, content)
+            self._wrote(key, content, None, before)
+        elif result.status == "written":
+            self._wrote(key, content, result.tick, Snapshot(True, result.text))
+        else:
+            await self._write_conflict(resolved, content, seen, result.text)
+
+    def _wrote(self, key: str, content: str, tick: int | None, before: Snapshot) -> None:
+        self.changes.current.record(key, content, "fs", before)
+        self.reads[key] = ReadRecord(tick, content)
+        self.known[key] = disk.fingerprint(content)
+        self.log("info", f"fs/write_text_file {key}: written ({'buffer' if tick is not None else 'disk'})")
+
+    async def _write_conflict(self, resolved: Path, content: str, seen: ReadRecord | None, mine: str) -> None:
+        key = str(resolved)
+        base = seen.text if seen else (await asyncio.to_thread(disk.snapshot, resolved)).text
+        self.tell(f"{key}: the agent's write waits for you: the buffer has unsaved changes the agent "
+                  "has not read. Decide in the three-way view.", "warn")
+        self.busy.add(key)
+        try:
+            outcome = await self.editor.three_way(ThreeWay(key, base, content, "write", "agent's write"))
+        finally:
+            self.busy.discard(key)
+        self.log("info", f"fs/write_text_file {key}: three-way view closed: {outcome}")
+        if outcome == "agent":
+            self.changes.current.record(key, content, "fs", Snapshot(True, mine))
+            self.reads.pop(key, None)
+            self.known[key] = disk.fingerprint(content)
+            return
+        raise RequestError(REFUSED, f"{key}: not written: the user kept their unsaved changes in Neovim; "
+                           "read the file again before changing it", {"path": key, "reason": "kept"})
+
+    async def _filtered(self, resolved: Path, content: str) -> str:
+        if self.content_filter is None:
+            return content
+        result = self.content_filter(resolved, content)
+        return await result if inspect.isawaitable(result) else result
+
+    # -- turns and tool calls (see reconcile.py) -----------------------------------
+
+    async def begin_turn(self) -> None:
+        """A new changeset; note the loaded buffers so disk changes during the turn are seen."""
+        self.changes.begin_turn()
+        try:
+            await self.reconciler.begin_turn()
+        except Exception as exc:  # a failed snapshot must not stop the prompt
+            self.log("error", f"turn start snapshot failed: {type(exc).__name__}: {exc}")
+
+    def end_turn(self) -> None:
+        """Reconcile every buffer whose file changed on disk during the turn (in the background)."""
+        self.reconciler.end_turn()
+
+    def observe_tool_call(self, state: Any) -> None:
+        """A tool call (or an update of one) arrived: snapshot, warn and reconcile as needed."""
+        self.reconciler.observe(state)
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _check(self, path: str, action: str) -> Path:
+        try:
+            return self.policy.check(path)
+        except PathRefused as exc:
+            self.tell(f"refused to {action} {exc.path}: {exc.reason}", "warn")
+            raise
+        except RequestError as exc:
+            self.log("info", f"fs {action} {path}: {exc}")
+            raise
+
+    def lock(self, key: str) -> asyncio.Lock:
+        """Serialises writes and reconciles of one file."""
+        return self._locks[key]
+
+    def log(self, level: str, message: str) -> None:
+        if self._log is not None:
+            self._log.add(level, "fs", message)
+
+    def tell(self, message: str, level: str = "info") -> None:
+        """Log, show in the chat and notify: something the user must know about their files."""
+        self.log(level, message)
+        self._notice(message, "error" if level == "error" else "notice")
+        self.editor.notify(message, level)
 
 
-def _read_disk(path: Path) -> str:
-    if not path.exists():
-        raise RequestError.resource_not_found(str(path))
-    if path.stat().st_size > MAX_READ_BYTES:
-        raise RequestError.invalid_params({"path": str(path), "reason": "file too large"})
-    try:
-        return path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError:
-        raise RequestError.invalid_params({"path": str(path), "reason": "not valid UTF-8 text"}) from None
-
-
-def _write_disk(path: Path, content: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(content.encode("utf-8"))
+def _check_buffer_text(key: str, text: str) -> None:
+    if len(text) > disk.MAX_FILE_BYTES:
+        raise file_error(key, f"buffer too large ({len(text)} characters; the limit is {disk.MAX_FILE_BYTES})")
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise file_error(key, f"buffer is not valid UTF-8 text (invalid byte at offset {exc.start})") from None

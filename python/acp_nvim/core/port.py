@@ -27,6 +27,42 @@ class PermissionQuestion:
     tool_call: Any = None
 
 
+@dataclass(frozen=True, slots=True)
+class BufferState:
+    """A loaded buffer's text as it would be written (line endings, final newline, BOM)."""
+
+    path: str
+    text: str
+    tick: int
+    """``b:changedtick``: any change to the buffer (and each save) increments it."""
+    modified: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BufferWrite:
+    """Outcome of ``apply_to_buffer``: ``written``, ``not_loaded`` or ``conflict``."""
+
+    status: str
+    tick: int = 0
+    text: str = ""
+    """On ``conflict``: the buffer's text (the user's unsaved changes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ThreeWay:
+    """A three-way view: the user's buffer, the agent's text and the base they both come from.
+
+    ``purpose`` is ``write`` (the agent's write waits for the decision) or ``disk`` (the agent
+    already wrote the disk; the buffer has unsaved changes).
+    """
+
+    path: str
+    base: str | None
+    agent: str
+    purpose: str
+    title: str = ""
+
+
 class EditorPort(Protocol):
     """What the core needs from the editor. Every method is safe to call from the event loop."""
 
@@ -35,6 +71,33 @@ class EditorPort(Protocol):
 
     async def write_buffer(self, path: str, content: str) -> bool:
         """Write ``content`` through the loaded buffer of ``path`` and save it; False if not loaded."""
+
+    async def read_buffer(self, path: str) -> BufferState | None:
+        """The loaded buffer of ``path`` (unsaved edits included) with its changedtick, or None."""
+
+    async def apply_to_buffer(self, path: str, content: str, expected_tick: int | None,
+                              with_before: bool = False) -> BufferWrite:
+        """Put ``content`` into the loaded buffer as one undo step and save it.
+
+        Refused (``conflict``) when the buffer has unsaved changes and its changedtick is not
+        ``expected_tick`` (the tick the agent last read). ``not_loaded``: no buffer holds it.
+        ``with_before``: on ``written``, ``text`` is the buffer's text before the write.
+        """
+
+    async def reload_buffer(self, path: str, content: str) -> str:
+        """Bring a clean buffer up to date with the disk's ``content``, keeping the view.
+
+        Returns ``reloaded``, ``modified`` (unsaved changes: untouched) or ``not_loaded``.
+        """
+
+    async def sync_buffer(self, path: str) -> None:
+        """Tell the editor the buffer knows the file on disk as it is now (no reload prompt)."""
+
+    async def loaded_files(self) -> list[tuple[str, bool, int]]:
+        """(resolved path, modified, changedtick) of every loaded file buffer."""
+
+    async def three_way(self, request: ThreeWay) -> str:
+        """Show the user's text, the agent's and the base; await ``agent``, ``mine`` or ``gone``."""
 
     async def ask_permission(self, question: PermissionQuestion) -> str | None:
         """Ask the user; the chosen option id, or None when dismissed."""

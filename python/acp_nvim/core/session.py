@@ -48,7 +48,8 @@ class Session:
                            redact=Redactor.for_env(spec.env))
         self._noise = NoiseReporter(lambda text: editor.notify(f"{key}: {text}", "warn"))
         self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name)
-        self.files = FileService(editor, PathPolicy([cwd]))
+        roots = [*settings.workspace_roots, *([spec.cwd] if spec.cwd else [])]
+        self.files = FileService(editor, PathPolicy.for_workspace(cwd, roots), self.log, self.transcript.notice)
         self.spec = spec
         self.process = AgentProcess(agent_name, spec, SessionClient(self), self.log, cwd, self._noise)
         self.session_id: str | None = None
@@ -197,6 +198,7 @@ class Session:
         self._set_state("running")
         self.transcript.user_message(prompt.text)
         blocks = [text_block(prompt.text), *prompt.blocks]
+        await self.files.begin_turn()
         try:
             response = await self.process.conn.prompt(session_id=self.session_id, prompt=blocks)
         except RequestError as exc:
@@ -206,6 +208,7 @@ class Session:
             return  # the exit watcher reports the crash
         finally:
             self._cancelling = False
+            self.files.end_turn()
         self.transcript.turn_end(_value(response.stop_reason), _usage_text(response.usage))
 
     async def cancel(self) -> bool:
@@ -285,7 +288,7 @@ class Session:
             self.transcript.user_chunk(text)
 
     def _on_tool_call(self, update: Any) -> None:
-        self.transcript.tool_call(update)
+        self.files.observe_tool_call(self.transcript.tool_call(update))
 
     def _on_plan(self, update: Any) -> None:
         self.transcript.plan(list(update.entries))

@@ -18,6 +18,7 @@ from ..core.errors import AcpNvimError
 from ..core.manager import SessionManager
 from ..core.session import Prompt, Session
 from .bridge import Bridge
+from .changes import show_changes
 from .context import prompt_from_request
 from .editor import NvimEditor
 
@@ -35,6 +36,7 @@ class App:
             "open": self.cmd_open, "send": self.cmd_send, "cancel": self.cmd_cancel,
             "new": self.cmd_new, "close": self.cmd_close, "mode": self.cmd_mode,
             "restart": self.cmd_restart,
+            "changes": lambda request: show_changes(self.nvim, self._require_current()),
         }
 
     # -- entry points (greenlet context) -------------------------------------------

@@ -6,7 +6,7 @@ import asyncio
 import itertools
 from typing import Any
 
-from ..core.port import PermissionQuestion
+from ..core.port import BufferState, BufferWrite, PermissionQuestion, ThreeWay
 from .bridge import Bridge
 from .render_queue import RenderQueue
 
@@ -30,6 +30,40 @@ class NvimEditor:
     async def write_buffer(self, path: str, content: str) -> bool:
         self.queue.flush()
         return bool(await self.bridge.lua("return require('acp_nvim.buffers').write(...)", path, content))
+
+    async def read_buffer(self, path: str) -> BufferState | None:
+        raw = await self.bridge.lua("return require('acp_nvim.buffers').read(...)", path)
+        return None if raw is None else BufferState(path, raw["text"], int(raw["tick"]), bool(raw["modified"]))
+
+    async def apply_to_buffer(self, path: str, content: str, expected_tick: int | None,
+                              with_before: bool = False) -> BufferWrite:
+        self.queue.flush()
+        raw = await self.bridge.lua("return require('acp_nvim.buffers').apply(...)",
+                                    path, content, expected_tick, with_before)
+        return BufferWrite(raw["status"], int(raw.get("tick") or 0), raw.get("text") or "")
+
+    async def reload_buffer(self, path: str, content: str) -> str:
+        return str(await self.bridge.lua("return require('acp_nvim.buffers').reload(...)", path, content))
+
+    async def sync_buffer(self, path: str) -> None:
+        await self.bridge.lua("require('acp_nvim.buffers').sync_path(...)", path)
+
+    async def loaded_files(self) -> list[tuple[str, bool, int]]:
+        raw = await self.bridge.lua("return require('acp_nvim.buffers').loaded()")
+        return [(str(p), bool(m), int(t)) for p, m, t in raw or []]
+
+    async def three_way(self, request: ThreeWay) -> str:
+        qid = next(self._ids)
+        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self._questions[qid] = (None, future)
+        self.queue.flush()
+        spec = {"path": request.path, "base": request.base, "agent": request.agent,
+                "purpose": request.purpose, "title": request.title}
+        self.bridge.lua_async("require('acp_nvim.threeway').open(...)", qid, spec)
+        try:
+            return (await future) or "mine"
+        finally:
+            self._questions.pop(qid, None)
 
     # -- permissions ---------------------------------------------------------------
 

@@ -1,0 +1,250 @@
+--- :Ai changes: the files the agent changed in a turn, compared with their text before it.
+---
+--- The list buffer `acp://changes/{agent}/{n}` shows one line per file:
+---   M changed · A created · D deleted · = back as before · ? content before the turn unknown
+--- Keys: <CR> diff view · X revert the file · Q quickfix list · R refresh · q close.
+--- In the diff view (before | now, diff mode) `do` in the file's window, or `dp` in the
+--- before window, reverts the hunk under the cursor; `:w` saves.
+local M = {}
+
+local api = vim.api
+local buffers = require('acp_nvim.buffers')
+
+---@type table<integer, { key: string, turn: integer, entries: table[], rows: table<integer, integer> }>
+M.lists = {}
+
+local HEADER_LINES = 3
+
+local function read_disk(path)
+  local handle = io.open(path, 'rb')
+  if not handle then
+    return nil
+  end
+  local text = handle:read('*a')
+  handle:close()
+  return text
+end
+
+--- The file's text now: its buffer if loaded (unsaved edits included), else the disk.
+function M.current_text(path)
+  local text = buffers.text(path)
+  if text ~= nil then
+    return text
+  end
+  return read_disk(path)
+end
+
+local function status_of(entry, now)
+  if not entry.known then
+    return '?'
+  elseif entry.before == nil then
+    return now == nil and '=' or 'A'
+  elseif now == nil then
+    return 'D'
+  end
+  return now == entry.before and '=' or 'M'
+end
+
+local function counts(before, now)
+  local added, removed = 0, 0
+  local hunks = vim.diff(before or '', now or '', { result_type = 'indices' })
+  ---@cast hunks integer[][]
+  for _, h in ipairs(hunks) do
+    removed, added = removed + h[2], added + h[4]
+  end
+  return ('+%d -%d'):format(added, removed)
+end
+
+local function entry_line(entry)
+  local now = M.current_text(entry.path)
+  local status = status_of(entry, now)
+  local name = vim.fn.fnamemodify(entry.path, ':~:.')
+  local detail = status == '?' and 'content before the turn unknown' or counts(entry.before, now)
+  return ('%s  %s  %s  (%s)'):format(status, name, detail, entry.via == 'fs' and 'through Neovim' or 'on disk')
+end
+
+local function render(buf)
+  local list = M.lists[buf]
+  local lines = {
+    ('Files changed in turn %d of %s'):format(list.turn, list.key),
+    '<CR> diff · X revert file · Q quickfix · R refresh · q close',
+    '',
+  }
+  list.rows = {}
+  for i, entry in ipairs(list.entries) do
+    lines[#lines + 1] = entry_line(entry)
+    list.rows[#lines] = i
+  end
+  vim.bo[buf].modifiable = true
+  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].modified = false
+end
+
+local function entry_at_cursor(buf)
+  local list = M.lists[buf]
+  local index = list and list.rows[api.nvim_win_get_cursor(0)[1]]
+  return index and list.entries[index] or nil
+end
+
+local function notify(msg, level)
+  vim.notify('[acp.nvim] ' .. msg, level or vim.log.levels.INFO)
+end
+
+local function scratch(name)
+  local old = vim.fn.bufnr(name)
+  if old ~= -1 then
+    api.nvim_buf_delete(old, { force = true })
+  end
+  local buf = api.nvim_create_buf(false, true)
+  api.nvim_buf_set_name(buf, name)
+  vim.bo[buf].swapfile = false
+  return buf
+end
+
+--- The buffer of `path`, loaded (a hidden one is created for a file that is not open).
+local function file_buffer(path)
+  local buf = buffers.find(path)
+  if buf then
+    return buf
+  end
+  buf = vim.fn.bufadd(path)
+  vim.fn.bufload(buf)
+  return buf
+end
+
+--- Diff view of `entry`: its text before the turn (left) and the file now (right).
+function M.diff(entry)
+  if not entry.known then
+    notify(entry.path .. ': the content before the turn is unknown', vim.log.levels.WARN)
+    return
+  end
+  local target = file_buffer(entry.path)
+  local before = scratch(('acp://before/%s'):format(entry.path))
+  api.nvim_buf_set_lines(before, 0, -1, false, entry.before and (buffers.parse(entry.before)) or {})
+  vim.bo[before].bufhidden = 'wipe'
+  vim.bo[before].modifiable = false
+  vim.bo[before].filetype = vim.bo[target].filetype
+  vim.cmd(('tab sbuffer %d'):format(before))
+  local left = api.nvim_get_current_win()
+  local right = api.nvim_open_win(target, true, { split = 'right', win = left })
+  for _, win in ipairs({ left, right }) do
+    api.nvim_win_call(win, function()
+      vim.cmd('diffthis')
+    end)
+  end
+  vim.wo[left].winbar = '%#AcpNvimHeader#BEFORE the turn · dp revert hunk · q close'
+  vim.wo[right].winbar = '%#AcpNvimHeader#NOW · do revert hunk · :w save'
+  vim.keymap.set('n', 'q', function()
+    vim.cmd('tabclose')
+  end, { buffer = before, nowait = true })
+  api.nvim_create_autocmd('WinClosed', {
+    pattern = tostring(left),
+    once = true,
+    callback = function()
+      if api.nvim_win_is_valid(right) then
+        api.nvim_win_call(right, function()
+          vim.cmd('diffoff')
+        end)
+      end
+    end,
+  })
+  return { before = before, target = target, left = left, right = right }
+end
+
+--- Put `entry`'s file back as it was before the turn (one undo step in its buffer, saved);
+--- a file the agent created is deleted.
+function M.revert(entry)
+  if not entry.known then
+    notify(entry.path .. ': cannot revert, the content before the turn is unknown', vim.log.levels.WARN)
+    return false
+  end
+  if entry.before == nil then
+    local buf = buffers.find(entry.path)
+    if buf and vim.bo[buf].modified then
+      notify(entry.path .. ' has unsaved changes; not deleting it', vim.log.levels.WARN)
+      return false
+    end
+    os.remove(entry.path)
+    if buf then
+      api.nvim_buf_delete(buf, { force = true })
+    end
+  else
+    vim.fn.mkdir(vim.fs.dirname(entry.path), 'p')
+    local buf = file_buffer(entry.path)
+    buffers.set_text(buf, entry.before)
+    buffers.save(buf)
+  end
+  notify('reverted ' .. vim.fn.fnamemodify(entry.path, ':~:.'))
+  return true
+end
+
+local function to_quickfix(buf)
+  local list = M.lists[buf]
+  local items = {}
+  for _, entry in ipairs(list.entries) do
+    items[#items + 1] = { filename = entry.path, lnum = 1, text = entry_line(entry) }
+  end
+  vim.fn.setqflist({}, ' ', { title = ('acp.nvim changes, turn %d of %s'):format(list.turn, list.key), items = items })
+  vim.cmd('copen')
+end
+
+local function set_keys(buf)
+  local function map(lhs, fn)
+    vim.keymap.set('n', lhs, fn, { buffer = buf, nowait = true })
+  end
+  map('<CR>', function()
+    local entry = entry_at_cursor(buf)
+    if entry then
+      M.diff(entry)
+    end
+  end)
+  map('X', function()
+    local entry = entry_at_cursor(buf)
+    if entry and M.revert(entry) then
+      render(buf)
+    end
+  end)
+  map('R', function()
+    render(buf)
+  end)
+  map('Q', function()
+    to_quickfix(buf)
+  end)
+  map('q', function()
+    vim.cmd('close')
+  end)
+end
+
+--- Show the changeset of `turn` of session `key`. entries: { path, before, known, via }.
+function M.open(key, turn, entries)
+  local name = 'acp://changes/' .. key
+  local buf = vim.fn.bufnr(name)
+  if buf == -1 then
+    buf = api.nvim_create_buf(false, true)
+    api.nvim_buf_set_name(buf, name)
+    vim.bo[buf].swapfile = false
+    vim.bo[buf].bufhidden = 'hide'
+    vim.bo[buf].filetype = 'acp_nvim_changes'
+    set_keys(buf)
+  end
+  for _, entry in ipairs(entries) do
+    if entry.before == vim.NIL then
+      entry.before = nil
+    end
+  end
+  M.lists[buf] = { key = key, turn = turn, entries = entries, rows = {} }
+  render(buf)
+  local win = vim.fn.bufwinid(buf)
+  if win == -1 then
+    vim.cmd('botright split')
+    win = api.nvim_get_current_win()
+    api.nvim_win_set_buf(win, buf)
+    api.nvim_win_set_height(win, math.min(#entries + HEADER_LINES + 1, 15))
+  end
+  api.nvim_set_current_win(win)
+  api.nvim_win_set_cursor(win, { math.min(HEADER_LINES + 1, api.nvim_buf_line_count(buf)), 0 })
+  return buf
+end
+
+return M

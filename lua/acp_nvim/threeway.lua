@@ -1,0 +1,208 @@
+--- The three-way view: the base (left), your buffer (middle) and the agent's text (right), in
+--- diff mode in a tab of their own. Nothing of yours is replaced until you choose:
+---   ga   take the agent's whole text (one undo step in your buffer)
+---   gm   keep your buffer as it is now (after any hunks taken with do / dp)
+---   do   (in your buffer) take the agent's hunk under the cursor
+---   dp   (in the base or agent window) put that hunk into your buffer
+---   q    (in the base or agent window) same as gm; closing the tab too
+--- The decision goes back to Python (AcpNvimAnswer) exactly once.
+local M = {}
+
+local api = vim.api
+local buffers = require('acp_nvim.buffers')
+
+---@type table<integer, table>
+M.views = {}
+
+local KEYS = { 'ga', 'gm', 'do' }
+
+local function scratch(name, text, filetype)
+  local buf = api.nvim_create_buf(false, true)
+  api.nvim_buf_set_name(buf, name)
+  local lines = text and buffers.parse(text) or {}
+  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].filetype = filetype
+  return buf
+end
+
+local function winbar(text)
+  return '%#AcpNvimHeader#' .. text:gsub('%%', '%%%%')
+end
+
+local function open_windows(view)
+  vim.cmd(('tab sbuffer %d'):format(view.base_buf))
+  view.tab = api.nvim_get_current_tabpage()
+  local base = api.nvim_get_current_win()
+  local mine = api.nvim_open_win(view.buf, false, { split = 'right', win = base })
+  local agent = api.nvim_open_win(view.agent_buf, false, { split = 'right', win = mine })
+  view.wins = { base = base, mine = mine, agent = agent }
+  local title = view.spec.title ~= '' and view.spec.title or 'agent'
+  local bars = {
+    base = view.spec.base == nil and 'BASE (unknown)' or 'BASE',
+    mine = 'YOURS (unsaved) · ga take the agent\'s · gm keep yours · do take hunk',
+    agent = ('AGENT (%s) · dp put hunk into yours · q keep yours'):format(title),
+  }
+  for role, win in pairs(view.wins) do
+    api.nvim_win_call(win, function()
+      vim.cmd('diffthis')
+    end)
+    vim.wo[win].winbar = winbar(bars[role])
+  end
+  api.nvim_set_current_win(mine)
+end
+
+local function map_scratch(view, buf)
+  local function opts(desc)
+    return { buffer = buf, nowait = true, desc = desc }
+  end
+  vim.keymap.set('n', 'ga', function() M.finish(view.id, 'agent') end, opts('take the agent\'s text'))
+  vim.keymap.set('n', 'gm', function() M.finish(view.id, 'mine') end, opts('keep your text'))
+  vim.keymap.set('n', 'q', function() M.finish(view.id, 'mine') end, opts('keep your text'))
+  vim.keymap.set('n', 'dp', function()
+    vim.cmd(('diffput %d'):format(view.buf))
+  end, opts('put this hunk into your buffer'))
+end
+
+--- Map ga / gm / do on the user's own buffer, remembering any buffer-local maps they replace.
+local function map_mine(view)
+  local buf = view.buf
+  view.saved = {}
+  api.nvim_buf_call(buf, function()
+    for _, lhs in ipairs(KEYS) do
+      local old = vim.fn.maparg(lhs, 'n', false, true)
+      if old.buffer == 1 then
+        view.saved[#view.saved + 1] = old
+      end
+    end
+  end)
+  local function opts(desc)
+    return { buffer = buf, nowait = true, desc = desc }
+  end
+  vim.keymap.set('n', 'ga', function() M.finish(view.id, 'agent') end, opts('take the agent\'s text'))
+  vim.keymap.set('n', 'gm', function() M.finish(view.id, 'mine') end, opts('keep your text'))
+  vim.keymap.set('n', 'do', function()
+    vim.cmd(('diffget %d'):format(view.agent_buf))
+  end, opts('take the agent\'s hunk'))
+end
+
+local function unmap_mine(view)
+  if not api.nvim_buf_is_valid(view.buf) then
+    return
+  end
+  for _, lhs in ipairs(KEYS) do
+    pcall(vim.keymap.del, 'n', lhs, { buffer = view.buf })
+  end
+  api.nvim_buf_call(view.buf, function()
+    for _, old in ipairs(view.saved or {}) do
+      vim.fn.mapset('n', false, old)
+    end
+  end)
+end
+
+local function watch_close(view)
+  view.group = api.nvim_create_augroup('acp_nvim.threeway.' .. view.id, { clear = true })
+  for _, win in pairs(view.wins) do
+    api.nvim_create_autocmd('WinClosed', {
+      group = view.group,
+      pattern = tostring(win),
+      callback = function()
+        vim.schedule(function()
+          M.finish(view.id, 'mine')
+        end)
+      end,
+    })
+  end
+end
+
+--- Open the view for request `id`. spec: { path, base (nil: unknown), agent, purpose, title }.
+--- purpose 'write': the agent's write waits; 'disk': the agent already wrote the disk.
+function M.open(id, spec)
+  if spec.base == vim.NIL then
+    spec.base = nil
+  end
+  local buf = buffers.find(spec.path)
+  if not buf then
+    vim.fn.AcpNvimAnswer(id, 'gone')
+    return
+  end
+  local filetype = vim.bo[buf].filetype
+  local view = { id = id, buf = buf, spec = spec }
+  view.base_buf = scratch(('acp://base/%d%s'):format(id, spec.path), spec.base, filetype)
+  view.agent_buf = scratch(('acp://agent/%d%s'):format(id, spec.path), spec.agent, filetype)
+  M.views[id] = view
+  open_windows(view)
+  map_scratch(view, view.base_buf)
+  map_scratch(view, view.agent_buf)
+  map_mine(view)
+  watch_close(view)
+end
+
+local function settle(view, outcome)
+  local buf, purpose = view.buf, view.spec.purpose
+  if outcome == 'mine' and buffers.buffer_text(buf) == view.spec.agent then
+    outcome = 'agent' -- every hunk taken: the agent's text is what the user kept
+  end
+  if outcome == 'agent' then
+    if buffers.buffer_text(buf) ~= view.spec.agent then
+      buffers.set_text(buf, view.spec.agent)
+    end
+    if purpose == 'write' then
+      buffers.save(buf)
+    else
+      vim.bo[buf].modified = false
+      buffers.sync(buf)
+    end
+  elseif purpose == 'disk' then
+    buffers.sync(buf) -- the user's text stands; no "file changed" prompt about the agent's write
+  end
+  return outcome
+end
+
+local function close(view)
+  pcall(api.nvim_del_augroup_by_id, view.group)
+  if view.wins.mine and api.nvim_win_is_valid(view.wins.mine) then
+    api.nvim_win_call(view.wins.mine, function()
+      vim.cmd('diffoff')
+    end)
+  end
+  for _, win in pairs(view.wins) do
+    if api.nvim_win_is_valid(win) and #api.nvim_list_wins() > 1 then
+      api.nvim_win_close(win, true)
+    end
+  end
+  for _, b in ipairs({ view.base_buf, view.agent_buf }) do
+    if api.nvim_buf_is_valid(b) then
+      api.nvim_buf_delete(b, { force = true })
+    end
+  end
+end
+
+--- Resolve view `id` with 'agent' or 'mine' (its buffer gone: 'gone') and answer Python.
+function M.finish(id, outcome)
+  local view = M.views[id]
+  if not view or view.done then
+    return
+  end
+  view.done = true
+  M.views[id] = nil
+  if api.nvim_buf_is_valid(view.buf) and api.nvim_buf_is_loaded(view.buf) then
+    outcome = settle(view, outcome)
+  else
+    outcome = 'gone'
+  end
+  unmap_mine(view)
+  close(view)
+  vim.fn.AcpNvimAnswer(id, outcome)
+end
+
+--- Ids of the open views (newest last), for tests and :Ai commands.
+function M.ids()
+  local ids = vim.tbl_keys(M.views)
+  table.sort(ids)
+  return ids
+end
+
+return M

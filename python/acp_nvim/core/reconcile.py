@@ -1,0 +1,173 @@
+"""Agents that write the disk themselves: bring buffers up to date without losing unsaved edits.
+
+After each tool call that touched files (its ``locations``, its ``diff`` content) completes,
+and at the end of every turn for each loaded file whose stat changed, the disk is compared
+with the buffer: a clean buffer takes the new text quietly (one undo step, view kept); a
+buffer with unsaved changes is never touched: the user gets a notice and a three-way view.
+Each file is snapshotted before the agent changes it, for the turn's changeset.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import disk, tasks
+from .disk import Snapshot
+from .port import ThreeWay
+
+if TYPE_CHECKING:
+    from .files import FileService
+
+FINAL_STATUSES = ("completed", "failed")
+
+
+class Reconciler:
+    """Per-session watcher of the files an agent touches on its own."""
+
+    def __init__(self, files: FileService) -> None:
+        self.files = files
+        self.warned: set[str] = set()
+        self._stats: dict[str, tuple[int, int] | None] = {}
+        self._touched: set[str] = set()
+        self._finished: set[str] = set()
+
+    # -- turn boundaries -----------------------------------------------------------
+
+    async def begin_turn(self) -> None:
+        """Stat every loaded file; snapshot the disk under buffers with unsaved changes."""
+        self._touched, self._finished = set(), set()
+        loaded = await self.files.editor.loaded_files()
+        self._stats, dirty = await asyncio.to_thread(_stat_and_snapshot, loaded)
+        for path, snap in dirty.items():
+            self.files.changes.current.note_baseline(path, snap)
+
+    def end_turn(self) -> None:
+        tasks.spawn(self._end_turn(), self._report, "reconcile at turn end")
+
+    async def _end_turn(self) -> None:
+        loaded = await self.files.editor.loaded_files()
+        paths = {path for path, _, _ in loaded} | set(self._stats)
+        stats = await asyncio.to_thread(lambda: {p: disk.stat_key(Path(p)) for p in paths})
+        changed = {p for p, key in stats.items() if p in self._stats and key != self._stats[p]}
+        for path in sorted(changed | self._touched):
+            await self.reconcile(path, ())
+
+    # -- tool calls ----------------------------------------------------------------
+
+    def observe(self, state: Any) -> None:
+        """Snapshot files a tool call names before it runs; reconcile them once it ends."""
+        paths = touched_paths(state)
+        fresh = [p for p in paths if p not in self._touched]
+        self._touched.update(fresh)
+        if fresh:
+            tasks.spawn(self._note_baselines(fresh), self._report, "snapshot before a tool call")
+        if paths and state.status in FINAL_STATUSES and state.tool_call_id not in self._finished:
+            self._finished.add(state.tool_call_id)
+            tasks.spawn(self._after_tool(paths, state.diffs()), self._report, "reconcile after a tool call")
+
+    async def _note_baselines(self, paths: list[str]) -> None:
+        changeset = self.files.changes.current
+        for path in paths:
+            async with self.files.lock(path):
+                if changeset.baseline(path) is not None or path in changeset.files:
+                    continue
+                state = await self.files.editor.read_buffer(path)
+                if state is not None and not state.modified:
+                    changeset.note_baseline(path, Snapshot(True, state.text))
+                else:
+                    changeset.note_baseline(path, await asyncio.to_thread(disk.snapshot, Path(path)))
+
+    async def _after_tool(self, paths: list[str], diffs: list[Any]) -> None:
+        for path in paths:
+            await self.reconcile(path, diffs)
+        await self._warn_unsaved(paths)
+
+    async def _warn_unsaved(self, paths: list[str]) -> None:
+        """Once per file: the agent works on the disk while the buffer has unsaved changes."""
+        loaded = {path: tick for path, modified, tick in await self.files.editor.loaded_files() if modified}
+        for path in paths:
+            if path not in loaded or path in self.warned or path in self.files.busy:
+                continue
+            seen = self.files.reads.get(path)
+            if seen is not None and seen.tick == loaded[path]:
+                continue
+            self.warned.add(path)
+            self.files.tell(f"{path} has unsaved changes in Neovim: the agent works on the file on "
+                            "disk and does not see them", "warn")
+
+    # -- one file ------------------------------------------------------------------
+
+    async def reconcile(self, path: str, diffs: Iterable[Any]) -> None:
+        """Bring the buffer of ``path`` (if loaded) in line with the disk, and note the change."""
+        async with self.files.lock(path):
+            if path in self.files.busy:
+                return
+            snap = await asyncio.to_thread(disk.snapshot, Path(path))
+            if snap.exists and snap.text is None:
+                return  # unreadable as text (binary, too large): Neovim's own checks apply
+            fingerprint = disk.fingerprint(snap.text)
+            if self.files.known.get(path) == fingerprint:
+                return
+            await self._reconcile_locked(path, snap.text, _before_from(diffs, path, snap.text))
+            self.files.known[path] = fingerprint
+
+    async def _reconcile_locked(self, path: str, text: str | None, diff_before: Snapshot | None) -> None:
+        changeset = self.files.changes.current
+        before = changeset.baseline(path)
+        if diff_before is not None and (before is None or before.text == text):
+            before = diff_before  # the snapshot came too late: the diff knows the old text
+        state = await self.files.editor.read_buffer(path)
+        if state is None or text is None or state.text == text:
+            changeset.record(path, text, "disk", before)
+            if state is not None and text is not None:
+                await self.files.editor.sync_buffer(path)
+            return
+        if not state.modified:
+            changeset.record(path, text, "disk", before or Snapshot(True, state.text))
+            if await self.files.editor.reload_buffer(path, text) != "modified":
+                self.files.log("info", f"reloaded {path} (changed on disk by the agent)")
+                return
+        changeset.record(path, text, "disk", before)
+        self._conflict(path, before.text if before else None, text)
+
+    def _conflict(self, path: str, base: str | None, text: str) -> None:
+        self.files.tell(f"{path} changed on disk while its buffer has unsaved changes: nothing was "
+                        "reloaded. Decide in the three-way view.", "warn")
+        self.files.busy.add(path)
+        tasks.spawn(self._three_way(path, base, text), self._report, "three-way view")
+
+    async def _three_way(self, path: str, base: str | None, text: str) -> None:
+        try:
+            outcome = await self.files.editor.three_way(ThreeWay(path, base, text, "disk", "on disk"))
+        finally:
+            self.files.busy.discard(path)
+        self.files.log("info", f"three-way view for {path} closed: {outcome}")
+
+    def _report(self, message: str) -> None:
+        self.files.log("error", message)
+        self.files.editor.notify(message, "error")
+
+
+def touched_paths(state: Any) -> list[str]:
+    """Absolute paths a tool call names (locations and diffs), resolved, without duplicates."""
+    names = [path for path, _ in getattr(state, "locations", [])]
+    names += [diff.path for diff in state.diffs()]
+    return list(dict.fromkeys(os.path.realpath(n) for n in names if isinstance(n, str) and os.path.isabs(n)))
+
+
+def _before_from(diffs: Iterable[Any], path: str, text: str | None) -> Snapshot | None:
+    """A whole-file diff's ``oldText`` is the file before, if its ``newText`` is what the disk holds."""
+    for diff in diffs:
+        if os.path.realpath(diff.path) == path and diff.new_text == text:
+            return Snapshot(diff.old_text is not None, diff.old_text)
+    return None
+
+
+def _stat_and_snapshot(loaded: list[tuple[str, bool, int]]) -> tuple[dict[str, Any], dict[str, Snapshot]]:
+    stats = {path: disk.stat_key(Path(path)) for path, _, _ in loaded}
+    dirty = {path: disk.snapshot(Path(path)) for path, modified, _ in loaded if modified}
+    return stats, dirty

@@ -1,0 +1,169 @@
+"""Buffer I/O in a real headless Neovim: the text of a buffer equals what `:write` puts on disk,
+writes are minimal edits (one undo step, cursor and marks kept), reloads never prompt."""
+
+from __future__ import annotations
+
+import pytest
+
+from acp_nvim.core.text_slice import slice_lines
+
+pytestmark = pytest.mark.timeout(30)
+
+B = "require('acp_nvim.buffers')"
+
+SHAPES = {
+    "plain": b"alpha\nbeta\ngamma\n",
+    "no-final-newline": b"alpha\nbeta",
+    "crlf": b"alpha\r\nbeta\r\ngamma\r\n",
+    "crlf-no-final-newline": b"alpha\r\nbeta",
+    "empty": b"",
+    "one-newline": b"\n",
+    "blank-lines": b"\n\nx\n\n",
+    "bom": b"\xef\xbb\xbfbom\n",
+    "unicode": "caf\u00e9 \u2028 \u00fc\n\x0cform feed\n".encode(),
+    "lone-cr": b"a\rb\nc\n",
+}
+
+LINE_LIMIT = [(None, None), (1, None), (2, None), (3, 1), (2, 1), (1, 0), (0, 2), (None, 1), (None, 5),
+              (4, None), (9, 2), (5, 5)]
+
+
+def edit(nvim, path) -> int:
+    nvim.command(f"edit {path}")
+    return nvim.current.buffer.number
+
+
+def read(nvim, path):
+    return nvim.exec_lua(f"return {B}.read(...)", str(path))
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_buffer_text_of_an_unchanged_buffer_is_the_file(nvim, workspace, shape):
+    path = workspace / f"{shape}.txt"
+    path.write_bytes(SHAPES[shape])
+    edit(nvim, path)
+    state = read(nvim, path)
+    assert state["text"].encode() == SHAPES[shape]
+    assert state["modified"] is False
+    nvim.command("setlocal nofixeol")
+    nvim.command("write! " + str(workspace / "copy.txt"))
+    assert (workspace / "copy.txt").read_bytes() == SHAPES[shape]
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_line_limit_from_buffer_matches_disk(nvim, workspace, shape):
+    path = workspace / f"{shape}.txt"
+    path.write_bytes(SHAPES[shape])
+    edit(nvim, path)
+    text = read(nvim, path)["text"]
+    disk = SHAPES[shape].decode()
+    for line, limit in LINE_LIMIT:
+        assert slice_lines(text, line, limit) == slice_lines(disk, line, limit), (line, limit)
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_apply_writes_exact_content(nvim, workspace, shape):
+    path = workspace / "target.txt"
+    path.write_bytes(b"old first\nold second\n")
+    edit(nvim, path)
+    content = SHAPES[shape].decode()
+    result = nvim.exec_lua(f"return {B}.apply(...)", str(path), content, None, True)
+    assert result["status"] == "written"
+    assert result["text"] == "old first\nold second\n"
+    assert path.read_bytes() == SHAPES[shape]
+    assert read(nvim, path)["text"] == content
+    assert nvim.current.buffer.options["modified"] is False
+
+
+def test_apply_is_one_undo_step_and_keeps_cursor_and_marks(nvim, workspace):
+    path = workspace / "long.txt"
+    original = "".join(f"line {n}\n" for n in range(1, 41))
+    path.write_text(original)
+    edit(nvim, path)
+    nvim.command("normal! 20Gwma")  # cursor and mark a on line 20, column 5
+    nvim.command("normal! 20G5|")
+    nvim.command("normal! 0iuser \x1b")  # a user change first, that must stay its own undo step
+    nvim.command("write")
+    user_text = read(nvim, path)["text"]
+    new = user_text.replace("line 1\n", "line 1 edited\n", 1).replace("line 40\n", "line 40\nappended\n")
+    new = new.replace("line 5\n", "")  # a deletion above the cursor
+    result = nvim.exec_lua(f"return {B}.apply(...)", str(path), new, None, False)
+    assert result["status"] == "written"
+    assert path.read_text() == new
+    assert nvim.current.window.cursor[0] == 19, "the cursor follows its line"
+    assert nvim.current.buffer[18].startswith("user line 20")
+    assert nvim.funcs.line("'a") == 19, "mark a follows its line"
+    nvim.command("normal! u")
+    assert read(nvim, path)["text"] == user_text, "one u takes the whole agent edit back"
+    nvim.command("normal! u")
+    assert read(nvim, path)["text"] == original
+
+
+def test_apply_refuses_unseen_unsaved_changes(nvim, workspace):
+    path = workspace / "dirty.txt"
+    path.write_text("disk\n")
+    edit(nvim, path)
+    nvim.command("normal! Ayours\x1b")
+    state = read(nvim, path)
+    assert state["modified"] is True
+    stale = nvim.exec_lua(f"return {B}.apply(...)", str(path), "agent\n", state["tick"] - 1, False)
+    assert stale["status"] == "conflict" and stale["text"] == "diskyours\n"
+    never_read = nvim.exec_lua(f"return {B}.apply(...)", str(path), "agent\n", None, False)
+    assert never_read["status"] == "conflict"
+    assert nvim.current.buffer[:] == ["diskyours"] and path.read_text() == "disk\n"
+    seen = nvim.exec_lua(f"return {B}.apply(...)", str(path), "diskyours agent\n", state["tick"], False)
+    assert seen["status"] == "written"
+    assert path.read_text() == "diskyours agent\n"
+
+
+def test_apply_to_unloaded_path_reports_not_loaded(nvim, workspace):
+    result = nvim.exec_lua(f"return {B}.apply(...)", str(workspace / "nope.txt"), "x", None, False)
+    assert result["status"] == "not_loaded"
+    assert read(nvim, workspace / "nope.txt") is None
+
+
+def test_find_matches_a_buffer_opened_through_a_symlink(nvim, workspace):
+    real = workspace / "real.txt"
+    real.write_text("real\n")
+    (workspace / "link.txt").symlink_to(real)
+    edit(nvim, workspace / "link.txt")
+    nvim.command("normal! Aedit\x1b")
+    assert read(nvim, real)["text"] == "realedit\n"
+
+
+def test_reload_keeps_view_and_never_prompts(nvim, workspace):
+    path = workspace / "reload.txt"
+    path.write_text("".join(f"line {n}\n" for n in range(1, 101)))
+    edit(nvim, path)
+    nvim.command("normal! 60Gzt")
+    top = nvim.funcs.line("w0")
+    agent = path.read_text().replace("line 80\n", "line 80 changed\n")
+    path.write_text(agent)
+    nvim.exec_lua("vim.uv.fs_utime(..., os.time() + 10, os.time() + 10)", str(path))
+    assert nvim.exec_lua(f"return {B}.reload(...)", str(path), agent) == "reloaded"
+    assert nvim.current.buffer.options["modified"] is False
+    assert nvim.current.window.cursor[0] == 60 and nvim.funcs.line("w0") == top
+    nvim.exec_lua("_G.fcs = 0; vim.api.nvim_create_autocmd('FileChangedShell', {callback = function()"
+                  " _G.fcs = _G.fcs + 1; vim.v.fcs_choice = '' end})")
+    nvim.command("checktime")
+    assert nvim.exec_lua("return _G.fcs") == 0, "Neovim does not see a change left to reload"
+    nvim.command("normal! u")
+    assert "line 80 changed" not in "\n".join(nvim.current.buffer[:])
+
+
+def test_reload_leaves_a_modified_buffer_alone(nvim, workspace):
+    path = workspace / "mod.txt"
+    path.write_text("one\n")
+    edit(nvim, path)
+    nvim.command("normal! Amine\x1b")
+    assert nvim.exec_lua(f"return {B}.reload(...)", str(path), "agent\n") == "modified"
+    assert nvim.current.buffer[:] == ["onemine"]
+
+
+def test_loaded_lists_file_buffers_with_state(nvim, workspace):
+    (workspace / "a.txt").write_text("a\n")
+    edit(nvim, workspace / "a.txt")
+    nvim.command("normal! Ax\x1b")
+    nvim.command("enew")
+    loaded = nvim.exec_lua(f"return {B}.loaded()")
+    assert [(p, m) for p, m, _ in loaded] == [(str(workspace / "a.txt"), True)]
