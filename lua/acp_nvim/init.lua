@@ -13,7 +13,8 @@ function M.setup(opts)
   require('acp_nvim.highlights').setup()
 end
 
-local SUBCOMMANDS = { 'open', 'send', 'cancel', 'new', 'close', 'restart', 'mode', 'permissions', 'changes' }
+local SUBCOMMANDS = { 'open', 'send', 'cancel', 'new', 'close', 'restart', 'mode', 'permissions', 'changes',
+  'log' }
 
 local function lua_subcommand(sub)
   if sub == 'permissions' then
@@ -54,6 +55,12 @@ function M.complete(arglead, cmdline, _)
   elseif words[2] == 'mode' then
     local current = require('acp_nvim.state').current()
     candidates = current and current.modes or {}
+  elseif words[2] == 'log' and nth == 3 then
+    candidates = vim.list_extend({ 'export', 'level' }, vim.tbl_keys(require('acp_nvim.state').sessions))
+  elseif words[2] == 'log' and words[3] == 'level' and nth == 4 then
+    candidates = { 'trace', 'debug', 'info', 'warn', 'error' }
+  elseif words[2] == 'log' and words[3] == 'export' and nth == 4 then
+    candidates = vim.fn.getcompletion(arglead, 'file')
   end
   return vim.tbl_filter(function(c)
     return vim.startswith(c, arglead)

@@ -21,6 +21,7 @@ from .bridge import Bridge
 from .changes import show_changes
 from .context import prompt_from_request
 from .editor import NvimEditor
+from .log_commands import LogCommands
 
 
 class App:
@@ -38,6 +39,8 @@ class App:
             "restart": self.cmd_restart,
             "changes": lambda request: show_changes(self.nvim, self._require_current()),
         }
+        self.logs = LogCommands(self)
+        self.subcommands.update(self.logs.subcommands())
 
     # -- entry points (greenlet context) -------------------------------------------
 

@@ -1,0 +1,215 @@
+--- Log buffers (acp://log/<agent>/<n>): a view of one session's log ring, kept by Python.
+---
+--- One line per entry ("HH:MM:SS.mmm LVL → summary"), the full message indented under it
+--- and folded (fold expression: indented lines fold). Python sends entries in batches
+--- with the ring's oldest kept sequence number; older entries are cut from the top,
+--- so the buffer never outgrows the ring. Windows whose cursor is on the last line
+--- follow new entries; others stay where they are.
+local M = {}
+
+local api = vim.api
+
+---@class acp_nvim.LogView
+---@field buf integer
+---@field seqs table<integer, integer>  entry sequence numbers, index head..tail
+---@field sizes table<integer, integer> lines per entry, same index
+---@field head integer
+---@field tail integer
+---@field lines integer                 buffer lines holding entries (0: one empty line)
+
+---@type table<string, acp_nvim.LogView>
+M.views = {}
+
+local HIGHLIGHTS = {
+  AcpNvimLogTime = 'Comment',
+  AcpNvimLogOut = 'Function',
+  AcpNvimLogIn = 'String',
+  AcpNvimLogLocal = 'Identifier',
+  AcpNvimLogStderr = 'Comment',
+  AcpNvimLogLifecycle = 'Special',
+  AcpNvimLogWarn = 'DiagnosticWarn',
+  AcpNvimLogError = 'DiagnosticError',
+  AcpNvimLogFold = 'Folded',
+}
+
+-- Later rules win where several match at the same column.
+local SYNTAX = [[
+syntax clear
+syntax match AcpNvimLogOut /^\S\+ \u\{3} → .*$/ contains=AcpNvimLogTime
+syntax match AcpNvimLogIn /^\S\+ \u\{3} ← .*$/ contains=AcpNvimLogTime
+syntax match AcpNvimLogLocal /^\S\+ \u\{3} · .*$/ contains=AcpNvimLogTime
+syntax match AcpNvimLogStderr /^\S\+ \u\{3} . stderr: .*$/ contains=AcpNvimLogTime
+syntax match AcpNvimLogLifecycle /^\S\+ \u\{3} . lifecycle: .*$/ contains=AcpNvimLogTime
+syntax match AcpNvimLogWarn /^\S\+ WRN .*$/ contains=AcpNvimLogTime
+syntax match AcpNvimLogError /^\S\+ ERR .*$/ contains=AcpNvimLogTime
+syntax match AcpNvimLogTime /^\d\d:\d\d:\d\d\.\d\d\d/ contained
+]]
+
+local function define_highlights()
+  for group, target in pairs(HIGHLIGHTS) do
+    api.nvim_set_hl(0, group, { link = target, default = true })
+  end
+end
+
+--- Fold text: how much JSON a closed entry hides.
+function M.foldtext()
+  local count = vim.v.foldend - vim.v.foldstart + 1
+  return ('  ⋯ %d line%s'):format(count, count == 1 and '' or 's')
+end
+
+local function set_window_options(win)
+  local wo = vim.wo[win][0]
+  wo.foldmethod = 'expr'
+  wo.foldexpr = "getline(v:lnum)[0]==' '"
+  wo.foldtext = "v:lua.require'acp_nvim.log'.foldtext()"
+  wo.foldminlines = 0
+  wo.foldlevel = 0
+  wo.foldenable = true
+  wo.wrap = false
+  wo.number = false
+  wo.relativenumber = false
+end
+
+local function create(key)
+  define_highlights()
+  local buf = api.nvim_create_buf(false, true)
+  api.nvim_buf_set_name(buf, 'acp://log/' .. key)
+  local bo = vim.bo[buf]
+  bo.buftype = 'nofile'
+  bo.bufhidden = 'hide'
+  bo.swapfile = false
+  bo.undolevels = -1
+  bo.modifiable = false
+  bo.filetype = 'acp_log'
+  api.nvim_buf_call(buf, function()
+    vim.cmd(SYNTAX)
+  end)
+  local view = { buf = buf, seqs = {}, sizes = {}, head = 1, tail = 0, lines = 0 }
+  M.views[key] = view
+  api.nvim_create_autocmd('BufWinEnter', {
+    buffer = buf,
+    callback = function()
+      set_window_options(api.nvim_get_current_win())
+    end,
+  })
+  api.nvim_create_autocmd('BufWipeout', {
+    buffer = buf,
+    callback = function()
+      M.views[key] = nil
+    end,
+  })
+  return view
+end
+
+--- Whether `win` follows the tail: its cursor is on the last line, or in a closed fold that ends there.
+local function following(win, view)
+  if view.lines == 0 then
+    return true
+  end
+  local row = api.nvim_win_get_cursor(win)[1]
+  if row >= view.lines then
+    return true
+  end
+  return api.nvim_win_call(win, function()
+    return vim.fn.foldclosedend(row)
+  end) >= view.lines
+end
+
+--- Remove entries older than `first_seq` from the top.
+local function trim(view, first_seq)
+  local drop = 0
+  while view.head <= view.tail and view.seqs[view.head] < first_seq do
+    drop = drop + view.sizes[view.head]
+    view.seqs[view.head], view.sizes[view.head] = nil, nil
+    view.head = view.head + 1
+  end
+  if drop > 0 then
+    api.nvim_buf_set_lines(view.buf, 0, drop, false, {})
+    view.lines = view.lines - drop
+  end
+end
+
+--- Append items ({seq, header, body}) newer than the last one shown.
+local function add(view, items)
+  local lines = {}
+  local last = view.seqs[view.tail] or 0
+  for _, item in ipairs(items) do
+    local seq, header, body = item[1], item[2], item[3]
+    if seq > last then
+      lines[#lines + 1] = header
+      vim.list_extend(lines, body)
+      view.tail = view.tail + 1
+      view.seqs[view.tail], view.sizes[view.tail] = seq, 1 + #body
+      last = seq
+    end
+  end
+  if #lines == 0 then
+    return
+  end
+  local start = view.lines == 0 and 0 or -1
+  api.nvim_buf_set_lines(view.buf, start, -1, false, lines)
+  view.lines = view.lines + #lines
+end
+
+local function update(view, first_seq, items)
+  local followers = {}
+  for _, win in ipairs(vim.fn.win_findbuf(view.buf)) do
+    if following(win, view) then
+      followers[#followers + 1] = win
+    end
+  end
+  vim.bo[view.buf].modifiable = true
+  trim(view, first_seq)
+  add(view, items)
+  vim.bo[view.buf].modifiable = false
+  for _, win in ipairs(followers) do
+    api.nvim_win_set_cursor(win, { math.max(view.lines, 1), 0 })
+  end
+end
+
+--- Apply a batch from Python; false when the buffer is gone (Python then stops sending).
+---@param key string session key
+---@param first_seq integer oldest sequence number still in the ring
+---@param items table[] { seq, header, body_lines }
+function M.append(key, first_seq, items)
+  local view = M.views[key]
+  if not view or not api.nvim_buf_is_valid(view.buf) then
+    return false
+  end
+  update(view, first_seq, items)
+  return true
+end
+
+local function show(view, focus)
+  local win = vim.fn.bufwinid(view.buf)
+  if win == -1 then
+    local previous = api.nvim_get_current_win()
+    vim.cmd(('botright %dsplit'):format(math.max(5, math.floor(vim.o.lines * 0.35))))
+    win = api.nvim_get_current_win()
+    api.nvim_win_set_buf(win, view.buf)
+    set_window_options(win)
+    api.nvim_win_set_cursor(win, { math.max(view.lines, 1), 0 })
+    if not focus then
+      api.nvim_set_current_win(previous)
+    end
+  elseif focus then
+    api.nvim_set_current_win(win)
+  end
+end
+
+--- Show the log of `key`; a new buffer is filled with `items`. Returns true when it was created.
+---@param key string
+---@param items table[] the ring's entries, oldest first (used only for a new buffer)
+---@param focus boolean
+function M.open(key, items, focus)
+  local view = M.views[key]
+  local created = not view or not api.nvim_buf_is_valid(view.buf)
+  if created then
+    view = create(key)
+    update(view, 0, items)
+  end
+  show(view, focus)
+  return created
+end
+
+return M

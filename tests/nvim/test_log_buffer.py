@@ -1,0 +1,202 @@
+"""Log buffers in real Neovim, fed by the real rplugin host and the demo agent."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import buffer_text, wait_for
+
+CHAT = "acp://chat/demo/1"
+LOG = "acp://log/demo/1"
+HEADER = re.compile(r"^\d\d:\d\d:\d\d\.\d{3} (TRC|DBG|INF|WRN|ERR) [→←·] ")
+PYTHON_DIR = str(Path(__file__).resolve().parents[2] / "python")
+
+CAPTURE_NOTIFY = """
+_G.acp_test_notes = {}
+vim.notify = function(msg, level) table.insert(_G.acp_test_notes, msg) end
+"""
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def setup(nvim, **log):
+    nvim.exec_lua("require('acp_nvim').setup({ log = ... })", log or {"level": "debug"})
+
+
+def turn(nvim, prompt: str, count: int = 1, chat: str = CHAT) -> str:
+    nvim.command(f"Ai send {prompt}")
+    return wait_for(lambda: buffer_text(nvim, chat).count("turn ended") >= count and buffer_text(nvim, chat),
+                    timeout=30, what=f"turn {count} ({prompt}) to end")
+
+
+def headers(nvim, name: str = LOG) -> list[str]:
+    return [line for line in buffer_text(nvim, name).split("\n") if HEADER.match(line)]
+
+
+def open_log(nvim, args: str = "", name: str = LOG) -> int:
+    """``:Ai log`` (asynchronous, like every :Ai command); returns the log window."""
+    nvim.command(f"Ai log {args}".rstrip())
+    wait_for(lambda: nvim.funcs.bufnr(name) != -1 and nvim.funcs.bufwinid(name) != -1, what=f"{name} shown")
+    return nvim.funcs.bufwinid(name)
+
+
+def log_has(nvim, needle: str, name: str = LOG) -> list[str]:
+    return wait_for(lambda: [h for h in headers(nvim, name) if needle in h], timeout=10, what=needle)
+
+
+def test_scripted_session_one_line_per_entry_with_folded_json(nvim):
+    setup(nvim, level="trace")
+    turn(nvim, "hello log")
+    nvim.command("Ai log")
+    log_has(nvim, "session/prompt")
+    lines = headers(nvim)
+    expected = ["lifecycle: spawned pid", "→ request initialize #0", "← response initialize #0",
+                "lifecycle: initialized acp-nvim-demo 0.1.0", "→ request session/new #1",
+                "← response session/new #1", '→ request session/prompt #2 "hello log"',
+                "← notification session/update agent_thought_chunk",
+                "← notification session/update agent_message_chunk",
+                "← response session/prompt #2"]
+    positions = [next(i for i, line in enumerate(lines) if want in line) for want in expected]
+    assert positions == sorted(positions), lines
+    prompt_response = next(line for line in lines if "← response session/prompt #2" in line)
+    assert re.search(r"#2 \d+(\.\d+)?ms end_turn$", prompt_response), prompt_response
+    buf = nvim.funcs.bufnr(LOG)
+    assert nvim.api.get_option_value("buftype", {"buf": buf}) == "nofile"
+    assert nvim.api.get_option_value("modifiable", {"buf": buf}) is False
+    # the full JSON sits under each wire entry, pretty-printed and folded
+    text = buffer_text(nvim, LOG).split("\n")
+    row = next(i for i, line in enumerate(text) if "→ request session/prompt" in line)
+    body = []
+    for line in text[row + 1:]:
+        if not line.startswith("  "):
+            break
+        body.append(line)
+    assert json.loads("\n".join(body))["params"]["prompt"][0]["text"] == "hello log"
+    nvim.current.window = nvim.funcs.win_getid(nvim.funcs.bufwinnr(buf))
+    assert nvim.funcs.foldclosed(row + 2) == row + 2 and nvim.funcs.foldclosedend(row + 2) == row + 1 + len(body)
+    assert nvim.funcs.foldclosed(row + 1) == -1, "the entry line itself is not folded"
+
+
+def test_tail_follows_on_last_line_and_stays_put_when_scrolled_up(nvim):
+    setup(nvim, level="trace")
+    turn(nvim, "hello")
+    win = open_log(nvim)
+    buf = nvim.funcs.bufnr(LOG)
+    assert nvim.funcs.win_getid() == win, "the log window has the focus"
+    wait_for(lambda: nvim.api.win_get_cursor(win)[0] == nvim.api.buf_line_count(buf))
+    turn(nvim, "stderr 20", count=2)
+    log_has(nvim, "← response session/prompt #3")
+    wait_for(lambda: nvim.api.win_get_cursor(win)[0] == nvim.api.buf_line_count(buf),
+             what="the cursor to follow the tail")
+    # scroll up: the cursor (and the entry under it) stays while entries arrive
+    nvim.api.win_set_cursor(win, [3, 0])
+    anchor = nvim.api.buf_get_lines(buf, 2, 3, False)[0]
+    before = nvim.api.buf_line_count(buf)
+    turn(nvim, "stderr 20", count=3)
+    log_has(nvim, "← response session/prompt #4")
+    assert nvim.api.buf_line_count(buf) > before
+    row = nvim.api.win_get_cursor(win)[0]
+    assert row == 3 and nvim.api.buf_get_lines(buf, row - 1, row, False)[0] == anchor
+
+
+def test_buffer_is_trimmed_with_the_ring(nvim):
+    setup(nvim, level="trace", max_entries=25)
+    turn(nvim, "flood 300")
+    nvim.command("Ai log")
+    log_has(nvim, "← response session/prompt #2")
+    assert len(headers(nvim)) == 25
+    assert not any("lifecycle: spawned" in h for h in headers(nvim)), "the oldest entries are gone"
+    turn(nvim, "flood 200", count=2)
+    last = log_has(nvim, "← response session/prompt #3")
+    lines = headers(nvim)
+    assert len(lines) == 25 and lines[-1] == last[0]
+    assert buffer_text(nvim, LOG).count('"jsonrpc"') == 25, "one JSON body per kept entry, nothing more"
+
+
+def test_level_filtering_default_and_per_session_override(nvim):
+    setup(nvim)
+    turn(nvim, "hello")
+    nvim.command("Ai log")
+    log_has(nvim, "← response session/prompt #2")
+    assert not [h for h in headers(nvim) if "agent_message_chunk" in h], "chunks are trace, the default is debug"
+    nvim.command("Ai log level trace")
+    turn(nvim, "again", count=2)
+    log_has(nvim, "agent_message_chunk")
+    nvim.command("Ai log level warn")
+    turn(nvim, "garbage", count=3)
+    log_has(nvim, "stdout (not JSON-RPC)")
+    assert not [h for h in headers(nvim) if "#4" in h], "debug traffic of the third turn is filtered out"
+    nvim.exec_lua(CAPTURE_NOTIFY)
+    nvim.command("Ai log level")
+    wait_for(lambda: any("demo/1: log level warn" in n for n in nvim.exec_lua("return _G.acp_test_notes")))
+    nvim.command("Ai log level loud")
+    wait_for(lambda: any("unknown log level 'loud'" in n for n in nvim.exec_lua("return _G.acp_test_notes")))
+
+
+def test_stderr_lines_interleave_with_the_wire(nvim):
+    setup(nvim, level="trace")
+    turn(nvim, "stderr 4")
+    nvim.command("Ai log")
+    log_has(nvim, "← response session/prompt #2")
+    lines = headers(nvim)
+    stderr = [i for i, h in enumerate(lines) if "stderr: demo agent: chatter line" in h]
+    chunks = [i for i, h in enumerate(lines) if '"line ' in h and "agent_message_chunk" in h]
+    request = next(i for i, h in enumerate(lines) if "→ request session/prompt #2" in h)
+    response = next(i for i, h in enumerate(lines) if "← response session/prompt #2" in h)
+    assert len(stderr) == 4 and len(chunks) >= 4
+    assert request < min(stderr) and max(stderr) < response, "stderr sits in the turn's traffic, in time order"
+    assert [h[:12] for h in lines] == sorted(h[:12] for h in lines)
+    assert all(" INF ← stderr: " in lines[i] for i in stderr)
+
+
+def test_stdout_noise_is_logged_and_shown_and_the_turn_goes_on(nvim):
+    nvim.exec_lua(CAPTURE_NOTIFY)
+    setup(nvim)
+    text = turn(nvim, "garbage")
+    assert "this turn carries on" in text
+    nvim.command("Ai log")
+    (line,) = log_has(nvim, "stdout (not JSON-RPC): Open https://example.invalid/oauth")
+    assert " WRN ← " in line
+    assert any("https://example.invalid/oauth" in n for n in nvim.exec_lua("return _G.acp_test_notes"))
+
+
+def test_secrets_are_redacted_in_ring_buffer_and_export(nvim, tmp_path):
+    secret, api_key = "s3cr3t-value-123", "sk-ant-api03-" + "Q" * 24
+    agent = {"command": sys.executable, "args": ["-m", "acp_nvim.demo_agent"],
+             "env": {"PYTHONPATH": PYTHON_DIR, "DEMO_TOKEN": secret}}
+    nvim.exec_lua("require('acp_nvim').setup({ agents = { demo = ... }, log = { level = 'trace' } })", agent)
+    turn(nvim, f"tell me about {secret} and {api_key}")
+    nvim.command("Ai log")
+    log_has(nvim, "← response session/prompt #2")
+    text = buffer_text(nvim, LOG)
+    assert "[redacted:$DEMO_TOKEN]" in text and "[redacted]" in text
+    target = tmp_path / "export.jsonl"
+    nvim.command(f"Ai log export {target}")
+    wait_for(target.exists)
+    exported = wait_for(lambda: target.read_text().endswith("\n") and target.read_text())
+    for blob in (text, exported):
+        assert secret not in blob and api_key not in blob
+    for line in exported.splitlines():
+        json.loads(line)
+
+
+def test_log_of_a_named_session_and_errors(nvim):
+    nvim.exec_lua(CAPTURE_NOTIFY)
+    setup(nvim)
+    turn(nvim, "hello")
+    nvim.command("Ai new")
+    wait_for(lambda: nvim.funcs.bufnr("acp://chat/demo/2") != -1)
+    open_log(nvim, "demo/1")
+    log_has(nvim, "← response session/prompt #2")
+    nvim.command("Ai log demo/9")
+    wait_for(lambda: any("no session 'demo/9'" in n for n in nvim.exec_lua("return _G.acp_test_notes")))
+    assert "log" in nvim.exec_lua("return require('acp_nvim').complete('', 'Ai ', 3)")
+    complete = "return require('acp_nvim').complete(...)"
+    assert {"export", "level", "demo/1", "demo/2"} <= set(nvim.exec_lua(complete, "", "Ai log ", 7))
+    assert nvim.exec_lua(complete, "le", "Ai log le", 9) == ["level"]
+    assert nvim.exec_lua(complete, "", "Ai log level ", 13) == ["trace", "debug", "info", "warn", "error"]
