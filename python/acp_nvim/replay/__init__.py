@@ -1,0 +1,1 @@
+"""Replay an exported session log as an ACP agent: ``python -m acp_nvim.replay FILE``."""
