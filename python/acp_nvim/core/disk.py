@@ -20,7 +20,7 @@ MAX_FILE_BYTES = 32 * 1024 * 1024
 NOT_FOUND = -32002
 
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,8 +34,7 @@ class Snapshot:
 def read_text(path: Path, cap: int = MAX_FILE_BYTES) -> str:
     """The file's text; a RequestError naming the problem when it cannot be served."""
     name = str(path)
-    fd = _open(path, _READ_FLAGS)
-    with os.fdopen(fd, "rb") as handle:
+    with os.fdopen(_open(path, _READ_FLAGS), "rb") as handle:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise PathRefused(name, "not a regular file (device, FIFO or socket)")
@@ -101,7 +100,7 @@ def remove(path: Path) -> None:
 def _open(path: Path, flags: int, mode: int = 0o777) -> int:
     name = str(path)
     try:
-        return os.open(path, flags, mode)
+        fd = os.open(path, flags, mode)
     except FileNotFoundError:
         raise file_error(name, "no such file", NOT_FOUND) from None
     except IsADirectoryError:
@@ -110,6 +109,10 @@ def _open(path: Path, flags: int, mode: int = 0o777) -> int:
         if exc.errno == errno.ELOOP:
             raise PathRefused(name, "is a symlink (it changed after the path check)") from None
         raise file_error(name, exc.strerror or str(exc)) from None
+    if stat.S_ISDIR(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise file_error(name, "is a directory, not a file")
+    return fd
 
 
 def _too_large(name: str, size: int, cap: int) -> RequestError:

@@ -35,7 +35,9 @@ class PathPolicy:
     """Allows absolute paths that resolve (symlinks included) inside one of the roots."""
 
     def __init__(self, roots: list[str]) -> None:
-        self.roots = list(dict.fromkeys(Path(os.path.realpath(os.path.expanduser(r))) for r in roots))
+        given = [os.path.normpath(os.path.abspath(os.path.expanduser(r))) for r in roots]
+        self.roots = list(dict.fromkeys(Path(os.path.realpath(r)) for r in given))
+        self._spellings = list(dict.fromkeys([*self.roots, *(Path(r) for r in given)]))
 
     @classmethod
     def for_workspace(cls, cwd: str, extra: list[str] | None = None) -> PathPolicy:
@@ -48,7 +50,7 @@ class PathPolicy:
             raise PathRefused(str(path), "not a valid path")
         if not os.path.isabs(path):
             raise PathRefused(path, "path must be absolute")
-        if not self.contains(Path(os.path.normpath(path))):
+        if not _below(Path(os.path.normpath(path)), self._spellings):
             raise PathRefused(path, f"outside the workspace roots ({self.describe()})")
         resolved = Path(os.path.realpath(path))
         if not self.contains(resolved):
@@ -57,11 +59,15 @@ class PathPolicy:
         return resolved
 
     def contains(self, path: Path) -> bool:
-        """Whether ``path`` (taken as given) is one of the roots or below one."""
-        return any(path == root or root in path.parents for root in self.roots)
+        """Whether ``path`` (already resolved) is one of the roots or below one."""
+        return _below(path, self.roots)
 
     def describe(self) -> str:
         return ", ".join(str(r) for r in self.roots)
+
+
+def _below(path: Path, roots: list[Path]) -> bool:
+    return any(path == root or root in path.parents for root in roots)
 
 
 def _check_kind(path: str, resolved: Path) -> None:

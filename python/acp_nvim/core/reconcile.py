@@ -131,8 +131,18 @@ class Reconciler:
             if await self.files.editor.reload_buffer(path, text) != "modified":
                 self.files.log("info", f"reloaded {path} (changed on disk by the agent)")
                 return
+        if not await self._disk_changed(path, before, text):
+            return  # only the user's unsaved edits differ from the disk
         changeset.record(path, text, "disk", before)
         self._conflict(path, before.text if before else None, text)
+
+    async def _disk_changed(self, path: str, before: Snapshot | None, text: str) -> bool:
+        """Whether the file changed under a modified buffer during this turn (unknown: no)."""
+        if before is not None:
+            return before.text != text
+        if path in self._stats:
+            return await asyncio.to_thread(disk.stat_key, Path(path)) != self._stats[path]
+        return False
 
     def _conflict(self, path: str, base: str | None, text: str) -> None:
         self.files.tell(f"{path} changed on disk while its buffer has unsaved changes: nothing was "
