@@ -16,6 +16,10 @@ M.defaults = {
     width = 0.4, -- fraction of the editor (right/left), or columns when > 1
     height = 0.4, -- fraction of the editor (bottom), or lines when > 1
   },
+  permissions = {
+    policy = 'ask', -- 'ask' | 'auto-edit' | 'trust': the policy new sessions start with
+    close_is_reject = true, -- closing a review view rejects it (false: hides it, still pending)
+  },
   keymaps = {
     send = '<C-s>', -- normal and insert mode in the chat buffer; <CR> in normal mode in the prompt area too
     cancel = '<C-c>', -- normal mode in the chat buffer
@@ -84,6 +88,10 @@ function M.validate(config)
   end
   expect('chat.width', config.chat.width, 'number')
   expect('chat.height', config.chat.height, 'number')
+  if not vim.tbl_contains({ 'ask', 'auto-edit', 'trust' }, config.permissions.policy) then
+    fail('permissions.policy', "expected 'ask', 'auto-edit' or 'trust'")
+  end
+  expect('permissions.close_is_reject', config.permissions.close_is_reject, 'boolean')
   expect('keymaps.send', config.keymaps.send, 'string')
   expect('keymaps.cancel', config.keymaps.cancel, 'string')
   return config

@@ -14,7 +14,7 @@ function M.setup(opts)
 end
 
 local SUBCOMMANDS = { 'open', 'send', 'cancel', 'new', 'close', 'restart', 'mode', 'permissions', 'changes',
-  'log' }
+  'log', 'rules', 'policy' }
 
 local function lua_subcommand(sub)
   if sub == 'permissions' then
@@ -55,6 +55,10 @@ function M.complete(arglead, cmdline, _)
   elseif words[2] == 'mode' then
     local current = require('acp_nvim.state').current()
     candidates = current and current.modes or {}
+  elseif words[2] == 'policy' and nth == 3 then
+    candidates = { 'ask', 'auto-edit', 'trust' }
+  elseif words[2] == 'rules' and nth == 3 then
+    candidates = { 'remove' }
   elseif words[2] == 'log' and nth == 3 then
     candidates = vim.list_extend({ 'export', 'level' }, vim.tbl_keys(require('acp_nvim.state').sessions))
   elseif words[2] == 'log' and words[3] == 'level' and nth == 4 then

@@ -42,6 +42,10 @@ class AcpNvimRplugin:
     def answer(self, args: list[Any]) -> None:
         self.app().answer(args[0], args[1] if len(args) > 1 else None)
 
+    @pynvim.function("AcpNvimReviewDone")
+    def review_done(self, args: list[Any]) -> None:
+        self.app().review_done(args[0], args[1] if len(args) > 1 else None)
+
     @pynvim.function("AcpNvimShutdown", sync=True)
     def shutdown(self, args: list[Any]) -> None:
         if self._app is not None:

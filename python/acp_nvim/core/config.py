@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import ConfigError
+from .permissions import PermissionSettings
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 """The folder that holds the ``acp_nvim`` package (``<plugin>/python``)."""
@@ -55,6 +56,7 @@ class Settings(BaseModel):
     agents: dict[str, AgentSpec] = Field(default_factory=dict)
     default_agent: str = DEMO_AGENT_NAME
     log: LogSettings = Field(default_factory=LogSettings)
+    permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     workspace_roots: list[str] = Field(default_factory=list)
     """Folders besides the cwd that the agent's fs requests may read and write."""
 
@@ -99,6 +101,6 @@ def _lua_empty_tables(value: Any) -> Any:
 
 
 def _empty_to_dict(key: str, item: Any) -> Any:
-    if item == [] and key in {"agents", "env", "log"}:
+    if item == [] and key in {"agents", "env", "log", "permissions"}:
         return {}
     return _lua_empty_tables(item)

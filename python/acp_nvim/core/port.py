@@ -106,7 +106,13 @@ class EditorPort(Protocol):
         """Let the user pick one of ``items`` (a picker); its index, or None when dismissed."""
 
     def dismiss_permission(self, question: PermissionQuestion) -> None:
-        """Close the prompt for ``question`` (the turn was cancelled)."""
+        """Close the prompt or review for ``question`` (the turn was cancelled)."""
+
+    async def review(self, question: PermissionQuestion, review: Any) -> Any:
+        """Show a ``core.review.Review`` and wait: a ``ReviewVerdict``, or None when dismissed."""
+
+    async def state_dir(self) -> str:
+        """A folder where the plugin may keep files (remembered rules, rejected proposals)."""
 
     def render(self, session_key: str, ops: list[list[Any]]) -> None:
         """Apply transcript render operations to the session's chat view (fire-and-forget)."""

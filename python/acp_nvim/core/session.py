@@ -4,26 +4,28 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from acp import RequestError, text_block
-from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+from acp.schema import DeniedOutcome, RequestPermissionResponse
 
 from . import auth, reattach, tasks
 from .acp_client import SessionClient
 from .agent_process import AgentProcess
+from .broker import PermissionBroker
 from .config import AgentSpec, Settings
 from .errors import SessionClosedError
 from .files import FileService
 from .log_ring import LogRing
 from .paths import PathPolicy
-from .port import EditorPort, PermissionChoice, PermissionQuestion
+from .port import EditorPort, PermissionQuestion
 from .redact import Redactor
-from .tool_calls import describe_input
 from .transcript import Transcript
 from .wire import NoiseReporter
 
+Asker = Callable[[PermissionQuestion], Awaitable[Any]]
 STATES = ("starting", "idle", "running", "waiting", "closed", "failed")
 
 
@@ -60,10 +62,11 @@ class Session:
         self.title: str | None = None
         self.usage: str | None = None
         self.commands: list[str] = []
-        self.pending: dict[PermissionQuestion, asyncio.Future[str | None]] = {}
+        self.pending: dict[PermissionQuestion, asyncio.Future[Any]] = {}
         self._cancelling = False
         self._replaying = False
         self._runner: asyncio.Task[None] | None = None
+        self.permissions = PermissionBroker(self, settings.permissions)
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -197,7 +200,7 @@ class Session:
     async def _run_turn(self, prompt: Prompt) -> None:
         self._set_state("running")
         self.transcript.user_message(prompt.text)
-        blocks = [text_block(prompt.text), *prompt.blocks]
+        blocks = [*self.permissions.take_notes(), text_block(prompt.text), *prompt.blocks]
         await self.files.begin_turn()
         try:
             response = await self.process.conn.prompt(session_id=self.session_id, prompt=blocks)
@@ -235,23 +238,15 @@ class Session:
     async def request_permission(self, tool_call: Any, options: list[Any]) -> RequestPermissionResponse:
         if self._cancelling or self.state in ("closed", "failed"):
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        state = self.transcript.tool_call(tool_call)
-        question = PermissionQuestion(
-            session_key=self.key, title=state.title, kind=state.kind,
-            detail=describe_input(state.raw_input),
-            choices=tuple(PermissionChoice(o.option_id, o.name, _value(o.kind)) for o in options),
-            tool_call=state,
-        )
-        answer = await self._ask(question)
-        if answer is None:
-            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=answer))
+        return await self.permissions.handle(tool_call, options)
 
-    async def _ask(self, question: PermissionQuestion) -> str | None:
-        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+    async def _ask(self, question: PermissionQuestion, asker: Asker | None = None) -> Any:
+        """Wait for the user's answer (None when cancelled); ``asker`` defaults to the prompt."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.pending[question] = future
         self._set_state("waiting")
-        tasks.spawn(self._forward_answer(question, future), self._report, f"{self.key} permission")
+        forward = self._forward_answer(question, future, asker or self.editor.ask_permission)
+        tasks.spawn(forward, self._report, f"{self.key} permission")
         try:
             return await future
         finally:
@@ -259,8 +254,9 @@ class Session:
             if self.state == "waiting":
                 self._set_state("running" if not self.pending else "waiting")
 
-    async def _forward_answer(self, question: PermissionQuestion, future: asyncio.Future[str | None]) -> None:
-        answer = await self.editor.ask_permission(question)
+    async def _forward_answer(self, question: PermissionQuestion, future: asyncio.Future[Any],
+                              asker: Asker) -> None:
+        answer = await asker(question)
         if not future.done():
             future.set_result(answer)
 
@@ -288,7 +284,9 @@ class Session:
             self.transcript.user_chunk(text)
 
     def _on_tool_call(self, update: Any) -> None:
-        self.files.observe_tool_call(self.transcript.tool_call(update))
+        state = self.transcript.tool_call(update)
+        self.files.observe_tool_call(state)
+        self.permissions.on_tool_call(state)
 
     def _on_plan(self, update: Any) -> None:
         self.transcript.plan(list(update.entries))

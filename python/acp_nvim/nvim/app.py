@@ -22,6 +22,7 @@ from .changes import show_changes
 from .context import prompt_from_request
 from .editor import NvimEditor
 from .log_commands import LogCommands
+from .permission_commands import PermissionCommands
 
 
 class App:
@@ -41,6 +42,7 @@ class App:
         }
         self.logs = LogCommands(self)
         self.subcommands.update(self.logs.subcommands())
+        self.subcommands.update(PermissionCommands(self).subcommands())
 
     # -- entry points (greenlet context) -------------------------------------------
 
@@ -54,6 +56,10 @@ class App:
 
     def answer(self, qid: int, option_id: str | None) -> None:
         self._guard(lambda: self.editor.answer(int(qid), option_id))
+
+    def review_done(self, rid: int, verdict: Any) -> None:
+        """The verdict of a review view (accepted texts per file)."""
+        self._guard(lambda: self.editor.review_done(int(rid), verdict))
 
     def shutdown(self) -> None:
         """Editor exit: signal every agent at once (nothing can be awaited here)."""
@@ -174,4 +180,5 @@ class App:
             "modes": [mid for mid, _ in session.modes], "title": session.title or "",
             "usage": session.usage or "", "queued": len(session.queue), "pending": len(session.pending),
             "commands": session.commands, "current": key == self.manager.current_key,
+            "policy": session.permissions.policy,
         }

@@ -7,8 +7,10 @@ import itertools
 from typing import Any
 
 from ..core.port import BufferState, BufferWrite, PermissionQuestion, ThreeWay
+from ..core.review import Review, ReviewVerdict
 from .bridge import Bridge
 from .render_queue import RenderQueue
+from .review_spec import review_table
 
 
 class NvimEditor:
@@ -20,6 +22,8 @@ class NvimEditor:
         self.queue = RenderQueue(bridge.lua_async, self._state_of)
         self._questions: dict[int, tuple[PermissionQuestion | None, asyncio.Future[str | None]]] = {}
         self._ids = itertools.count(1)
+        self._reviews: set[int] = set()
+        self._state_dir: str | None = None
         self.describe: Any = lambda key: {}
 
     # -- files ---------------------------------------------------------------------
@@ -98,7 +102,36 @@ class NvimEditor:
     def dismiss_permission(self, question: PermissionQuestion) -> None:
         for qid, (candidate, _) in list(self._questions.items()):
             if candidate is question:
-                self.bridge.lua_async("require('acp_nvim.permission').dismiss(...)", qid)
+                view = "review" if qid in self._reviews else "permission"
+                self.bridge.lua_async(f"require('acp_nvim.{view}').dismiss(...)", qid)
+
+    # -- review --------------------------------------------------------------------
+
+    async def review(self, question: PermissionQuestion, review: Review) -> ReviewVerdict | None:
+        """Open the vimdiff review (or queue it behind the open one) and await the verdict."""
+        rid = next(self._ids)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._questions[rid] = (question, future)
+        self._reviews.add(rid)
+        self.queue.flush()
+        self.bridge.lua_async("require('acp_nvim.review').open(...)", rid, review_table(review))
+        try:
+            answer = await future
+        finally:
+            self._questions.pop(rid, None)
+            self._reviews.discard(rid)
+        return None if answer is None else ReviewVerdict.from_editor(answer)
+
+    def review_done(self, rid: int, verdict: Any) -> None:
+        """The review's verdict (from Lua); a second answer for the same review is ignored."""
+        entry = self._questions.get(rid)
+        if entry is not None and rid in self._reviews and not entry[1].done():
+            entry[1].set_result(verdict if isinstance(verdict, dict) else {"files": []})
+
+    async def state_dir(self) -> str:
+        if self._state_dir is None:
+            self._state_dir = str(await self.bridge.lua("return vim.fn.stdpath('state')"))
+        return self._state_dir
 
     # -- rendering -----------------------------------------------------------------
 

@@ -1,0 +1,52 @@
+--- The `acp://rules` buffer: remembered permission rules, one per line; `dd` forgets one.
+local M = {}
+
+local api = vim.api
+local NAME = 'acp://rules'
+
+local function buffer()
+  for _, buf in ipairs(api.nvim_list_bufs()) do
+    if api.nvim_buf_get_name(buf) == NAME then
+      return buf, false
+    end
+  end
+  local buf = api.nvim_create_buf(false, true)
+  api.nvim_buf_set_name(buf, NAME)
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].filetype = 'acp_nvim_rules'
+  return buf, true
+end
+
+local function remove_at_cursor()
+  local line = api.nvim_get_current_line()
+  local number = line:match('^(%d+)%. ')
+  if number then
+    vim.cmd('Ai rules remove ' .. number)
+  end
+end
+
+local function set_keys(buf)
+  vim.keymap.set('n', 'dd', remove_at_cursor, { buffer = buf, nowait = true, desc = 'acp.nvim: forget this rule' })
+  vim.keymap.set('n', 'x', remove_at_cursor, { buffer = buf, nowait = true, desc = 'acp.nvim: forget this rule' })
+  vim.keymap.set('n', 'q', '<Cmd>close<CR>', { buffer = buf, nowait = true, desc = 'acp.nvim: close' })
+end
+
+--- Show (or refresh) the list; `lines` are "n. description" strings.
+function M.show(lines)
+  local buf, created = buffer()
+  local text = #lines > 0 and lines or { '(no remembered rules: answer a prompt with "always" to add one)' }
+  vim.bo[buf].modifiable = true
+  api.nvim_buf_set_lines(buf, 0, -1, false, vim.list_extend({ 'Remembered permission rules  (dd forgets one, q closes)', '' }, text))
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].modified = false
+  if created then
+    set_keys(buf)
+  end
+  if vim.fn.bufwinid(buf) == -1 then
+    vim.cmd('botright split')
+    api.nvim_win_set_buf(0, buf)
+    api.nvim_win_set_height(0, math.min(#text + 3, 15))
+  end
+end
+
+return M

@@ -1,0 +1,334 @@
+"""One session's permission requests: remembered rules and the policy first, then the user.
+
+Diff-bearing requests open a review (every file); others get a prompt with every option.
+The answer always names an option chosen by its ``kind``; it goes out exactly once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import itertools
+import json
+import re
+from collections.abc import Awaitable, Callable
+from os import PathLike
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from acp import RequestError, text_block
+from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+
+from . import review as review_model
+from .accepted import AcceptedEdit, AcceptedEdits, agent_note
+from .paths import PathPolicy
+from .permissions import (
+    ALLOW_ONCE_FIRST,
+    ALWAYS_KINDS,
+    REJECT_ONCE_FIRST,
+    AutoAnswer,
+    PermissionSettings,
+    check_policy,
+    decide,
+    pick,
+)
+from .port import PermissionChoice, PermissionQuestion
+from .review import Current, ProposedEdit, Review, ReviewVerdict
+from .rules import RulesFileError, RuleStore, make_rule
+from .tasks import spawn
+from .tool_calls import ToolCallState
+
+if TYPE_CHECKING:
+    from .session import Session
+
+DETAIL_LINES = 20
+MAX_REVIEW_BYTES = 32 * 1024 * 1024
+RULES_FILE = ("acp_nvim", "rules.json")
+REJECTED_DIR = ("acp_nvim", "rejected")
+
+_correcting: contextvars.ContextVar[bool] = contextvars.ContextVar("acp_nvim_correcting", default=False)
+
+
+class PermissionBroker:
+    """Decides, asks or reviews; remembers "always" answers; corrects writes after a review."""
+
+    def __init__(self, session: Session, settings: PermissionSettings) -> None:
+        self._session = session
+        self.policy = settings.policy
+        self.accepted = AcceptedEdits()
+        self._notes: list[str] = []
+        self._numbers = itertools.count(1)
+        self._rules: RuleStore | None = None
+        self._state_dir: str | None = None
+        session.files.content_filter = self.content_filter
+
+    # -- entry points ----------------------------------------------------------------
+
+    async def handle(self, tool_call: Any, options: list[Any]) -> RequestPermissionResponse:
+        """Answer one ``session/request_permission``."""
+        transcript = self._session.transcript
+        earlier = review_model.content_edits(transcript.tool_calls.get(tool_call.tool_call_id))
+        state = transcript.tool_call(tool_call)
+        question = _question(self._session.key, state, options)
+        edits = review_model.proposed_edits(state, earlier)
+        auto = await self._automatic(question, state, edits)
+        if auto is not None:
+            return _selected(auto.choice)
+        if edits and hasattr(self._session.editor, "review"):
+            return await self._review(question, state, edits)
+        return await self._prompt(question, state)  # an editor without a review view asks plainly
+
+    def set_policy(self, policy: str) -> None:
+        """Switch this session's policy (ValueError for an unknown one)."""
+        self.policy = check_policy(policy)
+        self._session.transcript.notice(f"permission policy: {policy}", "info")
+
+    def take_notes(self) -> list[Any]:
+        """Prompt blocks telling the agent how its reviewed edits really landed (once)."""
+        if not self._notes:
+            return []
+        notes, self._notes = self._notes, []
+        return [text_block("[Note from the editor, acp.nvim]\n" + "\n\n".join(notes))]
+
+    def on_tool_call(self, state: ToolCallState) -> None:
+        """A tool call changed: once a reviewed edit completes, make the files what the user accepted."""
+        if state.status == "failed":
+            self.accepted.settle(state.tool_call_id)
+        elif state.status == "completed":
+            left = self.accepted.settle(state.tool_call_id)
+            if left:
+                spawn(self._correct(left), self._session._report, f"{self._session.key} review write")
+
+    async def content_filter(self, path: str | PathLike[str], content: str) -> str:
+        """``FileService`` hook: the user's accepted text replaces the agent's."""
+        if _correcting.get():
+            return content
+        return await self.accepted.filter(path, content)
+
+    async def rule_store(self) -> RuleStore:
+        """The shared rules file (in memory only when the editor has no state folder)."""
+        if self._rules is None:
+            state_dir = await self._get_state_dir()
+            self._rules = RuleStore(Path(state_dir, *RULES_FILE) if state_dir else None)
+        return self._rules
+
+    # -- automatic answers -------------------------------------------------------------
+
+    async def _automatic(self, question: PermissionQuestion, state: ToolCallState,
+                         edits: list[ProposedEdit]) -> AutoAnswer | None:
+        session = self._session
+        try:
+            rule = await (await self.rule_store()).match(
+                session.agent_name, session.cwd, question.kind, command_of(state.raw_input))
+        except RulesFileError as exc:
+            session.transcript.notice(str(exc), "error")
+            rule = None
+        inside = self._inside_workspace(edits, state)
+        auto = decide(question.choices, question.kind, self.policy, rule, inside)
+        if auto is not None:
+            verb = "allowed" if auto.allowed else "rejected"
+            session.transcript.notice(
+                f"{verb} automatically ({auto.reason}): {question.kind} · {question.title} → {auto.choice.name}",
+                "info")
+        return auto
+
+    def _inside_workspace(self, edits: list[ProposedEdit], state: ToolCallState) -> bool:
+        paths = [edit.path for edit in edits] + [path for path, _ in state.locations]
+        if not paths:
+            return False
+        policy = PathPolicy([self._session.cwd])
+        try:
+            for path in paths:
+                policy.check(path)
+        except RequestError:
+            return False
+        return True
+
+    # -- asking the user ------------------------------------------------------------------
+
+    async def _prompt(self, question: PermissionQuestion, state: ToolCallState) -> RequestPermissionResponse:
+        answer = await self._session._ask(question)
+        choice = next((c for c in question.choices if c.option_id == answer), None)
+        if choice is None:
+            return _cancelled()
+        if choice.kind in ALWAYS_KINDS:
+            await self._remember(question, state, choice)
+        return _selected(choice)
+
+    async def _remember(self, question: PermissionQuestion, state: ToolCallState, choice: PermissionChoice) -> None:
+        session = self._session
+        rule = make_rule(session.agent_name, session.cwd, question.kind, command_of(state.raw_input),
+                         allow=choice.kind.startswith("allow"))
+        try:
+            await (await self.rule_store()).add(rule)
+        except RulesFileError as exc:
+            session.transcript.notice(f"not remembered: {exc}", "error")
+            return
+        session.transcript.notice(f"remembered: {rule.describe()} (:Ai rules lists and removes rules)", "info")
+
+    async def _review(self, question: PermissionQuestion, state: ToolCallState,
+                      edits: list[ProposedEdit]) -> RequestPermissionResponse:
+        session = self._session
+        review = await review_model.build(session.key, next(self._numbers), question.title, question.kind,
+                                          edits, self._read_current, session.cwd)
+        for file in review.files:
+            if file.note:
+                session.transcript.notice(f"review of {file.path}: {file.note}", "info")
+        editor: Any = session.editor
+        verdict = await session._ask(question, lambda q: editor.review(q, review))
+        if not isinstance(verdict, ReviewVerdict):
+            return _cancelled()
+        return await self._settle(question, state, review, verdict)
+
+    async def _read_current(self, path: str) -> Current:
+        text = await self._session.editor.buffer_text(path)
+        if text is not None:
+            return Current(text, loaded=True)
+        return await asyncio.to_thread(_read_file, Path(path))
+
+    # -- after the review -------------------------------------------------------------------
+
+    async def _settle(self, question: PermissionQuestion, state: ToolCallState, review: Review,
+                      verdict: ReviewVerdict) -> RequestPermissionResponse:
+        transcript = self._session.transcript
+        texts = {file.path: file.text for file in verdict.files}
+        rejected = [file for file in review.files if texts.get(file.path) is None]
+        await self._keep_rejected(review, rejected)
+        if not verdict.accepted:
+            transcript.notice(f"review: you rejected {question.title}", "info")
+            return _selected_or_cancelled(pick(question.choices, REJECT_ONCE_FIRST))
+        choice = pick(question.choices, ALLOW_ONCE_FIRST)
+        if choice is None:
+            transcript.notice("the agent offered no allow option: answered cancelled", "error")
+            return _cancelled()
+        for file in review.files:
+            self._record(state.tool_call_id, file, texts.get(file.path))
+        accepted = len(review.files) - len(rejected)
+        transcript.notice(f"review: you accepted {accepted} of {len(review.files)} file(s) of {question.title}",
+                          "info")
+        return _selected(choice)
+
+    def _record(self, tool_call_id: str, file: review_model.FileReview, text: str | None) -> None:
+        if file.snippet_only and text is not None:
+            return  # shown as sent, read-only: the agent's own write is what was accepted
+        self.accepted.add(AcceptedEdit(tool_call_id, file.path, file.agent_text, text, file.current))
+        note = agent_note(file.path, file.agent_text, text)
+        if note:
+            self._notes.append(note)
+            self._session.transcript.notice(f"note for the agent, sent with your next prompt: {note}", "info")
+
+    async def _keep_rejected(self, review: Review, files: list[review_model.FileReview]) -> None:
+        if not files:
+            return
+        state_dir = await self._get_state_dir()
+        for file in files:
+            where = await self._save_copy(state_dir, review, file) if state_dir else None
+            kept = f"kept in {where} (:edit it to see it)" if where else "not kept: no state folder"
+            self._session.transcript.notice(f"rejected proposal for {file.path} {kept}", "info")
+
+    async def _save_copy(self, state_dir: str, review: Review, file: review_model.FileReview) -> str | None:
+        folder = Path(state_dir, *REJECTED_DIR, re.sub(r"[^\w.-]+", "-", review.session_key))
+        target = folder / f"{review.number}-{Path(file.path).name}"
+        try:
+            await asyncio.to_thread(_write_copy, target, file.agent_text)
+        except OSError as exc:
+            self._session.transcript.notice(f"could not keep the rejected proposal: {exc}", "error")
+            return None
+        return str(target)
+
+    async def _correct(self, edits: list[AcceptedEdit]) -> None:
+        """The agent wrote the disk itself: put the accepted text in place where it differs."""
+        _correcting.set(True)
+        for edit in edits:
+            target = edit.target
+            if target is None or await asyncio.to_thread(_disk_text, Path(edit.path)) == target:
+                continue
+            try:
+                await self._session.files.write(edit.path, target)
+            except Exception as exc:
+                self._session.transcript.notice(f"could not put your reviewed text in {edit.path}: {exc}", "error")
+                continue
+            self._session.transcript.notice(f"{edit.path} now holds the text you accepted in the review", "info")
+
+    async def _get_state_dir(self) -> str | None:
+        if self._state_dir is None:
+            getter: Callable[[], Awaitable[str]] | None = getattr(self._session.editor, "state_dir", None)
+            self._state_dir = (await getter()) if getter else ""
+        return self._state_dir or None
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def _question(session_key: str, state: ToolCallState, options: list[Any]) -> PermissionQuestion:
+    choices = tuple(PermissionChoice(o.option_id, o.name, _value(o.kind)) for o in options)
+    return PermissionQuestion(session_key=session_key, title=state.title, kind=state.kind,
+                              detail=describe_request(state), choices=choices, tool_call=state)
+
+
+def describe_request(state: ToolCallState) -> str:
+    """What the prompt shows: the command, or the raw input as indented JSON, and the locations."""
+    command = command_of(state.raw_input)
+    if command:
+        lines = [f"$ {command}"]
+    elif state.raw_input not in (None, {}):
+        lines = json.dumps(state.raw_input, indent=2, ensure_ascii=False, default=str).split("\n")
+    else:
+        lines = []
+    if len(lines) > DETAIL_LINES:
+        lines = [*lines[:DETAIL_LINES], f"… {len(lines) - DETAIL_LINES} more lines"]
+    lines += [f"→ {path}{f':{line}' if line else ''}" for path, line in state.locations]
+    return "\n".join(lines)
+
+
+def command_of(raw_input: Any) -> str | None:
+    """The shell command of an execute tool call's raw input, if it names one."""
+    if not isinstance(raw_input, dict):
+        return None
+    for key in ("command", "cmd"):
+        value = raw_input.get(key)
+        if isinstance(value, list):
+            return " ".join(str(v) for v in value)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def _selected(choice: PermissionChoice) -> RequestPermissionResponse:
+    return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=choice.option_id))
+
+
+def _selected_or_cancelled(choice: PermissionChoice | None) -> RequestPermissionResponse:
+    return _selected(choice) if choice is not None else _cancelled()
+
+
+def _cancelled() -> RequestPermissionResponse:
+    return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+
+
+def _value(enum_or_str: Any) -> str:
+    return str(getattr(enum_or_str, "value", enum_or_str))
+
+
+def _write_copy(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _read_file(path: Path) -> Current:
+    """The file on disk for the left side of a review (never raising)."""
+    try:
+        if path.stat().st_size > MAX_REVIEW_BYTES:
+            return Current(None, problem="the file is too large to review")
+        return Current(path.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
+        return Current(None)
+    except UnicodeDecodeError:
+        return Current(None, problem="the file is not UTF-8 text")
+    except OSError as exc:
+        return Current(None, problem=f"cannot read it: {exc.strerror or exc}")
+
+
+def _disk_text(path: Path) -> str | None:
+    current = _read_file(path)
+    return current.text

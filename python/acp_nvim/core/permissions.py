@@ -1,0 +1,80 @@
+"""Permission policy: options chosen by kind (never by id), per-session modes, automatic answers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from .port import PermissionChoice
+from .rules import Rule
+
+POLICIES = ("ask", "auto-edit", "trust")
+ALLOW_ONCE_FIRST = ("allow_once", "allow_always")
+ALLOW_ALWAYS_FIRST = ("allow_always", "allow_once")
+REJECT_ONCE_FIRST = ("reject_once", "reject_always")
+ALWAYS_KINDS = ("allow_always", "reject_always")
+
+
+class PermissionSettings(BaseModel):
+    """``permissions`` in ``setup()``: the default policy of new sessions, what closing a review means."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    policy: str = "ask"
+    close_is_reject: bool = True
+
+    @field_validator("policy")
+    @classmethod
+    def _known_policy(cls, value: str) -> str:
+        return check_policy(value)
+
+
+def check_policy(value: str) -> str:
+    """Return ``value`` if it names a policy, else raise ValueError listing them."""
+    if value not in POLICIES:
+        raise ValueError(f"unknown policy {value!r}: expected one of {', '.join(POLICIES)}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class AutoAnswer:
+    """An answer given without asking, and why (written in the transcript)."""
+
+    choice: PermissionChoice
+    reason: str
+
+    @property
+    def allowed(self) -> bool:
+        return self.choice.kind.startswith("allow")
+
+
+def pick(choices: Iterable[PermissionChoice], kinds: Sequence[str]) -> PermissionChoice | None:
+    """The first offered option whose kind comes first in ``kinds``."""
+    offered = list(choices)
+    for kind in kinds:
+        for choice in offered:
+            if choice.kind == kind:
+                return choice
+    return None
+
+
+def decide(choices: Sequence[PermissionChoice], kind: str, policy: str, rule: Rule | None,
+           edits_inside_workspace: bool) -> AutoAnswer | None:
+    """The automatic answer for a request, or None when the user must be asked.
+
+    A remembered rule wins over the policy (a reject rule even in ``trust``); ``auto-edit``
+    accepts only edits whose every file lies inside the workspace.
+    """
+    if rule is not None:
+        choice = pick(choices, ALLOW_ONCE_FIRST if rule.decision == "allow" else REJECT_ONCE_FIRST)
+        if choice is not None:
+            return AutoAnswer(choice, f"rule: {rule.describe()}")
+    if policy == "trust":
+        choice = pick(choices, ALLOW_ALWAYS_FIRST)
+        return AutoAnswer(choice, "policy trust") if choice else None
+    if policy == "auto-edit" and kind == "edit" and edits_inside_workspace:
+        choice = pick(choices, ALLOW_ONCE_FIRST)
+        return AutoAnswer(choice, "policy auto-edit: an edit inside the workspace") if choice else None
+    return None

@@ -1,0 +1,254 @@
+"""The review model: what each file of a diff-bearing permission request would become.
+
+Agents send edits in three shapes: a whole-file ``diff`` (``oldText`` = the file), a snippet
+``diff`` (``oldText`` = only the replaced lines), or no diff at all but old/new strings in the
+tool call's raw input. The review always shows whole files: the snippet is located in the
+text the user sees now; when it cannot be found, the snippet diff is shown as it was sent.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .text_merge import carry_over
+from .tool_calls import ToolCallState
+
+PATH_KEYS = ("file_path", "filePath", "path", "filename", "file")
+OLD_KEYS = ("old_string", "oldString", "old_str", "old_text", "oldText")
+NEW_KEYS = ("new_string", "newString", "new_str", "new_text", "newText")
+CONTENT_KEYS = ("content", "file_text", "fileText", "contents")
+REPLACE_ALL_KEYS = ("replace_all", "replaceAll")
+
+CurrentReader = Callable[[str], Awaitable["Current"]]
+
+
+@dataclass(frozen=True, slots=True)
+class ProposedEdit:
+    """One change to one file. ``old_text`` None replaces the whole file (or creates it)."""
+
+    path: str
+    old_text: str | None
+    new_text: str
+    replace_all: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Current:
+    """A file as the user sees it now: ``text`` None when it does not exist (or cannot be shown)."""
+
+    text: str | None
+    loaded: bool = False
+    problem: str = ""
+
+
+@dataclass(slots=True)
+class FileReview:
+    """One file of a review: the text now, the agent's whole-file proposal, how it was found."""
+
+    path: str
+    current: str | None
+    loaded: bool
+    agent_text: str
+    located: str
+    note: str = ""
+    snippet_old: str = ""
+
+    @property
+    def snippet_only(self) -> bool:
+        """The edit could not be placed in the file: the review shows the diff as sent."""
+        return self.located == "not-found"
+
+    @property
+    def base(self) -> str:
+        """The left side of the review."""
+        if self.snippet_only:
+            return self.snippet_old
+        return self.current or ""
+
+
+@dataclass(slots=True)
+class Review:
+    """Every file of one permission request."""
+
+    session_key: str
+    number: int
+    title: str
+    kind: str
+    files: list[FileReview] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class FileVerdict:
+    """The user's decision on one file: ``text`` is what they accepted (None: file rejected)."""
+
+    path: str
+    text: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewVerdict:
+    """The user's decision on a whole review."""
+
+    files: tuple[FileVerdict, ...]
+
+    @property
+    def accepted(self) -> bool:
+        return any(f.text is not None for f in self.files)
+
+    @staticmethod
+    def from_editor(data: Any) -> ReviewVerdict:
+        """Parse the editor's answer: ``{"files": [{"path": ..., "text": ... or None}]}``."""
+        items = data.get("files") if isinstance(data, dict) else None
+        verdicts = []
+        for item in items or []:
+            text = item.get("text")
+            verdicts.append(FileVerdict(str(item["path"]), text if isinstance(text, str) else None))
+        return ReviewVerdict(tuple(verdicts))
+
+
+# -- diff sources -----------------------------------------------------------------
+
+
+def proposed_edits(state: ToolCallState, earlier: list[ProposedEdit] | None = None) -> list[ProposedEdit]:
+    """The edits a request proposes: its diff content, an earlier update's, or its raw input."""
+    from_content = [ProposedEdit(d.path, d.old_text, d.new_text) for d in state.diffs()]
+    return from_content or list(earlier or []) or raw_input_edits(state.raw_input)
+
+
+def content_edits(state: ToolCallState | None) -> list[ProposedEdit]:
+    """The diff content already known for a tool call (before a request's content replaces it)."""
+    if state is None:
+        return []
+    return [ProposedEdit(d.path, d.old_text, d.new_text) for d in state.diffs()]
+
+
+def raw_input_edits(raw_input: Any) -> list[ProposedEdit]:
+    """Old/new strings in a tool call's raw input (Edit, MultiEdit, Write, replace, write_file …)."""
+    if not isinstance(raw_input, dict):
+        return []
+    path = _first_str(raw_input, PATH_KEYS)
+    if path is None:
+        return []
+    nested = raw_input.get("edits")
+    if isinstance(nested, list):
+        return [edit for item in nested if (edit := _string_edit(path, item)) is not None]
+    edit = _string_edit(path, raw_input)
+    if edit is not None:
+        return [edit]
+    content = _first_str(raw_input, CONTENT_KEYS)
+    return [ProposedEdit(path, None, content)] if content is not None else []
+
+
+def _string_edit(path: str, data: Any) -> ProposedEdit | None:
+    if not isinstance(data, dict):
+        return None
+    old, new = _first_str(data, OLD_KEYS), _first_str(data, NEW_KEYS)
+    if old is None or new is None:
+        return None
+    replace_all = any(data.get(key) is True for key in REPLACE_ALL_KEYS)
+    return ProposedEdit(path, old, new, replace_all)
+
+
+def _first_str(data: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    for key in keys:
+        value = data.get(key)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+# -- whole-file reconstruction --------------------------------------------------------
+
+
+async def build(session_key: str, number: int, title: str, kind: str, edits: list[ProposedEdit],
+                read: CurrentReader, cwd: str) -> Review:
+    """A review with one entry per file (in the order the agent named them)."""
+    review = Review(session_key, number, title, kind)
+    for path, file_edits in _by_path(edits, cwd).items():
+        review.files.append(reconstruct(path, await read(path), file_edits))
+    return review
+
+
+def _by_path(edits: list[ProposedEdit], cwd: str) -> dict[str, list[ProposedEdit]]:
+    grouped: dict[str, list[ProposedEdit]] = {}
+    for edit in edits:
+        path = os.path.normpath(os.path.join(cwd, edit.path))
+        grouped.setdefault(path, []).append(edit)
+    return grouped
+
+
+def reconstruct(path: str, current: Current, edits: list[ProposedEdit]) -> FileReview:
+    """Apply ``edits`` in order to the current text; fall back to the snippet diff as sent."""
+    text, how, notes = current.text, "whole", [current.problem] if current.problem else []
+    for edit in edits:
+        result = _apply(text, edit)
+        if result is None:
+            return _not_found(path, current, edits, notes)
+        text, step, note = result
+        how = _combine(how, step)
+        if note:
+            notes.append(note)
+    assert text is not None
+    return FileReview(path, current.text, current.loaded, text, how, "; ".join(notes))
+
+
+def _combine(so_far: str, step: str) -> str:
+    order = ("whole", "snippet", "merged", "new")
+    return max(so_far, step, key=order.index)
+
+
+def _not_found(path: str, current: Current, edits: list[ProposedEdit], notes: list[str]) -> FileReview:
+    reason = "the file does not exist" if current.text is None else "the text it replaces is not in the file"
+    notes.append(f"cannot place the agent's edit ({reason}): showing its diff as sent")
+    old = "\n…\n".join(e.old_text or "" for e in edits)
+    new = "\n…\n".join(e.new_text for e in edits)
+    return FileReview(path, current.text, current.loaded, new, "not-found", "; ".join(notes), old)
+
+
+def _apply(text: str | None, edit: ProposedEdit) -> tuple[str, str, str] | None:
+    """(new text, how it was placed, note) or None when the edit cannot be placed."""
+    if edit.old_text is None:
+        if text is None:
+            return edit.new_text, "new", "a new file"
+        return edit.new_text, "whole", "" if text == "" else "the agent replaces the whole file"
+    if text is None:
+        return None
+    whole = _as_whole_file(text, edit)
+    if whole is not None:
+        return whole, "whole", ""
+    if edit.old_text == "":
+        return None
+    return _place_snippet(text, edit) or _merged(text, edit)
+
+
+def _as_whole_file(text: str, edit: ProposedEdit) -> str | None:
+    old, new = edit.old_text or "", edit.new_text
+    if old == text:
+        return new
+    if old.rstrip("\r\n") == text.rstrip("\r\n") and old != "":
+        ending = text[len(text.rstrip("\r\n")):]
+        return new.rstrip("\r\n") + ending
+    return None
+
+
+def _place_snippet(text: str, edit: ProposedEdit) -> tuple[str, str, str] | None:
+    old, new = edit.old_text or "", edit.new_text
+    if old not in text and "\r\n" in text and "\r\n" not in old:
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+    count = text.count(old)
+    if count == 0:
+        return None
+    if edit.replace_all:
+        return text.replace(old, new), "snippet", ""
+    note = f"the replaced text occurs {count} times; the first is changed" if count > 1 else ""
+    return text.replace(old, new, 1), "snippet", note
+
+
+def _merged(text: str, edit: ProposedEdit) -> tuple[str, str, str] | None:
+    merged = carry_over(edit.old_text or "", text, edit.new_text)
+    if merged is None:
+        return None
+    return merged, "merged", "the file changed since the agent read it: its changes are shown on the current text"
