@@ -82,6 +82,72 @@ function M.read(path)
   }
 end
 
+-- Per-buffer change trackers for read_delta: `first` leading and `tail` trailing lines are
+-- unchanged since the last delta was taken (version `version` of tracker `id`).
+local trackers = {}
+local next_tracker = 0
+
+local function track(buf)
+  local t = trackers[buf]
+  if t then
+    return t
+  end
+  next_tracker = next_tracker + 1
+  t = { id = next_tracker, version = 0, first = 0, tail = 0 }
+  trackers[buf] = t
+  api.nvim_buf_attach(buf, false, {
+    on_lines = function(_, b, _, first, _, new_last)
+      if trackers[b] ~= t then
+        return true -- replaced or forgotten: detach
+      end
+      t.first = math.min(t.first, first)
+      t.tail = math.min(t.tail, api.nvim_buf_line_count(b) - new_last)
+    end,
+    on_reload = function()
+      t.first, t.tail = 0, 0
+    end,
+    on_detach = function(_, b)
+      if trackers[b] == t then
+        trackers[b] = nil
+      end
+    end,
+  })
+  return t
+end
+
+--- The buffer of `path` as lines changed since the caller's copy (tracker `id`, `version`):
+--- { tracker, version, first, tail, lines, count, newline, eol, bom, empty, tick, modified },
+--- where `lines` replace all but the `first` and `tail` lines of the caller's copy. A caller
+--- with another tracker or version gets every line (first = tail = 0). nil: not loaded.
+function M.read_delta(path, id, version)
+  local buf = M.find(path)
+  if not buf then
+    return nil
+  end
+  local t = track(buf)
+  local count = api.nvim_buf_line_count(buf)
+  local first, tail = t.first, t.tail
+  if t.id ~= id or t.version ~= version then
+    first, tail = 0, 0
+  end
+  tail = math.max(0, math.min(tail, count - first))
+  t.version, t.first, t.tail = t.version + 1, count, count
+  return {
+    tracker = t.id,
+    version = t.version,
+    first = first,
+    tail = tail,
+    lines = api.nvim_buf_get_lines(buf, first, count - tail, false),
+    count = count,
+    newline = NEWLINE[vim.bo[buf].fileformat] or '\n',
+    eol = vim.bo[buf].eol,
+    bom = has_bom(buf),
+    empty = is_empty(buf),
+    tick = api.nvim_buf_get_changedtick(buf),
+    modified = vim.bo[buf].modified,
+  }
+end
+
 --- Split file content into lines plus the options that reproduce it on write.
 ---@return string[] lines, table opts { fileformat, eol, bomb }
 function M.parse(content)

@@ -3,7 +3,7 @@
 The prompt is one JSON object:
   {"op": "read", "path": ..., "line": n?, "limit": n?, "out": result-file}
   {"op": "write", "path": ..., "content": ..., "out": result-file}
-  {"op": "bench", "path": ..., "n": count, "out": result-file}
+  {"op": "bench", "path": ..., "n": count, "line": n?, "limit": n?, "out": result-file}
 Paths go out verbatim (relative, ``..`` and all), unlike the demo agent's. The outcome is
 written as JSON to ``out``: {"ok": true, "content": ...} or {"ok": false, "code": .., "message": ..},
 and for ``bench`` {"ms": [per-read milliseconds], "chars": n}.
@@ -78,7 +78,8 @@ class ProbeAgent:
         times, chars = [], 0
         for _ in range(int(request["n"])):
             start = time.perf_counter()
-            response = await self.client.read_text_file(session_id=session_id, path=request["path"])
+            response = await self.client.read_text_file(session_id=session_id, path=request["path"],
+                                                        line=request.get("line"), limit=request.get("limit"))
             times.append((time.perf_counter() - start) * 1000)
             chars = len(response.content)
         return {"ms": times, "chars": chars}

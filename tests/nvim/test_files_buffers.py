@@ -167,3 +167,64 @@ def test_loaded_lists_file_buffers_with_state(nvim, workspace):
     nvim.command("enew")
     loaded = nvim.exec_lua(f"return {B}.loaded()")
     assert [(p, m) for p, m, _ in loaded] == [(str(workspace / "a.txt"), True)]
+
+
+def delta_read(nvim, cache, path):
+    from acp_nvim.nvim.buffer_cache import BufferCache
+
+    assert isinstance(cache, BufferCache)
+    for _ in range(2):
+        raw = nvim.exec_lua(f"return {B}.read_delta(...)", str(path), *cache.since(str(path)))
+        state = cache.apply(str(path), raw)
+        if state is not None or raw is None:
+            return state, raw
+    raise AssertionError("the delta never fit")
+
+
+def test_read_delta_follows_every_kind_of_change(nvim, workspace):
+    import random
+
+    from acp_nvim.nvim.buffer_cache import BufferCache
+
+    path = workspace / "delta.txt"
+    path.write_text("".join(f"line {n}\n" for n in range(200)))
+    edit(nvim, path)
+    cache = BufferCache()
+    state, raw = delta_read(nvim, cache, path)
+    assert raw["first"] == 0 and raw["tail"] == 0 and len(raw["lines"]) == 200
+    state, raw = delta_read(nvim, cache, path)
+    assert raw["lines"] == [] and state.text == path.read_text(), "nothing changed: nothing travels"
+    edits = [
+        "normal! 50GAx\x1b", "normal! 10Gdd", "normal! 150Goinserted\x1b", "normal! ggOtop\x1b",
+        "normal! Goend\x1b", "normal! 20G5dd", "normal! u", "normal! \x12", "normal! 100GJ",
+        "lua vim.api.nvim_buf_set_lines(0, 3, 7, false, {'a', 'b'})", "normal! 30Gyy10p",
+        "%s/line 1/LINE 1/", "normal! ggdG", "normal! iall new\x1b", "edit!", "set fileformat=dos",
+        "set noeol nofixeol",
+    ]
+    rng = random.Random(4)
+    for step, command in enumerate(edits + [rng.choice(edits[:12]) for _ in range(30)]):
+        nvim.command(command)
+        if step % 2:
+            continue
+        state, raw = delta_read(nvim, cache, path)
+        assert state.text == read(nvim, path)["text"], (step, command)
+        assert state.tick == read(nvim, path)["tick"]
+    nvim.command("normal! 60GAsmall\x1b")
+    state, raw = delta_read(nvim, cache, path)
+    assert len(raw["lines"]) == 1 and state.text == read(nvim, path)["text"]
+
+
+def test_read_delta_starts_over_for_a_stale_copy(nvim, workspace):
+    from acp_nvim.nvim.buffer_cache import BufferCache
+
+    path = workspace / "stale.txt"
+    path.write_text("a\nb\nc\n")
+    edit(nvim, path)
+    mine, other = BufferCache(), BufferCache()
+    delta_read(nvim, mine, path)
+    delta_read(nvim, other, path)  # another reader took the delta: mine is a version behind
+    nvim.command("normal! 2GAx\x1b")
+    state, raw = delta_read(nvim, mine, path)
+    assert raw["first"] == 0 and raw["tail"] == 0 and state.text == "a\nbx\nc\n"
+    nvim.command("bwipeout!")
+    assert delta_read(nvim, mine, path) == (None, None)

@@ -14,29 +14,17 @@ def slice_lines(text: str, line: int | None, limit: int | None) -> str:
     ``line`` None or 0 means line 1; ``limit`` None means to the end; ``limit`` 0 and a
     ``line`` past the end give ``""``.
     """
-    if not line and limit is None:
-        return text
-    start = max(line or 1, 1) - 1
-    begin = _offset_of_line(text, start)
-    if begin is None:
+    if limit is not None and limit <= 0:
         return ""
+    skip = max(line or 1, 1) - 1
+    rest = text
+    if skip:
+        parts = text.split("\n", skip)
+        rest = parts[skip] if len(parts) > skip else ""
     if limit is None:
-        return text[begin:]
-    end = _offset_of_line(text, start + max(limit, 0), begin, start)
-    return text[begin:] if end is None else text[begin:end]
-
-
-def _offset_of_line(text: str, index: int, pos: int = 0, at: int = 0) -> int | None:
-    """Offset where 0-based line ``index`` starts, scanning from line ``at`` at ``pos``.
-
-    None when the text has no such line (a final newline does not open an empty line).
-    """
-    while at < index:
-        nl = text.find("\n", pos)
-        if nl < 0:
-            return None
-        pos, at = nl + 1, at + 1
-    return pos if pos < len(text) or index == 0 else None
+        return rest
+    pieces = rest.split("\n", limit)
+    return "\n".join(pieces[:limit]) + "\n" if len(pieces) > limit else rest
 
 
 def line_count(text: str) -> int:

@@ -9,6 +9,7 @@ from typing import Any
 from ..core.port import BufferState, BufferWrite, PermissionQuestion, ThreeWay
 from ..core.review import Review, ReviewVerdict
 from .bridge import Bridge
+from .buffer_cache import BufferCache
 from .render_queue import RenderQueue
 from .review_spec import review_table
 
@@ -22,6 +23,7 @@ class NvimEditor:
         self.queue = RenderQueue(bridge.lua_async, self._state_of)
         self._questions: dict[int, tuple[PermissionQuestion | None, asyncio.Future[str | None]]] = {}
         self._ids = itertools.count(1)
+        self.buffer_cache = BufferCache()
         self._reviews: set[int] = set()
         self._state_dir: str | None = None
         self.describe: Any = lambda key: {}
@@ -36,8 +38,13 @@ class NvimEditor:
         return bool(await self.bridge.lua("return require('acp_nvim.buffers').write(...)", path, content))
 
     async def read_buffer(self, path: str) -> BufferState | None:
-        raw = await self.bridge.lua("return require('acp_nvim.buffers').read(...)", path)
-        return None if raw is None else BufferState(path, raw["text"], int(raw["tick"]), bool(raw["modified"]))
+        for _ in range(2):  # a delta that does not fit the copy: once more, with every line
+            raw = await self.bridge.lua("return require('acp_nvim.buffers').read_delta(...)",
+                                        path, *self.buffer_cache.since(path))
+            state = self.buffer_cache.apply(path, raw)
+            if state is not None or raw is None:
+                return state
+        return None
 
     async def apply_to_buffer(self, path: str, content: str, expected_tick: int | None,
                               with_before: bool = False) -> BufferWrite:
