@@ -293,7 +293,6 @@ local function open_tab(review, file)
     api.nvim_win_call(win, function()
       vim.cmd('diffthis')
     end)
-    vim.wo[win].foldenable = false
   end
   first_hunk(right_win)
 end

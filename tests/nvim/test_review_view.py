@@ -93,11 +93,14 @@ def test_layout_snapshot(view, workspace):
     winbar_left, _, winbar_right = rows[1].partition("│")
     assert winbar_left.startswith("current sample.py · ga accept · gr reject · ]c [c next/prev hunk")
     assert winbar_right.startswith("proposal 1/1 · do leave hunk (current→proposal) · dp take hunk (agent→proposal)")
-    left, right = zip(*(row.split("│", 1) for row in rows[2:24]), strict=True)
+    left, right = zip(*(row.split("│", 1) for row in rows[2:19]), strict=True)
     assert left[0].strip() == "line 1" and right[0].strip() == "line 1"
     assert left[1].strip() == "line 2" and right[1].strip() == "line 2 changed by the agent"
-    assert right[20].strip() == "appended by the agent"
-    assert set(left[20].strip()) == {"-"}  # diff filler opposite the added line
+    assert left[8].startswith("+ +--  6 lines: line 9··") and right[8].startswith("+ +--  6 lines: line 9··")
+    assert left[9].strip() == "line 15" and right[14].strip() == "line 20"
+    assert right[15].strip() == "appended by the agent"
+    assert set(left[15].strip()) == {"-"}  # diff filler opposite the added line
+    assert rows[18].startswith("~ ")
     status_left, _, status_right = rows[-2].partition(" acp://review/")
     assert status_left.startswith("acp://review-base/demo/1/1/sample.py")
     assert status_right.startswith("demo/1/1/sample.py")
