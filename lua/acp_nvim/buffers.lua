@@ -237,10 +237,10 @@ function M.sync(buf)
 end
 
 --- Put the agent's `content` into the buffer of `path` and save it.
---- Returns { status = 'written' | 'not_loaded' | 'conflict', tick, text }. A buffer with
+--- Returns { status = 'written' | 'not_loaded' | 'conflict' | 'error', tick, text }. A buffer with
 --- unsaved changes is written only when its changedtick is `expected_tick` (the agent read
 --- exactly that text); otherwise 'conflict' with the buffer's text. With `with_before`,
---- 'written' carries the text before the write.
+--- 'written' carries the text before the write; 'error' the reason (the edit is taken back).
 function M.apply(path, content, expected_tick, with_before)
   local buf = M.find(path)
   if not buf then
@@ -250,9 +250,20 @@ function M.apply(path, content, expected_tick, with_before)
   if vim.bo[buf].modified and tick ~= expected_tick then
     return { status = 'conflict', tick = tick, text = M.buffer_text(buf) }
   end
+  if not vim.bo[buf].modifiable then
+    return { status = 'error', text = 'the buffer is not modifiable' }
+  end
   local before = with_before and M.buffer_text(buf) or ''
   M.set_text(buf, content)
-  M.save(buf)
+  local ok, err = pcall(M.save, buf)
+  if not ok then
+    if api.nvim_buf_get_changedtick(buf) ~= tick then
+      api.nvim_buf_call(buf, function()
+        vim.cmd('silent undo') -- the agent's edit is one undo step: take it back whole
+      end)
+    end
+    return { status = 'error', text = (tostring(err):gsub('^Vim[^:]*:', '')) }
+  end
   return { status = 'written', tick = api.nvim_buf_get_changedtick(buf), text = before }
 end
 

@@ -248,3 +248,15 @@ def test_new_file_with_parent_folders(nvim, workspace, tmp_path):
     assert probe(nvim, tmp_path, "write", path=str(target), content="print('hi')\n") == {"ok": True}
     assert target.read_text() == "print('hi')\n"
     assert probe(nvim, tmp_path, "read", path=str(target))["content"] == "print('hi')\n"
+
+
+def test_write_into_a_buffer_that_is_not_modifiable_is_a_clear_error(nvim, workspace, tmp_path):
+    use_probe(nvim)
+    path = workspace / "locked.txt"
+    path.write_text("locked\n")
+    nvim.command(f"edit {path}")
+    nvim.command("setlocal nomodifiable")
+    result = probe(nvim, tmp_path, "write", path=str(path), content="agent\n")
+    assert result["ok"] is False and result["code"] == -32603
+    assert result["message"] == f"{path}: not written: the buffer is not modifiable", result
+    assert path.read_text() == "locked\n"

@@ -228,3 +228,26 @@ def test_read_delta_starts_over_for_a_stale_copy(nvim, workspace):
     assert raw["first"] == 0 and raw["tail"] == 0 and state.text == "a\nbx\nc\n"
     nvim.command("bwipeout!")
     assert delta_read(nvim, mine, path) == (None, None)
+
+
+def test_apply_refuses_a_buffer_that_is_not_modifiable(nvim, workspace):
+    path = workspace / "locked.txt"
+    path.write_text("locked\n")
+    edit(nvim, path)
+    nvim.command("setlocal nomodifiable")
+    result = nvim.exec_lua(f"return {B}.apply(...)", str(path), "x\n", None, False)
+    assert result == {"status": "error", "text": "the buffer is not modifiable"}
+    assert path.read_text() == "locked\n"
+
+
+def test_a_failed_save_takes_the_edit_back(nvim, workspace):
+    folder = workspace / "gone"
+    folder.mkdir()
+    path = folder / "file.txt"
+    path.write_text("kept\n")
+    edit(nvim, path)
+    path.unlink()
+    folder.rmdir()
+    result = nvim.exec_lua(f"return {B}.apply(...)", str(path), "agent\n", None, False)
+    assert result["status"] == "error" and "E212" in result["text"]
+    assert nvim.current.buffer[:] == ["kept"] and not nvim.current.buffer.options["modified"]

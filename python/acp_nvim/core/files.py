@@ -28,6 +28,8 @@ from .port import EditorPort, ThreeWay
 from .reconcile import Reconciler
 from .text_slice import slice_lines
 
+INTERNAL = -32603
+
 ContentFilter = Callable[[Path, str], "str | Awaitable[str]"]
 Notice = Callable[[str, str], None]
 
@@ -102,6 +104,9 @@ class FileService:
         changeset = self.changes.current
         result = await self.editor.apply_to_buffer(key, content, seen.tick if seen else None,
                                                    key not in changeset.files)
+        if result.status == "error":  # a buffer that is not modifiable, a failed save
+            self.tell(f"{key}: the agent's write failed: {result.text}", "error")
+            raise file_error(key, f"not written: {result.text}", INTERNAL)
         if result.status == "not_loaded":
             before = await asyncio.to_thread(disk.snapshot, resolved)
             await asyncio.to_thread(disk.write_text, resolved, content)

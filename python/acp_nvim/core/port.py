@@ -40,12 +40,12 @@ class BufferState:
 
 @dataclass(frozen=True, slots=True)
 class BufferWrite:
-    """Outcome of ``apply_to_buffer``: ``written``, ``not_loaded`` or ``conflict``."""
+    """Outcome of ``apply_to_buffer``: ``written``, ``not_loaded``, ``conflict`` or ``error``."""
 
     status: str
     tick: int = 0
     text: str = ""
-    """On ``conflict``: the buffer's text (the user's unsaved changes)."""
+    """On ``conflict``: the buffer's text (the user's unsaved changes); on ``error``: the reason."""
 
 
 @dataclass(frozen=True, slots=True)
