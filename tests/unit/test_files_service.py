@@ -305,3 +305,17 @@ def test_changeset_keeps_the_first_before():
     assert not turn.files["/r"].known
     log.begin_turn()
     assert log.latest() is turn and log.current.turn == 2
+
+
+async def test_a_file_the_user_saved_during_the_turn_is_not_the_agents_change(ws):
+    path = ws / "saved.txt"
+    path.write_text("v1\n")
+    editor = Buffers()
+    editor.load(path)
+    files, _, _ = service(ws, editor)
+    await files.begin_turn()
+    editor.bufs[str(path)][0] = "v2 saved by the user\n"
+    path.write_text("v2 saved by the user\n")
+    files.end_turn()
+    await settle()
+    assert files.changes.latest() is None and not editor.views

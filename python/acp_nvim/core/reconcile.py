@@ -122,7 +122,8 @@ class Reconciler:
             before = diff_before  # the snapshot came too late: the diff knows the old text
         state = await self.files.editor.read_buffer(path)
         if state is None or text is None or state.text == text:
-            changeset.record(path, text, "disk", before)
+            if state is None or path in self._touched:  # else the user saved it: not the agent's change
+                changeset.record(path, text, "disk", before)
             if state is not None and text is not None:
                 await self.files.editor.sync_buffer(path)
             return
