@@ -65,9 +65,7 @@ local function fill(buf, lines)
   vim.bo[buf].modified = false
 end
 
---- A scratch buffer named `name` before it is filled with `lines`, filetype from `path`.
-local function scratch(name, path, lines, buftype)
-  local buf = api.nvim_create_buf(false, true)
+local function setup_scratch(buf, name, path, lines, buftype)
   api.nvim_buf_set_name(buf, unique_name(name))
   vim.bo[buf].buftype = buftype
   vim.bo[buf].bufhidden = 'hide'
@@ -76,6 +74,16 @@ local function scratch(name, path, lines, buftype)
   local ft = vim.filetype.match({ filename = path, buf = buf })
   if ft then
     vim.bo[buf].filetype = ft
+  end
+end
+
+--- A scratch buffer named `name` before it is filled with `lines`, filetype from `path`.
+local function scratch(name, path, lines, buftype)
+  local buf = api.nvim_create_buf(false, true)
+  local ok, err = pcall(setup_scratch, buf, name, path, lines, buftype)
+  if not ok then
+    pcall(api.nvim_buf_delete, buf, { force = true })
+    error(err, 0)
   end
   return buf
 end
@@ -315,7 +323,11 @@ local function watch(review, file)
     group = group,
     buffer = file.prop,
     callback = function()
-      M.decide(review.id, file, 'accepted')
+      -- after the write: `:wq` / `:x` then close the window, which must not count as a reject
+      vim.bo[file.prop].modified = false
+      vim.schedule(function()
+        M.decide(review.id, file, 'accepted')
+      end)
     end,
   })
 end
@@ -342,8 +354,9 @@ end
 
 local function wipe(review)
   for _, file in ipairs(review.files or {}) do
-    for _, buf in ipairs({ file.prop, not file.live and file.left or nil }) do
-      if buf and api.nvim_buf_is_valid(buf) then
+    local ours = { file.prop or -1, (not file.live and file.left) or -1 }
+    for _, buf in ipairs(ours) do
+      if buf ~= -1 and api.nvim_buf_is_valid(buf) then
         pcall(api.nvim_buf_delete, buf, { force = true })
       end
     end
@@ -359,8 +372,8 @@ local function build(review)
   review.files = {}
   for _, spec in ipairs(review.spec.files) do
     local file = { spec = spec, saved_options = {}, saved_maps = {} }
+    review.files[#review.files + 1] = file -- first, so a failure below still cleans up
     make_buffers(review, file)
-    review.files[#review.files + 1] = file
   end
 end
 
@@ -393,6 +406,20 @@ local function show(review)
   focus(review)
 end
 
+local forget
+
+--- Show a review; if that fails, say why and let Python ask without the view.
+local function show_safely(review)
+  local ok, err = pcall(show, review)
+  if ok then
+    return
+  end
+  review.sent = true
+  forget(review)
+  notify(('cannot show the review (%s); asking without it'):format(err), vim.log.levels.ERROR)
+  vim.fn.AcpNvimReviewDone(review.id, { files = {}, error = tostring(err) })
+end
+
 local function refresh_active()
   local current = active()
   if current then
@@ -406,13 +433,12 @@ local function next_queued()
   end
   for _, review in ipairs(M.reviews) do
     if review.state == 'queued' then
-      show(review)
-      return
+      return show_safely(review)
     end
   end
 end
 
-local function forget(review)
+function forget(review)
   local _, index = find(review.id)
   if index then
     table.remove(M.reviews, index)
@@ -445,7 +471,7 @@ function M.open(id, spec)
     refresh_active()
     notify(('another review is waiting: %s (:Ai permissions)'):format(spec.title))
   else
-    show(review)
+    show_safely(review)
   end
 end
 
@@ -531,7 +557,7 @@ function M.show(id)
     close_windows(current)
     current.state = 'hidden'
   end
-  show(review)
+  show_safely(review)
 end
 
 --- Pending reviews for :Ai permissions: { id, title, session, files, state }.

@@ -353,3 +353,34 @@ def test_unsaved_edits_show_on_the_left_and_are_never_lost(nvim, workspace, answ
     else:
         assert lines == left and path.read_text() == disk_before
         assert nvim.api.get_option_value("modified", {"buf": user_buf}) is True
+
+
+@pytest.mark.timeout(60)
+def test_review_view_failure_falls_back_to_the_plain_prompt(nvim, workspace):
+    path = make_file(workspace)
+    nvim.exec_lua("vim.filetype.match = function() error('no filetypes today') end")
+    nvim.command(f"Ai send edit {path}")
+    lines = wait_prompt(nvim)
+    assert any("Allow once" in line for line in lines)
+    nvim.input("a")
+    text = wait_turn_end(nvim)
+    assert "the review view failed" in text and "no filetypes today" in text
+    assert path.read_text().splitlines()[-1] == ADDED
+
+
+@pytest.mark.timeout(60)
+def test_agent_writing_the_disk_under_a_clean_loaded_buffer(nvim, workspace):
+    path = make_file(workspace)
+    nvim.command(f"edit {path}")
+    user_buf = nvim.api.get_current_buf().number
+    nvim.command(f"Ai send edit-disk {path}")
+    wait_review(nvim)
+    nvim.api.buf_set_lines(0, 3, 4, False, ["line 4 rewritten by me"])
+    nvim.input("ga")
+    wait_turn_end(nvim)
+    wait_for(lambda: "line 4 rewritten by me" in path.read_text(), timeout=10, what="the accepted text on disk")
+    wait_for(lambda: nvim.api.buf_get_lines(user_buf, 3, 4, False) == ["line 4 rewritten by me"], timeout=10,
+             what="the buffer to show the accepted text")
+    lines = nvim.api.buf_get_lines(user_buf, 0, -1, False)
+    assert lines[0] == "line 1" + EDIT_MARK and lines[-1] == ADDED
+    assert nvim.api.get_option_value("modified", {"buf": user_buf}) is False

@@ -303,3 +303,25 @@ def test_permissions_lists_prompts_and_reviews(view, workspace):
     lines = view.api.buf_get_lines(0, 0, -1, False)
     assert any("[execute] git status (demo/1)" in line for line in lines)
     assert any("[review, open] Edit files (demo/1)" in line for line in lines)
+
+
+def test_write_quit_in_the_proposal_accepts_and_keeps_the_editor(view, workspace):
+    single(view, workspace / "a.txt")
+    view.api.buf_set_lines(0, 0, 1, False, ["first line edited"])
+    view.command("wq")
+    view.command("sleep 10m")  # let the scheduled decision run
+    assert accepted_text(view).startswith("first line edited\n")
+    assert len(verdicts(view)) == 1
+    assert review_buffers(view) == []
+    assert view.eval("1 + 1") == 2
+
+
+def test_a_view_that_cannot_open_reports_and_cleans_up(view, workspace):
+    view.exec_lua("_G.real_match = vim.filetype.match; vim.filetype.match = function() error('boom') end")
+    try:
+        single(view, workspace / "a.txt")
+    finally:
+        view.exec_lua("vim.filetype.match = _G.real_match")
+    verdict = verdicts(view)[0][1]
+    assert verdict["files"] == [] and "boom" in verdict["error"]
+    assert review_buffers(view) == [] and len(view.api.list_tabpages()) == 1

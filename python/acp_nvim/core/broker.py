@@ -178,6 +178,9 @@ class PermissionBroker:
         verdict = await session._ask(question, lambda q: editor.review(q, review))
         if not isinstance(verdict, ReviewVerdict):
             return _cancelled()
+        if verdict.error:
+            session.transcript.notice(f"the review view failed ({verdict.error}): asking without it", "error")
+            return await self._prompt(question, state)
         return await self._settle(question, state, review, verdict)
 
     async def _read_current(self, path: str) -> Current:

@@ -93,6 +93,8 @@ class ReviewVerdict:
     """The user's decision on a whole review."""
 
     files: tuple[FileVerdict, ...]
+    error: str = ""
+    """Set when the editor could not show the review (the request is then asked plainly)."""
 
     @property
     def accepted(self) -> bool:
@@ -100,13 +102,13 @@ class ReviewVerdict:
 
     @staticmethod
     def from_editor(data: Any) -> ReviewVerdict:
-        """Parse the editor's answer: ``{"files": [{"path": ..., "text": ... or None}]}``."""
-        items = data.get("files") if isinstance(data, dict) else None
+        """Parse the editor's answer: ``{"files": [{"path": ..., "text": ... or None}], "error": ...}``."""
+        data = data if isinstance(data, dict) else {}
         verdicts = []
-        for item in items or []:
+        for item in data.get("files") or []:
             text = item.get("text")
             verdicts.append(FileVerdict(str(item["path"]), text if isinstance(text, str) else None))
-        return ReviewVerdict(tuple(verdicts))
+        return ReviewVerdict(tuple(verdicts), str(data.get("error") or ""))
 
 
 # -- diff sources -----------------------------------------------------------------
