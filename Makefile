@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test bench lint venv clean
+.PHONY: demo test bench lint venv clean agents
 
 venv: $(STAMP)
 
@@ -17,7 +17,12 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) scripts/demo.py
 
-test: $(STAMP)
+# Real ACP agents for tests/real_agents: npm ci from tests/agents/package-lock.json into .cache/agents,
+# once (reused while the lockfile is unchanged), plus bubblewrap for Codex.
+agents:
+	bash scripts/install_test_agents.sh
+
+test: $(STAMP) agents
 	$(PY) -m ruff check python tests rplugin scripts bench
 	$(PY) -m pytest
 

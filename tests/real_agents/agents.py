@@ -1,0 +1,131 @@
+"""Per-agent test setup: a private HOME, config files that point at the scripted model server.
+
+The agent itself is launched exactly as the shipped preset says (``lua/acp_nvim/presets.lua``):
+the tests only add the model endpoint, HOME and the test install's ``node_modules/.bin`` to PATH.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+AGENTS_DIR = Path(os.environ.get("ACP_NVIM_TEST_AGENTS", ROOT / ".cache" / "agents"))
+BIN_DIR = AGENTS_DIR / "node_modules" / ".bin"
+NAMES = ("claude", "codex", "gemini", "opencode")
+EXECUTABLES = {"claude": "claude-agent-acp", "codex": "codex-acp", "gemini": "gemini", "opencode": "opencode"}
+
+
+@dataclass(slots=True)
+class AgentSetup:
+    """What a test needs to start one real agent through its preset."""
+
+    name: str
+    env: dict[str, str] = field(default_factory=dict)
+
+    def setup_lua(self) -> str:
+        """The ``setup()`` call a user would write, plus the test env (endpoint, HOME, PATH)."""
+        return (f"local p = require('acp_nvim.presets').{self.name}({{ env = vim.json.decode(...) }})\n"
+                f"require('acp_nvim').setup({{ agents = {{ {self.name} = p }}, default_agent = '{self.name}' }})")
+
+
+def unavailable(name: str) -> str | None:
+    """Why agent ``name`` cannot run here (the reason a test skips with), or None."""
+    if not (BIN_DIR / EXECUTABLES[name]).exists():
+        return (f"{EXECUTABLES[name]} is not installed in {BIN_DIR}: run `make agents` "
+                "(npm ci of tests/agents/package-lock.json; needs npm and the npm registry)")
+    if name == "codex" and shutil.which("bwrap") is None:
+        return "Codex's sandbox needs bubblewrap (bwrap): `apt-get install bubblewrap` (done by `make agents` as root)"
+    return None
+
+
+def prepare(name: str, base_url: str, home: Path) -> AgentSetup:
+    """Write ``name``'s private config under ``home`` and return its launch environment."""
+    home.mkdir(parents=True, exist_ok=True)
+    env = {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "PATH": f"{BIN_DIR}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    env.update(_SETUPS[name](base_url, home))
+    return AgentSetup(name, env)
+
+
+def _claude(base_url: str, home: Path) -> dict[str, str]:
+    return {
+        "ANTHROPIC_BASE_URL": base_url,
+        "ANTHROPIC_API_KEY": "sk-ant-scripted",
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        # Offline (no feature flags fetched) Claude Code offers no task tools, so it sends no plan.
+        "CLAUDE_CODE_ENABLE_TODO_TOOLS": "1",
+        # Deferred tools need the first-party API's tool search; a local server has none.
+        "ENABLE_TOOL_SEARCH": "false",
+    }
+
+
+def _opencode(base_url: str, home: Path) -> dict[str, str]:
+    config = {
+        "model": "mock/m", "small_model": "mock/m", "autoupdate": False, "share": "disabled",
+        "provider": {"mock": {
+            "npm": "@ai-sdk/openai-compatible",
+            "options": {"baseURL": f"{base_url}/v1", "apiKey": "x"},
+            "models": {"m": {"tool_call": True, "limit": {"context": 100000, "output": 4096}}},
+        }},
+    }
+    path = home / "opencode.json"
+    path.write_text(json.dumps(config))
+    return {
+        "OPENCODE_CONFIG": str(path),
+        "OPENCODE_DISABLE_AUTOUPDATE": "1",
+        "OPENCODE_DISABLE_MODELS_FETCH": "1",
+        "OPENCODE_DISABLE_SHARE": "1",
+        "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+        "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+    }
+
+
+def _codex(base_url: str, home: Path) -> dict[str, str]:
+    codex_home = home / ".codex"
+    codex_home.mkdir(parents=True, exist_ok=True)
+    (codex_home / "config.toml").write_text(
+        'model = "gpt-5.3-codex"\n'
+        'model_provider = "mock"\n'
+        "[model_providers.mock]\n"
+        'name = "mock"\n'
+        f'base_url = "{base_url}/v1"\n'
+        'env_key = "MOCK_API_KEY"\n'
+        'wire_api = "responses"\n'
+        "request_max_retries = 0\n"
+        "stream_max_retries = 0\n"
+    )
+    return {"CODEX_HOME": str(codex_home), "MOCK_API_KEY": "x"}
+
+
+def _gemini(base_url: str, home: Path) -> dict[str, str]:
+    settings = {
+        "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+        "model": {"name": "gemini-2.5-flash"},
+        "telemetry": {"enabled": False},
+        "general": {"disableAutoUpdate": True},
+    }
+    (home / ".gemini").mkdir(parents=True, exist_ok=True)
+    (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
+    return {
+        "GEMINI_API_KEY": "x",
+        "GOOGLE_GEMINI_BASE_URL": base_url,
+        "GEMINI_CLI_NO_RELAUNCH": "true",
+        "GEMINI_TELEMETRY_ENABLED": "false",
+    }
+
+
+_SETUPS = {"claude": _claude, "opencode": _opencode, "codex": _codex, "gemini": _gemini}

@@ -1,0 +1,179 @@
+"""The scripted model server: four streaming model APIs on 127.0.0.1, driven by ``script.py``.
+
+Every agent under test is pointed here (see ``agents.py``). Requests are answered from the
+conversation they carry, so the server keeps no per-agent state; it only records what it
+was asked, for failure messages.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from . import wire_anthropic, wire_chat, wire_gemini, wire_responses
+from .script import Reply, Turn, find_scenario, reply_for
+from .sink import Disconnected, Sink
+
+GEMINI_PATH = re.compile(r"^/v1(?:beta|alpha)?/models/([^:/]+):(streamGenerateContent|generateContent|countTokens)")
+
+
+@dataclass(slots=True)
+class Seen:
+    """One request, summarised for diagnostics."""
+
+    api: str
+    scenario: str
+    step: int
+    answer: str
+    result: str = ""
+
+    def __str__(self) -> str:
+        seen = f" (after tool result {self.result[:160]!r})" if self.result else ""
+        return f"{self.api} {self.scenario}#{self.step}{seen} -> {self.answer}"
+
+
+class ModelServer:
+    """Owns the HTTP server thread; ``url`` is its base address."""
+
+    def __init__(self) -> None:
+        self.seen: list[Seen] = []
+        self.errors: list[str] = []
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self.stopping = threading.Event()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="model-server", daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> ModelServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def next_id(self) -> str:
+        return str(next(self._ids))
+
+    def record(self, api: str, turn: Turn, reply: Reply) -> None:
+        scenario = find_scenario(turn)
+        answer = f"call {reply.call.name}" if reply.call else f"text {''.join(reply.chunks)[:40]!r}"
+        with self._lock:
+            if reply.error:
+                self.errors.append(f"{api}: {reply.error}")
+            self.seen.append(Seen(api, scenario.name if scenario else "-", scenario.step if scenario else 0,
+                                  answer, scenario.last_result if scenario else ""))
+
+    def summary(self, last: int = 12) -> str:
+        """The last requests and any errors, for assertion messages."""
+        with self._lock:
+            lines = [str(s) for s in self.seen[-last:]] + [f"ERROR {e}" for e in self.errors[-5:]]
+        return "\n".join(lines) or "(the model server saw no request)"
+
+
+def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(_Handler):
+        model = server
+
+    return Handler
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    model: ModelServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/").endswith("/models"):
+            self._json(200, {"object": "list", "data": [], "models": []})
+        else:
+            self._json(404, {"error": {"message": f"scripted model server: no GET {self.path}"}})
+
+    def do_POST(self) -> None:
+        body = self._body()
+        try:
+            self._route(body)
+        except Disconnected:
+            self.close_connection = True
+
+    def _body(self) -> dict[str, Any]:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b"{}"
+        try:
+            return json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            return {}
+
+    def _route(self, body: dict[str, Any]) -> None:
+        path = self.path.split("?", 1)[0]
+        gemini = GEMINI_PATH.match(path)
+        if path.endswith("/messages/count_tokens"):
+            self._json(200, {"input_tokens": 100})
+        elif path.endswith("/messages"):
+            self._anthropic(body)
+        elif path.endswith("/chat/completions"):
+            self._answer("chat", body, wire_chat, stream=bool(body.get("stream")))
+        elif path.endswith("/responses"):
+            self._answer("responses", body, wire_responses, stream=True)
+        elif gemini and gemini.group(2) == "countTokens":
+            self._json(200, {"totalTokens": 100})
+        elif gemini:
+            self._gemini(body, stream=gemini.group(2) == "streamGenerateContent")
+        else:
+            self.model.errors.append(f"unknown POST {self.path}")
+            self._json(404, {"error": {"message": f"scripted model server: no POST {self.path}"}})
+
+    def _anthropic(self, body: dict[str, Any]) -> None:
+        self._answer("anthropic", body, wire_anthropic, stream=bool(body.get("stream")))
+
+    def _answer(self, api: str, body: dict[str, Any], wire: Any, stream: bool) -> None:
+        turn = wire.parse(body)
+        reply = reply_for(turn)
+        self.model.record(api, turn, reply)
+        step_id = self.model.next_id()
+        if stream:
+            self._stream(lambda sink: wire.stream(reply, sink, step_id))
+        else:
+            self._json(200, wire.whole(reply, step_id))
+
+    def _gemini(self, body: dict[str, Any], stream: bool) -> None:
+        turn = wire_gemini.parse(body)
+        reply = wire_gemini.json_reply(turn) if turn.wants_json is not None else reply_for(turn)
+        self.model.record("gemini", turn, reply)
+        step_id = self.model.next_id()
+        if stream:
+            self._stream(lambda sink: wire_gemini.stream(reply, sink, step_id))
+        else:
+            self._json(200, wire_gemini.whole(reply))
+
+    def _stream(self, write: Any) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        sink = Sink(self.wfile, self.model.stopping)
+        write(sink)
+        sink.end()
+
+    def _json(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)

@@ -1,0 +1,244 @@
+"""What the scripted model says next: scenario markers in the prompt, steps by tool results seen.
+
+The model is stateless: each request carries the whole conversation. The last user text that
+holds a marker such as ``[scenario=edit file=/abs/path old=answer_41 new=answer_42]`` picks
+the script; the number of tool results after it picks the step. Tool and argument names
+come from the request's own tool list (see ``tools.py``), so one script serves every agent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+MARKER = re.compile(r"\[scenario=([a-z_-]+)((?:\s+[a-z_]+=[^\s\]]+)*)\]")
+TEXT_DELAY = 0.01
+SLOW_DELAY = 0.05
+SLOW_CHUNKS = 600
+
+
+@dataclass(slots=True)
+class Turn:
+    """The conversation as the scripted model needs it, whatever API carried it."""
+
+    items: list[tuple[str, str]] = field(default_factory=list)  # ("user"|"tool_result"|"assistant", text)
+    tools: dict[str, ToolShape] = field(default_factory=dict)
+    wants_json: dict[str, Any] | None = None
+
+    def add(self, role: str, text: str) -> None:
+        self.items.append((role, text))
+
+
+@dataclass(slots=True)
+class ToolShape:
+    """One tool the agent offered: its argument names, and whether it takes free-form text."""
+
+    name: str
+    params: set[str]
+    freeform: bool = False
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """A tool call to emit: ``args`` is a JSON object, or ``text`` for a free-form tool."""
+
+    name: str
+    args: dict[str, Any] | None = None
+    text: str | None = None
+
+
+@dataclass(slots=True)
+class Reply:
+    """The next model message: streamed text chunks, then at most one tool call."""
+
+    chunks: list[str] = field(default_factory=list)
+    delay: float = TEXT_DELAY
+    call: ToolCall | None = None
+    usage: tuple[int, int] = (1200, 34)
+    error: str | None = None  # the script could not bind a step to this request's tools
+
+
+@dataclass(slots=True)
+class Scenario:
+    name: str
+    params: dict[str, str]
+    step: int
+    last_result: str
+
+
+def find_scenario(turn: Turn) -> Scenario | None:
+    """The marker of the last user text that has one, and how many tool results followed it."""
+    for index in range(len(turn.items) - 1, -1, -1):
+        role, text = turn.items[index]
+        match = MARKER.search(text) if role == "user" else None
+        if match:
+            later = [t for r, t in turn.items[index + 1:] if r == "tool_result"]
+            params = dict(p.split("=", 1) for p in match.group(2).split())
+            return Scenario(match.group(1), params, len(later), later[-1] if later else "")
+    return None
+
+
+def reply_for(turn: Turn) -> Reply:
+    """The whole decision: side requests get plain text, scenario steps get their script."""
+    scenario = find_scenario(turn)
+    if not turn.tools or scenario is None:
+        return Reply(chunks=["Scripted title"])
+    script = SCRIPTS.get(scenario.name)
+    if script is None:
+        return Reply(chunks=[f"unknown scenario {scenario.name!r}"], error=f"unknown scenario {scenario.name!r}")
+    try:
+        return script(scenario, turn.tools)
+    except NoTool as exc:  # e.g. a side request that offers other tools: answer in words
+        return Reply(chunks=[f"scripted model: {exc}"], error=str(exc))
+
+
+# -- scripts -------------------------------------------------------------------------
+
+
+def _words(text: str) -> list[str]:
+    return [w + " " for w in text.split(" ")]
+
+
+def script_text(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
+    return Reply(chunks=_words("Streamed reply: alpha beta gamma delta epsilon, all done."))
+
+
+def script_slow(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
+    count = int(sc.params.get("chunks", SLOW_CHUNKS))
+    return Reply(chunks=[f"tick{i} " for i in range(count)], delay=SLOW_DELAY)
+
+
+def script_read(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
+    if sc.step == 0:
+        return Reply(chunks=["Reading the file. "], call=read_call(tools, sc.params["file"]))
+    expect = sc.params.get("expect", "")
+    verdict = f"read-ok {expect}" if expect and expect in sc.last_result else f"read-missing {expect}"
+    return Reply(chunks=_words(verdict))
+
+
+def script_edit(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
+    path, old, new = sc.params["file"], sc.params["old"], sc.params["new"]
+    if sc.step == 0:
+        return Reply(chunks=["Reading before the edit. "], call=read_call(tools, path))
+    if sc.step == 1:
+        return Reply(chunks=["Editing. "], call=edit_call(tools, path, old, new))
+    return Reply(chunks=_words("edit-finished."))
+
+
+def script_shell(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
+    if sc.step == 0:
+        return Reply(chunks=["Running a command. "], call=shell_call(tools, sc.params["cmd"].replace("+", " "),
+                                                                   writes=True))
+    return Reply(chunks=_words("shell-finished."))
+
+
+PLAN = ["Write the scripted plan", "Check it"]
+
+
+def script_plan(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
+    if "TaskCreate" in tools and sc.step < len(PLAN):  # Claude Code's task tools: one entry per call
+        return Reply(chunks=["Planning. "], call=ToolCall("TaskCreate", {
+            "subject": PLAN[sc.step], "description": PLAN[sc.step], "activeForm": PLAN[sc.step]}))
+    if "TaskCreate" not in tools and sc.step == 0:
+        return Reply(chunks=["Planning. "], call=plan_call(tools, PLAN))
+    return Reply(chunks=_words("plan-finished."))
+
+
+SCRIPTS = {
+    "text": script_text,
+    "slow": script_slow,
+    "read": script_read,
+    "edit": script_edit,
+    "shell": script_shell,
+    "plan": script_plan,
+}
+
+
+# -- binding abstract actions to the tools this agent offers ---------------------------
+
+
+class NoTool(LookupError):
+    """The agent offered no tool for an action the script needs."""
+
+
+def _pick(tools: dict[str, ToolShape], *names: str) -> ToolShape | None:
+    for name in names:
+        if name in tools:
+            return tools[name]
+    return None
+
+
+def _param(tool: ToolShape, *names: str) -> str:
+    for name in names:
+        if name in tool.params:
+            return name
+    raise NoTool(f"tool {tool.name} has none of the arguments {names}; it has {sorted(tool.params)}")
+
+
+def read_call(tools: dict[str, ToolShape], path: str) -> ToolCall:
+    tool = _pick(tools, "Read", "read", "read_file")
+    if tool is None:
+        return shell_call(tools, f"cat {path}")
+    return ToolCall(tool.name, {_param(tool, "file_path", "filePath", "absolute_path", "path"): path})
+
+
+def edit_call(tools: dict[str, ToolShape], path: str, old: str, new: str) -> ToolCall:
+    tool = _pick(tools, "Edit", "edit", "replace")
+    if tool is not None:
+        args = {_param(tool, "file_path", "filePath", "path"): path,
+                _param(tool, "old_string", "oldString"): old,
+                _param(tool, "new_string", "newString"): new}
+        if "instruction" in tool.params:
+            args["instruction"] = f"replace {old} with {new}"
+        return ToolCall(tool.name, args)
+    patch = _pick(tools, "apply_patch")
+    if patch is None:
+        raise NoTool(f"no edit tool among {sorted(tools)}")
+    body = f"*** Begin Patch\n*** Update File: {path}\n@@\n-{old}\n+{new}\n*** End Patch\n"
+    if patch.freeform:
+        return ToolCall(patch.name, text=body)
+    return ToolCall(patch.name, {_param(patch, "input", "patch"): body})
+
+
+def shell_call(tools: dict[str, ToolShape], command: str, writes: bool = False) -> ToolCall:
+    """A shell command; one that ``writes`` asks to leave a sandbox, as a real model would."""
+    tool = _pick(tools, "Bash", "bash", "run_shell_command", "exec_command", "shell")
+    if tool is None:
+        raise NoTool(f"no shell tool among {sorted(tools)}")
+    args: dict[str, Any] = {_param(tool, "command", "cmd"): command}
+    if "description" in tool.params:
+        args["description"] = "scripted command"
+    if writes and "sandbox_permissions" in tool.params:  # Codex: the sandbox may be read-only
+        args.update(sandbox_permissions="require_escalated", justification=f"run {command}?")
+    return ToolCall(tool.name, args)
+
+
+def plan_call(tools: dict[str, ToolShape], steps: list[str]) -> ToolCall:
+    if "TodoWrite" in tools:
+        todos = [{"content": s, "status": "pending", "activeForm": s} for s in steps]
+        return ToolCall("TodoWrite", {"todos": todos})
+    if "update_plan" in tools:
+        return ToolCall("update_plan", {"plan": [{"step": s, "status": "pending"} for s in steps]})
+    tool = _pick(tools, "todowrite", "write_todos")
+    if tool is None:
+        raise NoTool(f"no plan tool among {sorted(tools)}")
+    if tool.name == "todowrite":
+        todos = [{"content": s, "status": "pending", "priority": "medium"} for s in steps]
+        return ToolCall(tool.name, {"todos": todos})
+    return ToolCall(tool.name, {"todos": [{"description": s, "status": "pending"} for s in steps]})
+
+
+# -- JSON answers (Gemini's side requests with a response schema) ------------------------
+
+
+def json_for_schema(schema: dict[str, Any] | None) -> Any:
+    """A minimal value that satisfies ``schema``: first enum value, empty lists, filled objects."""
+    schema = schema or {}
+    if schema.get("enum"):
+        return schema["enum"][0]
+    kind = str(schema.get("type", "object")).lower()
+    if kind == "object":
+        props = schema.get("properties") or {}
+        return {name: json_for_schema(sub) for name, sub in props.items()}
+    return {"string": "scripted", "number": 0, "integer": 0, "boolean": False, "array": []}.get(kind)
