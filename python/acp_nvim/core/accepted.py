@@ -50,6 +50,9 @@ class AcceptedEdits:
     def pending(self) -> list[AcceptedEdit]:
         return list(self._edits)
 
+    def clear(self) -> None:
+        self._edits.clear()
+
     async def filter(self, path: str | PathLike[str], content: str) -> str:
         """The text to write instead of ``content``; a file the user rejected is refused."""
         for edit in self._edits:

@@ -83,8 +83,12 @@ class PermissionBroker:
         self.policy = check_policy(policy)
         self._session.transcript.notice(f"permission policy: {policy}", "info")
 
-    def take_notes(self) -> list[Any]:
-        """Prompt blocks telling the agent how its reviewed edits really landed (once)."""
+    def start_turn(self) -> list[Any]:
+        """A new prompt: blocks telling the agent how its reviewed edits really landed (once).
+
+        Accepted texts still waiting for a write expire here: their turn is over.
+        """
+        self.accepted.clear()
         if not self._notes:
             return []
         notes, self._notes = self._notes, []

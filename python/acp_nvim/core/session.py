@@ -200,7 +200,7 @@ class Session:
     async def _run_turn(self, prompt: Prompt) -> None:
         self._set_state("running")
         self.transcript.user_message(prompt.text)
-        blocks = [*self.permissions.take_notes(), text_block(prompt.text), *prompt.blocks]
+        blocks = [*self.permissions.start_turn(), text_block(prompt.text), *prompt.blocks]
         await self.files.begin_turn()
         try:
             response = await self.process.conn.prompt(session_id=self.session_id, prompt=blocks)
