@@ -227,7 +227,8 @@ def test_second_request_while_a_review_is_open(nvim, workspace):
     nvim.command(f"Ai send edit {a}")
     wait_review(nvim)
     nvim.command("Ai new demo")
-    wait_for(lambda: nvim.exec_lua("return require('acp_nvim').status()").startswith("demo/2"), timeout=20)
+    wait_for(lambda: nvim.exec_lua("local s = require('acp_nvim.state').sessions['demo/2'] "
+                                   "return s ~= nil and s.state == 'idle'"), timeout=20, what="session demo/2")
     nvim.command("Ai send shell git status")
     wait_prompt(nvim)
     lines = prompt_lines(nvim)
