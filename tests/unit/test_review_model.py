@@ -165,6 +165,15 @@ async def test_accepted_text_replaces_the_agents_write_once():
     assert ledger.settle("t1") == []
 
 
+async def test_the_write_may_name_the_file_through_a_symlink(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    ledger = AcceptedEdits()
+    ledger.add(AcceptedEdit("t1", str(tmp_path / "link" / "a.txt"), "agent\n", "user\n", "base\n"))
+    assert await ledger.filter(real / "a.txt", "agent\n") == "user\n"
+
+
 async def test_rejected_file_write_is_refused():
     ledger = AcceptedEdits()
     ledger.add(AcceptedEdit("t1", P, "agent\n", None, "base\n"))

@@ -9,6 +9,7 @@ the files whose final text still has to be put in place).
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import dataclass
 from os import PathLike
 
@@ -55,8 +56,9 @@ class AcceptedEdits:
 
     async def filter(self, path: str | PathLike[str], content: str) -> str:
         """The text to write instead of ``content``; a file the user rejected is refused."""
+        wanted = os.path.realpath(path)  # the write names the resolved path; the diff may not
         for edit in self._edits:
-            if edit.path == str(path):
+            if os.path.realpath(edit.path) == wanted:
                 self._edits.remove(edit)
                 if edit.text is None:
                     raise RequestError(REFUSED, f"{edit.path}: not written: the user rejected this change "
