@@ -126,6 +126,13 @@ def script_edit(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
     return Reply(chunks=_words("edit-finished."))
 
 
+def script_new_file(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
+    if sc.step == 0:
+        text = sc.params["text"].replace("+", " ") + "\n"
+        return Reply(chunks=["Creating the file. "], call=write_call(tools, sc.params["file"], text))
+    return Reply(chunks=_words("new-file-finished."))
+
+
 def script_shell(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
     if sc.step == 0:
         return Reply(chunks=["Running a command. "], call=shell_call(tools, sc.params["cmd"].replace("+", " "),
@@ -151,6 +158,7 @@ SCRIPTS = {
     "read": script_read,
     "edit": script_edit,
     "shell": script_shell,
+    "new_file": script_new_file,
     "plan": script_plan,
 }
 
@@ -199,6 +207,19 @@ def edit_call(tools: dict[str, ToolShape], path: str, old: str, new: str) -> Too
     if patch.freeform:
         return ToolCall(patch.name, text=body)
     return ToolCall(patch.name, {_param(patch, "input", "patch"): body})
+
+
+def write_call(tools: dict[str, ToolShape], path: str, text: str) -> ToolCall:
+    tool = _pick(tools, "Write", "write", "write_file")
+    if tool is not None:
+        return ToolCall(tool.name, {_param(tool, "file_path", "filePath", "path"): path,
+                                    _param(tool, "content"): text})
+    patch = _pick(tools, "apply_patch")
+    if patch is None:
+        raise NoTool(f"no write tool among {sorted(tools)}")
+    added = "".join(f"+{line}\n" for line in text.splitlines())
+    body = f"*** Begin Patch\n*** Add File: {path}\n{added}*** End Patch\n"
+    return ToolCall(patch.name, text=body) if patch.freeform else ToolCall(patch.name, {"input": body})
 
 
 def shell_call(tools: dict[str, ToolShape], command: str, writes: bool = False) -> ToolCall:

@@ -120,6 +120,19 @@ def test_edit_of_unsaved_buffer_loses_nothing(agent: AgentDriver, verdict: str) 
 
 
 @agents(ALL)
+def test_new_file_accepted(agent: AgentDriver) -> None:
+    path = agent.workspace / "created.txt"
+    with agent.step("new file: a permission request arrives"):
+        before = agent.send(f"[scenario=new_file file={path} text=brand+new+content] create it")
+        request = agent.wait_permission("edit")
+        agent.check(not path.exists(), "the file exists before the user answered")
+    with agent.step("new file: answering accept creates the file"):
+        agent.answer(request, "accept")
+        agent.wait_turn_end(before)
+        agent.wait(lambda: path.exists() and path.read_text() == "brand new content\n", f"{path} to be created")
+
+
+@agents(ALL)
 def test_shell_command_with_permission(agent: AgentDriver) -> None:
     proof = agent.workspace / "shell_proof.txt"
     with agent.step("shell: a permission request for the command arrives"):

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 from acp import RequestError
 from acp.schema import ReadTextFileResponse, RequestPermissionResponse, WriteTextFileResponse
 
+from . import quirks
+
 if TYPE_CHECKING:
     from .session import Session
 
@@ -33,7 +35,14 @@ class SessionClient:
     async def read_text_file(
         self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: Any
     ) -> ReadTextFileResponse:
-        return await self._own(session_id).files.read(path, line, limit)
+        session = self._own(session_id)
+        try:
+            return await session.files.read(path, line, limit)
+        except RequestError as exc:
+            if not quirks.missing_file_reads_empty(session.process.info, exc):
+                raise
+            session.log.add("debug", "quirk", f"{path}: missing file read as empty text (core/quirks.py)")
+            return ReadTextFileResponse(content="")
 
     async def write_text_file(
         self, session_id: str, path: str, content: str, **kwargs: Any

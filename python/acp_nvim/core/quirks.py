@@ -1,0 +1,32 @@
+"""Agent-specific workarounds, all in this one place (``:help acp_nvim-agent-quirks``).
+
+Everything else in acp.nvim handles agents by the shape of what they send. What lives here
+cannot be: it answers one agent's known misreading of the protocol, keyed by the name the
+agent gives in ``initialize`` (``agentInfo.name``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from acp import RequestError
+
+RESOURCE_NOT_FOUND = -32002
+
+# Gemini CLI's write_file (and replace on a new file) first reads the target through
+# fs/read_text_file and understands no error for a missing file (neither -32002 nor -32603):
+# the tool fails and the file is never created. For it, a missing file inside the workspace
+# reads as empty text, as several other clients answer. Paths outside the workspace are
+# refused before this point, so confinement is unchanged.
+_MISSING_FILE_READS_EMPTY = frozenset({"gemini-cli"})
+
+
+def agent_name(info: Any) -> str | None:
+    """The agent's self-reported name from its ``InitializeResponse`` (None if unknown)."""
+    agent = getattr(info, "agent_info", None)
+    return getattr(agent, "name", None)
+
+
+def missing_file_reads_empty(info: Any, error: RequestError) -> bool:
+    """True when ``error`` (from reading a file) should be answered with empty text instead."""
+    return error.code == RESOURCE_NOT_FOUND and agent_name(info) in _MISSING_FILE_READS_EMPTY
