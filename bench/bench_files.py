@@ -27,7 +27,7 @@ NVIM = str(Path(sys.executable).parent / "nvim")
 INIT = str(ROOT / "tests" / "minimal_init.vim")
 PROBE = str(ROOT / "tests" / "e2e" / "files_probe_agent.py")
 LINES = 100_000
-READS = int(os.environ.get("ACP_BENCH_READS", "200"))
+READS = int(os.environ.get("ACP_BENCH_READS", "100"))
 WARMUP = 10
 TIMEOUT = 300.0
 
