@@ -25,11 +25,21 @@ class AgentSetup:
 
     name: str
     env: dict[str, str] = field(default_factory=dict)
+    agent_lua: str = ""  # a Lua expression for the agent table; default: the preset of ``name``
 
     def setup_lua(self) -> str:
         """The ``setup()`` call a user would write, plus the test env (endpoint, HOME, PATH)."""
-        return (f"local p = require('acp_nvim.presets').{self.name}({{ env = vim.json.decode(...) }})\n"
+        agent = self.agent_lua or f"require('acp_nvim.presets').{self.name}({{ env = vim.json.decode(...) }})"
+        return (f"local p = {agent}\n"
                 f"require('acp_nvim').setup({{ agents = {{ {self.name} = p }}, default_agent = '{self.name}' }})")
+
+
+SDK_EXAMPLE = AGENTS_DIR / "node_modules" / "@agentclientprotocol" / "sdk" / "dist" / "examples" / "agent.js"
+
+
+def sdk_example() -> AgentSetup:
+    """The ACP TypeScript SDK's example agent: a fixed script, no model, no files."""
+    return AgentSetup("sdk_example", {}, f"{{ command = 'node', args = {{ {json.dumps(str(SDK_EXAMPLE))} }} }}")
 
 
 def unavailable(name: str) -> str | None:

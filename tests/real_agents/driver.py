@@ -141,6 +141,14 @@ class AgentDriver:
     def no_permission_pending(self) -> bool:
         return not permissions.pending(self.nvim)
 
+    def wire_messages(self, export: Path) -> list[dict[str, Any]]:
+        """The raw JSON-RPC messages of this session, via ``:Ai log export`` (the user's way)."""
+        export.unlink(missing_ok=True)
+        self.nvim.command(f"Ai log export {export}")
+        self.wait(lambda: export.exists() and export.read_text().endswith("\n"), f"the log export {export}")
+        entries = [json.loads(line) for line in export.read_text().splitlines() if line.strip()]
+        return [raw for entry in entries for raw in [_raw_message(entry)] if raw is not None]
+
     def cancel(self) -> None:
         self.nvim.command("Ai cancel")
 
@@ -152,3 +160,11 @@ class AgentDriver:
 
     def buffer_lines(self, buf: int) -> list[str]:
         return self.nvim.api.buf_get_lines(buf, 0, -1, False)
+
+
+def _raw_message(entry: dict[str, Any]) -> dict[str, Any] | None:
+    """A wire entry of the export: its JSON-RPC message plus direction and (answered) method."""
+    message = entry.get("message")
+    if not isinstance(message, dict):
+        return None
+    return {**message, "_direction": entry.get("direction"), "_method": entry.get("method")}

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from .agents import SDK_EXAMPLE, sdk_example
 from .driver import AgentDriver
+from .model_server import ModelServer
 
 pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(150)]
 
@@ -170,6 +172,11 @@ def test_cancel_while_permission_pending(agent: AgentDriver) -> None:
         agent.check(stop == "cancelled", f"stop reason {stop!r}, expected 'cancelled'")
         agent.check(agent.no_permission_pending(), "the permission prompt is still pending after the cancel")
         agent.check(path.read_text() == ORIGINAL, "the file changed although the request was cancelled")
+    with agent.step("cancel with a pending request: the agent got the outcome 'cancelled'"):
+        answers = [m.get("result", {}).get("outcome", {}).get("outcome")
+                   for m in agent.wire_messages(agent.workspace.parent / "wire.jsonl")
+                   if m["_direction"] == "out" and m["_method"] == "session/request_permission"]
+        agent.check(answers == ["cancelled"], f"answers sent to the permission request: {answers}")
 
 
 @agents(SENDS_PLAN)
@@ -199,3 +206,20 @@ def test_switch_mode(agent: AgentDriver) -> None:
         agent.check(agent.no_permission_pending(), f"mode {wanted!r} still asked for permission")
         agent.wait_turn_end(before)
         agent.check(path.read_text() == EDITED, f"the edit did not land: {path.read_text()!r}")
+
+
+def test_sdk_example_agent(request: pytest.FixtureRequest, model_server: ModelServer) -> None:
+    """The ACP SDK's own example agent: streamed text, a tool call, a permission without a diff."""
+    if not SDK_EXAMPLE.exists():
+        pytest.skip(f"the ACP SDK example agent is not installed ({SDK_EXAMPLE}): run `make agents`")
+    agent = AgentDriver(request.getfixturevalue("nvim"), sdk_example(), model_server,
+                        request.getfixturevalue("workspace"))
+    agent.start()
+    with agent.step("sdk example: streamed text and a permission request"):
+        before = agent.send("hello")
+        agent.wait_chat("I'll help you with that.")
+        request_ = agent.wait_permission("edit")
+    with agent.step("sdk example: accepting ends the turn normally"):
+        agent.answer(request_, "accept")
+        stop = agent.wait_turn_end(before)
+        agent.check(stop == "end_turn", f"stop reason {stop!r}, expected 'end_turn'")
