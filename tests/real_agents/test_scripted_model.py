@@ -1,0 +1,87 @@
+"""The scripted model server on its own: each API's request shape in, its stream shape out."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+
+from .model_server import ModelServer
+from .script import ToolShape, Turn, edit_call, find_scenario, json_for_schema, reply_for
+
+MARK = "[scenario=edit file=/w/a.txt old=answer_41 new=answer_42] go"
+
+
+def post(server: ModelServer, path: str, body: dict[str, Any]) -> str:
+    request = urllib.request.Request(server.url + path, data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.read().decode()
+
+
+def sse_data(text: str) -> list[Any]:
+    return [json.loads(line[6:]) for line in text.splitlines()
+            if line.startswith("data: ") and line != "data: [DONE]"]
+
+
+def test_steps_follow_tool_results_after_the_marker() -> None:
+    turn = Turn(tools={"Read": ToolShape("Read", {"file_path"}), "Edit": ToolShape(
+        "Edit", {"file_path", "old_string", "new_string"})})
+    turn.add("user", "[scenario=text] an older turn")
+    turn.add("tool_result", "from the older turn")
+    turn.add("user", MARK)
+    assert reply_for(turn).call.name == "Read"
+    turn.add("tool_result", "first line\nanswer_41\n")
+    assert reply_for(turn).call.args == {"file_path": "/w/a.txt", "old_string": "answer_41", "new_string": "answer_42"}
+    turn.add("tool_result", "ok")
+    assert reply_for(turn).call is None
+    assert find_scenario(turn).step == 2
+
+
+def test_side_requests_without_tools_get_plain_text() -> None:
+    turn = Turn()
+    turn.add("user", MARK)
+    reply = reply_for(turn)
+    assert reply.call is None and reply.chunks == ["Scripted title"]
+
+
+def test_codex_edits_through_a_freeform_patch() -> None:
+    call = edit_call({"apply_patch": ToolShape("apply_patch", set(), freeform=True)}, "/w/a.txt", "x", "y")
+    assert call.text == "*** Begin Patch\n*** Update File: /w/a.txt\n@@\n-x\n+y\n*** End Patch\n"
+
+
+def test_json_side_requests_get_a_value_of_their_schema() -> None:
+    schema = {"type": "object", "properties": {"next_speaker": {"type": "string", "enum": ["user", "model"]},
+                                               "reasoning": {"type": "string"}}}
+    assert json_for_schema(schema) == {"next_speaker": "user", "reasoning": "scripted"}
+
+
+def test_four_apis_stream_their_own_shapes() -> None:
+    model_server = ModelServer().start()
+    try:
+        _stream_each_api(model_server)
+    finally:
+        model_server.stop()
+
+
+def _stream_each_api(model_server: ModelServer) -> None:
+    anthropic = sse_data(post(model_server, "/v1/messages", {
+        "stream": True, "messages": [{"role": "user", "content": "[scenario=text] hi"}],
+        "tools": [{"name": "Read", "input_schema": {"properties": {"file_path": {}}}}]}))
+    assert [e["type"] for e in anthropic][:2] == ["message_start", "content_block_start"]
+    assert anthropic[-1]["type"] == "message_stop"
+    chat = sse_data(post(model_server, "/v1/chat/completions", {
+        "stream": True, "messages": [{"role": "user", "content": "[scenario=text] hi"}],
+        "tools": [{"type": "function", "function": {"name": "read", "parameters": {"properties": {}}}}]}))
+    assert "".join(c["choices"][0]["delta"].get("content", "") for c in chat if c["choices"]).startswith(
+        "Streamed reply:")
+    assert chat[-1]["usage"]["prompt_tokens"] == 1200
+    responses = sse_data(post(model_server, "/v1/responses", {
+        "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "[scenario=text]"}]}],
+        "tools": [{"type": "function", "name": "exec_command", "parameters": {"properties": {"cmd": {}}}}]}))
+    assert responses[0]["type"] == "response.created" and responses[-1]["type"] == "response.completed"
+    gemini = sse_data(post(model_server, "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", {
+        "contents": [{"role": "user", "parts": [{"text": "[scenario=text] hi"}]}],
+        "tools": [{"functionDeclarations": [{"name": "read_file", "parameters": {"properties": {}}}]}]}))
+    assert gemini[-1]["candidates"][0]["finishReason"] == "STOP"
+    assert not model_server.errors
