@@ -56,7 +56,8 @@ class BufferCache:
             return middle
         if copy is None or copy.tracker != raw["tracker"] or len(copy.lines) < first + tail:
             return []
-        return copy.lines[:first] + middle + copy.lines[len(copy.lines) - tail:]
+        copy.lines[first : len(copy.lines) - tail] = middle  # in place: no copy of 100k references
+        return copy.lines
 
 
 def _text(lines: list[str], raw: dict[str, Any]) -> str:
