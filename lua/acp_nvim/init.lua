@@ -40,6 +40,10 @@ function M.command(opts)
     line1 = opts.line1,
     line2 = opts.line2,
     buf = vim.api.nvim_get_current_buf(),
+    -- the config travels with the request: fetching it would yield the handler's greenlet,
+    -- and a second :Ai could then overtake the first
+    config = M.config,
+    cwd = vim.fn.getcwd(),
   })
 end
 

@@ -103,24 +103,38 @@ def test_quitting_neovim_leaves_no_agent_process(nvim_env, tmp_path):
     instance.command(f"cd {tmp_path}")
     instance.command("Ai send hello")
     wait_for(lambda: "turn ended" in buffer_text(instance, CHAT), timeout=20)
-    agents = set(_demo_agents())
+    agents = set(_demo_agents(instance.funcs.getpid()))
     assert agents, "the demo agent runs while the session is open"
     with contextlib.suppress(Exception):
         instance.command("qa!")
-    wait_for(lambda: not (set(_demo_agents()) & agents), timeout=10, what="agent processes to exit")
+    wait_for(lambda: not any(os.path.exists(f"/proc/{pid}") for pid in agents), timeout=10,
+             what="agent processes to exit")
 
 
-def _demo_agents() -> list[int]:
+def _demo_agents(ancestor: int) -> list[int]:
+    """Demo agent processes descending from ``ancestor`` (other test runs may have their own)."""
     pids = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    if b"acp_nvim.demo_agent" in f.read():
+                    if b"acp_nvim.demo_agent" in f.read() and _descends(int(entry), ancestor):
                         pids.append(int(entry))
             except OSError:
                 continue
     return pids
+
+
+def _descends(pid: int, ancestor: int) -> bool:
+    while pid > 1:
+        if pid == ancestor:
+            return True
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+    return False
 
 
 @pytest.mark.timeout(60)

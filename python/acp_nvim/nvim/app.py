@@ -74,7 +74,8 @@ class App:
             self.editor.notify(f"internal error: {exc}\n{traceback.format_exc(limit=6)}", "error")
 
     def _dispatch(self, request: dict[str, Any]) -> None:
-        self.manager.settings = parse_settings(self.nvim.exec_lua("return require('acp_nvim').config"))
+        self.manager.settings = parse_settings(request.get("config"))
+        self._request = request
         name = request.get("sub") or "open"
         handler = self.subcommands.get(name)
         if handler is None:
@@ -151,7 +152,8 @@ class App:
         return session
 
     def _start(self, agent: str | None) -> Session:
-        session = self.manager.create(agent, self.nvim.funcs.getcwd())
+        request = getattr(self, "_request", {})
+        session = self.manager.create(agent, request.get("cwd") or self.nvim.funcs.getcwd())
         tasks.spawn(self._start_session(session), self._report, f"start {session.key}")
         return session
 
