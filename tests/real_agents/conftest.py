@@ -16,6 +16,8 @@ from .model_server import ModelServer
 # Agent homes live outside /tmp on purpose: Codex's sandbox (bubblewrap) mounts its own /tmp,
 # which hides the helper executables Codex links under $CODEX_HOME.
 HOMES = ROOT / ".cache" / "real-agent-homes"
+if Path(tempfile.gettempdir()).resolve() in HOMES.resolve().parents:
+    HOMES = Path.home() / ".cache" / "acp-nvim-real-agent-homes"
 
 
 @pytest.fixture(scope="session")
