@@ -78,8 +78,13 @@ function M.validate(config)
   for i, root in ipairs(config.workspace_roots) do
     expect(('workspace_roots[%d]'):format(i), root, 'string')
   end
-  expect('log.max_entries', config.log.max_entries, 'number')
-  expect('log.max_bytes', config.log.max_bytes, 'number')
+  for _, key in ipairs({ 'max_entries', 'max_bytes' }) do
+    local value = config.log[key]
+    expect('log.' .. key, value, 'number')
+    if value < 0 or value ~= math.floor(value) then
+      fail('log.' .. key, 'expected a whole number >= 0 (0 turns the log off)')
+    end
+  end
   if not LEVELS[config.log.level] then
     fail('log.level', 'expected one of trace, debug, info, warn, error')
   end

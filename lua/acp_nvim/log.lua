@@ -29,7 +29,6 @@ local HIGHLIGHTS = {
   AcpNvimLogLifecycle = 'Special',
   AcpNvimLogWarn = 'DiagnosticWarn',
   AcpNvimLogError = 'DiagnosticError',
-  AcpNvimLogFold = 'Folded',
 }
 
 -- Later rules win where several match at the same column.

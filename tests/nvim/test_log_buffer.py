@@ -200,3 +200,13 @@ def test_log_of_a_named_session_and_errors(nvim):
     assert {"export", "level", "demo/1", "demo/2"} <= set(nvim.exec_lua(complete, "", "Ai log ", 7))
     assert nvim.exec_lua(complete, "le", "Ai log le", 9) == ["level"]
     assert nvim.exec_lua(complete, "", "Ai log level ", 13) == ["trace", "debug", "info", "warn", "error"]
+
+
+@pytest.mark.parametrize(("opts", "message"), [
+    ("{ max_entries = -1 }", "log.max_entries: expected a whole number >= 0"),
+    ("{ max_bytes = 1.5 }", "log.max_bytes: expected a whole number >= 0"),
+    ("{ max_entries = 'many' }", "log.max_entries: expected number, got string"),
+])
+def test_log_options_are_validated(nvim, opts, message):
+    ok, err = nvim.exec_lua(f"return {{ pcall(require('acp_nvim').setup, {{ log = {opts} }}) }}")
+    assert ok is False and message in err

@@ -69,11 +69,13 @@ def test_streaming_chunks_are_trace_other_traffic_debug():
 
 def test_entry_fields_and_time_to_response():
     ring = LogRing(level="trace")
-    ring.record_message("out", request(4, prompt=[{"type": "text", "text": "hello there"}]), raw="{raw}")
+    prompt = request(4, prompt=[{"type": "text", "text": "hello there"}])
+    line = json.dumps(prompt, indent=1)  # kept exactly as it crossed the wire
+    ring.record_message("out", prompt, raw=line)
     ring.record_message("in", {"jsonrpc": "2.0", "id": 4, "result": {"stopReason": "end_turn"}})
     sent, answer = ring.entries()
     assert (sent.direction, sent.kind, sent.method, sent.msg_id, sent.raw) == ("out", "request", "session/prompt", 4,
-                                                                               "{raw}")
+                                                                               line)
     assert sent.summary == 'request session/prompt #4 "hello there"'
     assert (answer.direction, answer.kind, answer.method, answer.msg_id) == ("in", "response", "session/prompt", 4)
     assert answer.elapsed_ms is not None and answer.elapsed_ms >= 0
@@ -125,6 +127,16 @@ def test_since_returns_only_newer_entries():
     assert [e.summary for e in ring.since(6)] == ["6", "7"]
     assert [e.summary for e in ring.since(0)] == ["3", "4", "5", "6", "7"]
     assert ring.since(ring.last_seq) == []
+
+
+def test_wire_entries_keep_bytes_until_read_then_summarize_and_redact():
+    ring = LogRing(level="trace", redact=Redactor.for_env({"TOKEN": "abcd-secret"}, inherited={}))
+    message = chunk("the key is abcd-secret")
+    ring.record_message("in", message, json.dumps(message).encode())
+    (entry,) = ring.entries()
+    assert entry.summary == 'notification session/update agent_message_chunk "the key is [redacted:$TOKEN]"'
+    assert json.loads(entry.raw)["params"]["update"]["content"]["text"] == "the key is [redacted:$TOKEN]"
+    assert entry.size > 256
 
 
 def test_stdout_noise_kept_as_such():

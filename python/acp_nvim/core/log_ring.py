@@ -2,7 +2,9 @@
 
 Entries come from the raw wire (each JSON-RPC message, as sent or received), the
 agent's stderr, non-JSON lines on its stdout, and lifecycle events. Every text is
-redacted before it is kept, so the log buffer and exports never see a secret.
+redacted before anything reads it, so the log buffer and exports never see a secret.
+A wire entry keeps its line as it arrived and builds its summary and redacted text
+on first read: at level trace a streamed chunk then costs about a microsecond.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ import json
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from .config import LOG_LEVELS
@@ -26,23 +27,59 @@ MAX_PENDING = 4096
 """Requests remembered for time-to-response; an agent that never answers must not grow this."""
 EXPORT_FORMAT = "acp.nvim log"
 EXPORT_VERSION = 1
+SUMMARY_ESTIMATE = 100
+"""Bytes charged for a summary not built yet."""
+
+Redact = Callable[[str], str]
+Record = tuple[Any, ...]
+"""(seq, time, level, direction, kind, method, msg_id, elapsed_ms, size, summary, text); a wire entry
+has summary None and its text as it crossed the wire, unredacted until read."""
 
 
-@dataclass(slots=True)
 class LogEntry:
-    """One line of the log buffer, with the full message kept for folding and export."""
+    """One entry as read from the ring: a line of the log buffer, with the full message.
 
-    seq: int
-    time: float
-    level: str
-    direction: str  # "out" (client → agent), "in" (agent → client), or "" for local events
-    kind: str  # request | response | notification | stderr | stdout | lifecycle | error
-    summary: str
-    method: str | None = None
-    msg_id: Any = None
-    elapsed_ms: float | None = None
-    raw: str | None = None
-    size: int = 0
+    ``direction``: "out" (client → agent), "in" (agent → client), or "" for local events;
+    ``kind``: request | response | notification | stderr | stdout | lifecycle | error.
+    """
+
+    __slots__ = ("_raw", "_redact", "_summary", "direction", "elapsed_ms", "kind", "level", "method", "msg_id",
+                 "seq", "size", "time")
+
+    def __init__(self, record: Record, redact: Redact) -> None:
+        (self.seq, self.time, self.level, self.direction, self.kind, self.method, self.msg_id, self.elapsed_ms,
+         self.size, self._summary, self._raw) = record
+        self._redact: Redact | None = redact if self._summary is None else None
+
+    @property
+    def summary(self) -> str:
+        """The one-line summary (redacted)."""
+        if self._redact is not None:
+            self._materialize(self._redact)
+        return self._summary or ""
+
+    @property
+    def raw(self) -> str | None:
+        """The full message or text (redacted), None when there is none."""
+        if self._redact is not None:
+            self._materialize(self._redact)
+        return self._raw  # type: ignore[return-value]
+
+    def _materialize(self, redact: Redact) -> None:
+        """Build the summary and redact the text of a wire entry recorded as it arrived."""
+        raw = self._raw
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        clean = redact(text)
+        try:
+            summary = summarize(self.kind, self.method, json.loads(text), self.elapsed_ms)
+        except ValueError:
+            summary = f"{self.kind} {self.method or '?'}"
+        if clean is not text:  # the summary quotes the message: clean it only when the message had a secret
+            summary = redact(summary)
+        self._raw, self._summary, self._redact = clean, summary, None
+
+    def __repr__(self) -> str:
+        return f"LogEntry(#{self.seq} {self.level} {self.direction} {self.kind} {self.summary!r})"
 
     def export_line(self) -> str:
         """This entry as one JSON line; wire messages keep their exact JSON under ``message``."""
@@ -56,11 +93,15 @@ class LogEntry:
 
 
 Listener = Callable[[LogEntry], None]
-Redact = Callable[[str], str]
 
 
 class LogRing:
-    """A bounded, levelled ring of log entries; capacity 0 (entries or bytes) turns it off."""
+    """A bounded, levelled ring of log entries; capacity 0 (entries or bytes) turns it off.
+
+    Entries are stored as plain tuples of strings and numbers: the garbage collector
+    stops tracking those, so thousands of kept entries cost it nothing (objects would
+    make every collection of a busy host slower).
+    """
 
     def __init__(self, max_entries: int = 5000, max_bytes: int = 8 << 20, level: str = "debug",
                  redact: Redact | None = None) -> None:
@@ -69,7 +110,7 @@ class LogRing:
         self.level = _checked(level)
         self._rank = LEVEL_RANK[level]
         self.redact: Redact = redact or (lambda text: text)
-        self._entries: deque[LogEntry] = deque()
+        self._records: deque[Record] = deque()
         self._bytes = 0
         self._seq = 0
         self._listeners: list[Listener] = []
@@ -95,22 +136,22 @@ class LogRing:
 
     def entries(self) -> list[LogEntry]:
         """A snapshot, oldest first."""
-        return list(self._entries)
+        return [LogEntry(record, self.redact) for record in self._records]
 
     def since(self, seq: int) -> list[LogEntry]:
         """Entries newer than ``seq``, oldest first (cheap when few are new)."""
         newer: list[LogEntry] = []
-        for entry in reversed(self._entries):
-            if entry.seq <= seq:
+        for record in reversed(self._records):
+            if record[0] <= seq:
                 break
-            newer.append(entry)
+            newer.append(LogEntry(record, self.redact))
         newer.reverse()
         return newer
 
     @property
     def first_seq(self) -> int:
         """Sequence number of the oldest kept entry (one past the last when empty)."""
-        return self._entries[0].seq if self._entries else self._seq + 1
+        return self._records[0][0] if self._records else self._seq + 1
 
     @property
     def last_seq(self) -> int:
@@ -121,7 +162,7 @@ class LogRing:
         return self._bytes
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._records)
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` for each kept entry; returns the unsubscribe function."""
@@ -132,30 +173,36 @@ class LogRing:
         """JSONL lines: a header object, then every kept entry (see :meth:`LogEntry.export_line`)."""
         meta = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "exported": time.time(), **header}
         yield self.redact(json.dumps(meta, ensure_ascii=False))
-        for entry in list(self._entries):
-            yield entry.export_line()
+        for record in list(self._records):
+            yield LogEntry(record, self.redact).export_line()
 
     # -- writing -------------------------------------------------------------------
 
-    def add(self, level: str, kind: str, summary: str, **fields: Any) -> LogEntry | None:
+    def add(self, level: str, kind: str, summary: str, *, direction: str = "", method: str | None = None,
+            msg_id: Any = None, elapsed_ms: float | None = None, raw: str | None = None) -> LogEntry | None:
         """Append an entry if its level passes the filter, trimming the oldest beyond the bounds."""
         if not self.enabled_for(level):
             return None
-        raw = fields.pop("raw", None)
-        self._seq += 1
-        entry = LogEntry(self._seq, time.time(), level, fields.pop("direction", ""), kind,
-                         self.redact(summary), raw=self.redact(raw) if raw is not None else None, **fields)
-        entry.size = len(entry.summary) + (len(entry.raw) if entry.raw is not None else 0) + ENTRY_OVERHEAD
-        self._entries.append(entry)
-        self._bytes += entry.size
-        self._trim()
-        for listener in list(self._listeners):
-            listener(entry)
-        return entry
+        summary = self.redact(summary)
+        text = self.redact(raw) if raw is not None else None
+        size = len(summary) + (len(text) if text is not None else 0)
+        return LogEntry(self._append(level, direction, kind, method, msg_id, elapsed_ms, size, summary, text),
+                        self.redact)
 
-    def _trim(self) -> None:
-        while self._entries and (len(self._entries) > self.max_entries or self._bytes > self.max_bytes):
-            self._bytes -= self._entries.popleft().size
+    def _append(self, level: str, direction: str, kind: str, method: str | None, msg_id: Any,
+                elapsed_ms: float | None, size: int, summary: str | None, text: str | bytes | None) -> Record:
+        self._seq += 1
+        size += ENTRY_OVERHEAD
+        record = (self._seq, time.time(), level, direction, kind, method, msg_id, elapsed_ms, size, summary, text)
+        self._records.append(record)
+        self._bytes += size
+        while len(self._records) > self.max_entries or self._bytes > self.max_bytes:
+            self._bytes -= self._records.popleft()[8]
+        if self._listeners:
+            entry = LogEntry(record, self.redact)
+            for listener in list(self._listeners):
+                listener(entry)
+        return record
 
     def record_message(self, direction: str, message: dict[str, Any], raw: str | bytes | None = None) -> None:
         """Log one JSON-RPC message as it crossed the wire (``raw``: its exact line, if known)."""
@@ -171,10 +218,8 @@ class LogRing:
             return
         if raw is None:
             raw = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
-        elif isinstance(raw, bytes):
-            raw = raw.decode("utf-8", "replace")
-        self.add(level, kind, summarize(kind, method, message, elapsed), direction=direction,
-                 method=method, msg_id=message.get("id"), elapsed_ms=elapsed, raw=raw)
+        self._append(level, direction, kind, method, message.get("id"), elapsed, len(raw) + SUMMARY_ESTIMATE,
+                     None, raw)
 
     def record_stdout(self, line: str) -> LogEntry | None:
         """A line on the agent's stdout that is not a JSON-RPC message (kept as such)."""
