@@ -21,7 +21,6 @@ from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 
 from . import review as review_model
 from .accepted import AcceptedEdit, AcceptedEdits, agent_note
-from .paths import PathPolicy
 from .permissions import (
     ALLOW_ONCE_FIRST,
     ALWAYS_KINDS,
@@ -140,7 +139,7 @@ class PermissionBroker:
         paths = [edit.path for edit in edits] + [path for path, _ in state.locations]
         if not paths:
             return False
-        policy = PathPolicy([self._session.cwd])
+        policy = self._session.files.policy  # the session's roots, workspace_roots included
         try:
             for path in paths:
                 policy.check(path)
