@@ -108,6 +108,8 @@ def _header(session: Session) -> dict[str, Any]:
 
 def _completeness(session: Session) -> str:
     """Why a replay of this export might differ from the session (nothing when it will not)."""
+    if not session.log.enabled:
+        return " (the log is off: log.max_entries or log.max_bytes is 0)"
     notes = []
     if session.log.first_seq > 1:
         notes.append(f"the ring dropped the first {session.log.first_seq - 1} entries")

@@ -9,6 +9,7 @@ the next one, so a flood never queues up RPCs.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from typing import Any
@@ -34,16 +35,24 @@ def entry_item(entry: LogEntry) -> list[Any]:
 
 def header_line(entry: LogEntry) -> str:
     """``HH:MM:SS.mmm LVL → summary`` on one line (never starting with a blank: see the fold expr)."""
-    stamp = time.strftime("%H:%M:%S", time.localtime(entry.time)) + f".{int(entry.time * 1000) % 1000:03d}"
+    stamp = _clock(int(entry.time)) + f".{int(entry.time * 1000) % 1000:03d}"
     prefix = "" if entry.kind in WIRE_KINDS else f"{entry.kind}: "
     text = f"{prefix}{entry.summary}".replace("\r", "").replace("\n", "⏎")
     return f"{stamp} {LEVEL_TAGS[entry.level]} {ARROWS.get(entry.direction, '·')} {text}"
 
 
+@functools.lru_cache(maxsize=4)
+def _clock(second: int) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(second))
+
+
 def body_lines(entry: LogEntry) -> list[str]:
-    """The full message, pretty-printed when it is JSON, indented under the entry line."""
+    """The full message indented under the entry line: pretty-printed JSON, except for streamed
+    chunks (level trace), which stay on one line so that a flood costs little to show."""
     if entry.raw is None:
         return []
+    if entry.level == "trace":
+        return [BODY_INDENT + entry.raw.replace("\r", "").replace("\n", "\\n")]
     try:
         text = json.dumps(json.loads(entry.raw), indent=2, ensure_ascii=False)
     except ValueError:
