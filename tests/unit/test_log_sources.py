@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import time
 
 import pytest
@@ -117,5 +118,28 @@ async def test_default_level_skips_streaming_chunks(tmp_path):
     try:
         assert not any("agent_message_chunk" in e.summary for e in session.log.entries())
         assert any(e.method == "session/prompt" for e in session.log.entries())
+    finally:
+        await session.close()
+
+
+async def test_a_huge_stderr_line_keeps_a_short_entry_line(tmp_path):
+    script = tmp_path / "agent.py"
+    script.write_text("import sys, runpy\n"
+                      "sys.stderr.write('x' * 5000 + '\\n'); sys.stderr.flush()\n"
+                      "sys.argv = ['acp_nvim.demo_agent']\n"
+                      "runpy.run_module('acp_nvim.demo_agent', run_name='__main__')\n")
+    from acp_nvim.core.config import PACKAGE_ROOT
+
+    agents = {"demo": {"command": sys.executable, "args": [str(script)], "env": {"PYTHONPATH": str(PACKAGE_ROOT)}}}
+    manager = SessionManager(FakeEditor(), parse_settings({"agents": agents}))
+    session = manager.create(None, str(tmp_path))
+    await session.start()
+    try:
+        deadline = time.monotonic() + 5
+        while not any(e.kind == "stderr" for e in session.log.entries()):
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.01)
+        entry = next(e for e in session.log.entries() if e.kind == "stderr")
+        assert len(entry.summary) == 500 and entry.raw == "x" * 5000
     finally:
         await session.close()

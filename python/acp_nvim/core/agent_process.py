@@ -20,6 +20,7 @@ from .wire import WireTransport
 
 LINE_LIMIT = 64 * 1024 * 1024
 INITIALIZE_TIMEOUT = 60.0
+STDERR_SUMMARY = 500
 CLIENT_INFO = Implementation(name="acp.nvim", title="acp.nvim", version="0.1.0")
 CAPABILITIES = ClientCapabilities(
     fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False
@@ -109,8 +110,9 @@ class AgentProcess:
         assert self.process is not None and self.process.stderr is not None
         async for raw in self.process.stderr:
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
-            self._stderr_tail = [*self._stderr_tail[-9:], line]
-            self.log.add("info", "stderr", line, direction="in")
+            self._stderr_tail = [*self._stderr_tail[-9:], line[:STDERR_SUMMARY]]
+            long_line = len(line) > STDERR_SUMMARY  # the entry line stays short; the whole line is folded under it
+            self.log.add("info", "stderr", line[:STDERR_SUMMARY], direction="in", raw=line if long_line else None)
 
     async def _watch_exit(self) -> None:
         assert self.process is not None
