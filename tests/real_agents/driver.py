@@ -149,6 +149,19 @@ class AgentDriver:
         entries = [json.loads(line) for line in export.read_text().splitlines() if line.strip()]
         return [raw for entry in entries for raw in [_raw_message(entry)] if raw is not None]
 
+    def processes(self) -> list[int]:
+        """Pids of every live process of this agent (found by its private HOME in /proc)."""
+        marker = f"HOME={self.setup.env['HOME']}".encode()
+        found = []
+        for proc in Path("/proc").iterdir():
+            try:
+                if proc.name.isdigit() and marker in (proc / "environ").read_bytes().split(b"\0"):
+                    if (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                        found.append(int(proc.name))
+            except OSError:
+                continue
+        return found
+
     def cancel(self) -> None:
         self.nvim.command("Ai cancel")
 

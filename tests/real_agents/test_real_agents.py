@@ -179,6 +179,17 @@ def test_cancel_while_permission_pending(agent: AgentDriver) -> None:
         agent.check(answers == ["cancelled"], f"answers sent to the permission request: {answers}")
 
 
+@agents(ALL)
+@pytest.mark.parametrize("how", ["Ai close", "doautocmd VimLeavePre"])
+def test_no_agent_process_outlives_its_session(agent: AgentDriver, how: str) -> None:
+    with agent.step("processes: a turn runs"):
+        agent.wait_turn_end(agent.send("[scenario=text] say something"))
+        agent.check(bool(agent.processes()), "found no process of the agent")
+    with agent.step(f"processes: after :{how}, none of the agent's processes is left"):
+        agent.nvim.command(how)
+        agent.wait(lambda: not agent.processes(), "every agent process to exit", timeout=15)
+
+
 @agents(SENDS_PLAN)
 def test_plan_is_rendered(agent: AgentDriver) -> None:
     with agent.step("plan: the plan entries appear in the chat"):

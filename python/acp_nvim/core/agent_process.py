@@ -13,6 +13,7 @@ from typing import Any
 from acp import PROTOCOL_VERSION, Client, connect_to_agent, spawn_stdio_transport
 from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation, InitializeResponse
 
+from . import process_tree
 from .config import AgentSpec
 from .errors import AgentStartError
 from .log_ring import LogRing
@@ -132,16 +133,21 @@ class AgentProcess:
         return self.process is not None and not self.exited.done()
 
     async def close(self) -> None:
-        """Close stdin, wait, then terminate and kill (the SDK's shutdown ladder)."""
+        """Close stdin, wait, then terminate and kill (the SDK's shutdown ladder); then end the
+        agent's own children that outlived it (a launcher's real agent, see process_tree)."""
+        tree = await asyncio.to_thread(process_tree.descendants, self.process.pid) if self.process else []
         await self._stack.aclose()
+        await process_tree.reap(tree)
 
     def kill_now(self) -> None:
-        """Last resort when the editor quits and nothing can be awaited: SIGTERM the agent."""
+        """Last resort when the editor quits and nothing can be awaited: SIGTERM the agent and its children."""
         if self.process is not None and self.process.returncode is None:
+            tree = process_tree.descendants(self.process.pid)
             with contextlib.suppress(ProcessLookupError):
                 if self.process.stdin is not None:
                     self.process.stdin.close()
                 self.process.send_signal(signal.SIGTERM)
+            process_tree.signal_all(tree, signal.SIGTERM)
 
 
 def _exit_summary(code: int) -> str:
