@@ -196,19 +196,22 @@ local function show(view, focus)
   end
 end
 
---- Show the log of `key`; a new buffer is filled with `items`. Returns true when it was created.
+--- Show the log of `key`; a new buffer is filled with `items`. Returns false, showing nothing,
+--- when the buffer does not exist and `items` is nil (Python then sends the ring's entries).
 ---@param key string
----@param items table[] the ring's entries, oldest first (used only for a new buffer)
+---@param items table[]|nil the ring's entries, oldest first (used only for a new buffer)
 ---@param focus boolean
 function M.open(key, items, focus)
   local view = M.views[key]
-  local created = not view or not api.nvim_buf_is_valid(view.buf)
-  if created then
+  if not view or not api.nvim_buf_is_valid(view.buf) then
+    if items == nil or items == vim.NIL then
+      return false
+    end
     view = create(key)
     update(view, 0, items)
   end
   show(view, focus)
-  return created
+  return true
 end
 
 return M

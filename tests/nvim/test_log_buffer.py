@@ -210,3 +210,21 @@ def test_log_of_a_named_session_and_errors(nvim):
 def test_log_options_are_validated(nvim, opts, message):
     ok, err = nvim.exec_lua(f"return {{ pcall(require('acp_nvim').setup, {{ log = {opts} }}) }}")
     assert ok is False and message in err
+
+
+def test_reopen_after_close_and_after_wipeout(nvim):
+    setup(nvim)
+    turn(nvim, "hello")
+    win = open_log(nvim)
+    log_has(nvim, "← response session/prompt #2")
+    nvim.api.win_close(win, True)
+    turn(nvim, "again", count=2)
+    open_log(nvim)
+    log_has(nvim, "← response session/prompt #3")
+    nvim.command(f"bwipeout! {nvim.funcs.bufnr(LOG)}")
+    turn(nvim, "third", count=3)
+    assert nvim.funcs.bufnr(LOG) == -1
+    open_log(nvim)
+    lines = log_has(nvim, "← response session/prompt #4")
+    assert len([h for h in headers(nvim) if "→ request session/prompt" in h]) == 3, lines
+    assert "lifecycle: spawned pid" in headers(nvim)[0]

@@ -79,12 +79,14 @@ class LogView:
 
     def open(self, nvim: pynvim.Nvim, focus: bool = True) -> None:
         """Show the buffer (greenlet context), filling it from the ring when it is new."""
+        if self.attached and nvim.exec_lua(OPEN_CODE, self.key, None, focus):
+            return  # the buffer is there and up to date: no snapshot to format
         if not self.attached:
             self._unsubscribe = self.ring.subscribe(self._on_entry)
         snapshot = self.ring.entries()
         last = snapshot[-1].seq if snapshot else self._sent
-        if nvim.exec_lua(OPEN_CODE, self.key, [entry_item(e) for e in snapshot], focus):
-            self._sent = max(self._sent, last)
+        nvim.exec_lua(OPEN_CODE, self.key, [entry_item(e) for e in snapshot], focus)
+        self._sent = max(self._sent, last)
 
     def detach(self) -> None:
         if self._unsubscribe is not None:
