@@ -52,6 +52,20 @@ def unavailable(name: str) -> str | None:
     return None
 
 
+def processes_with_home(home: str | Path) -> list[int]:
+    """Pids of the live processes whose environment has ``HOME=home`` (an agent and its children)."""
+    marker = f"HOME={home}".encode()
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and marker in (proc / "environ").read_bytes().split(b"\0"):
+                if (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                    found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
 def prepare(name: str, base_url: str, home: Path) -> AgentSetup:
     """Write ``name``'s private config under ``home`` and return its launch environment."""
     home.mkdir(parents=True, exist_ok=True)

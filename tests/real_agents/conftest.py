@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from .agents import ROOT, prepare, unavailable
+from .agents import ROOT, prepare, processes_with_home, unavailable
 from .driver import AgentDriver
 from .model_server import ModelServer
 
@@ -43,6 +44,9 @@ def agent_home() -> Iterator[Path]:
     try:
         yield home
     finally:
+        deadline = time.monotonic() + 10  # agents may still write their HOME while they exit
+        while processes_with_home(home) and time.monotonic() < deadline:
+            time.sleep(0.05)
         shutil.rmtree(home, ignore_errors=True)
 
 

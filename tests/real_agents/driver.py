@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from helpers import buffer_text
 
 from . import permissions
-from .agents import AgentSetup
+from .agents import AgentSetup, processes_with_home
 from .model_server import ModelServer
 
 T = TypeVar("T")
@@ -150,17 +150,8 @@ class AgentDriver:
         return [raw for entry in entries for raw in [_raw_message(entry)] if raw is not None]
 
     def processes(self) -> list[int]:
-        """Pids of every live process of this agent (found by its private HOME in /proc)."""
-        marker = f"HOME={self.setup.env['HOME']}".encode()
-        found = []
-        for proc in Path("/proc").iterdir():
-            try:
-                if proc.name.isdigit() and marker in (proc / "environ").read_bytes().split(b"\0"):
-                    if (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
-                        found.append(int(proc.name))
-            except OSError:
-                continue
-        return found
+        """Pids of every live process of this agent (found by its private HOME)."""
+        return processes_with_home(self.setup.env["HOME"])
 
     def cancel(self) -> None:
         self.nvim.command("Ai cancel")
