@@ -165,14 +165,17 @@ def throughput(env: dict[str, str]) -> tuple[dict[str, float], dict[str, float]]
     """Per configuration: the best chunks/s and the least host CPU microseconds per chunk."""
     best: dict[str, float] = {}
     cpu: dict[str, float] = {}
-    for _ in range(ROUNDS):
-        for name, log in CONFIGS.items():
-            with session(env, log) as nvim:
+    names = list(CONFIGS)
+    for round_ in range(ROUNDS):
+        for name in names[round_ % len(names):] + names[:round_ % len(names)]:  # no config always goes first
+            with session(env, CONFIGS[name]) as nvim:
                 pid = host_pid(nvim)
                 before = cpu_seconds(pid) if pid else 0.0
-                best[name] = max(best.get(name, 0.0), flood(nvim, ROUND_CHUNKS))
+                rate = flood(nvim, ROUND_CHUNKS)
                 used = (cpu_seconds(pid) - before) / ROUND_CHUNKS * 1e6 if pid else float("nan")
-                cpu[name] = min(cpu.get(name, float("inf")), used)
+            print(f"  round {round_ + 1} {name}: {rate:.0f} chunks/s, {used:.1f} us/chunk host CPU", file=sys.stderr)
+            best[name] = max(best.get(name, 0.0), rate)
+            cpu[name] = min(cpu.get(name, float("inf")), used)
     return best, cpu
 
 
