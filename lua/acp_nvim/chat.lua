@@ -1,15 +1,21 @@
 --- Chat buffers: the transcript of a session, streamed in, with a prompt area at the bottom.
 ---
---- Layout: a header line, then transcript blocks, then the prompt area. Each block starts at
---- an extmark and ends with one blank separator line; the prompt area starts at its own
---- extmark. Render operations (from Python, see python/acp_nvim/core/transcript.py):
----   { "new", id, kind, lines }   { "append", id, text }   { "set", id, lines }
+--- Layout: a header line (with the session's details as a virtual line below it), then
+--- transcript blocks, then the prompt area. Each block starts at an extmark and ends with
+--- one blank separator line; the prompt area starts at its own extmark, which also carries
+--- the queued prompts and the separator as virtual lines above it. Render operations (from
+--- Python, see python/acp_nvim/core/transcript.py):
+---   { "new", id, kind, lines, meta }  { "append", id, text }  { "set", id, lines, meta }
+---   { "clip", id, marker }
 local M = {}
 
 local api = vim.api
+local markdown = require('acp_nvim.markdown')
 local ns = api.nvim_create_namespace('acp_nvim.chat')
-local ns_hl = api.nvim_create_namespace('acp_nvim.chat.hl')
+local ns_hl = api.nvim_create_namespace('acp_nvim.chat.hl') -- extmark id = block id
 local ns_blocks = api.nvim_create_namespace('acp_nvim.chat.blocks') -- extmark id = block id
+local ns_clip = api.nvim_create_namespace('acp_nvim.chat.clip') -- extmark id = block id
+local ns_lines = api.nvim_create_namespace('acp_nvim.chat.lines') -- per-line marks (plan progress)
 
 ---@class acp_nvim.Chat
 ---@field buf integer
@@ -17,23 +23,21 @@ local ns_blocks = api.nvim_create_namespace('acp_nvim.chat.blocks') -- extmark i
 ---@field order integer[]        block ids in buffer order
 ---@field index table<integer, integer> block id -> position in order
 ---@field kinds table<integer, string>
+---@field sizes table<integer, integer> bytes shown per block
+---@field clipped table<integer, boolean>
 ---@field prompt integer         extmark id of the prompt area's first line
+---@field label string           the separator text
+---@field queue string[]         queued prompts, shown above the separator
+---@field md table?              markdown highlighting state (markdown.lua)
 
 ---@type table<string, acp_nvim.Chat>
 M.chats = {}
 
-local place_prompt
-
-local KIND_HL = {
-  user = 'AcpNvimUser',
-  heading = 'AcpNvimAgent',
-  thought = 'AcpNvimThought',
-  notice = 'AcpNvimNotice',
-  info = 'AcpNvimNotice',
-  error = 'AcpNvimError',
-  turn_end = 'AcpNvimTurnEnd',
-  plan = 'AcpNvimPlan',
-}
+-- Whole-block highlight per kind; kinds not listed highlight only their first line.
+local BLOCK_HL = { notice = 'AcpNvimNotice', info = 'AcpNvimNotice', error = 'AcpNvimError',
+  turn_end = 'AcpNvimTurnEnd' }
+local FIRST_LINE_HL = { user = 'AcpNvimUser', heading = 'AcpNvimAgent', plan = 'AcpNvimPlan' }
+local TOOL_HL = { completed = 'AcpNvimToolDone', failed = 'AcpNvimToolFailed' }
 
 local function row_of(chat, id)
   return api.nvim_buf_get_extmark_by_id(chat.buf, ns_blocks, id, {})[1]
@@ -45,39 +49,81 @@ end
 
 --- First row of the block and the row just past its blank separator.
 local function block_range(chat, id)
-  local pos = chat.index[id]
-  local start = row_of(chat, id)
-  local next_id = chat.order[pos + 1]
-  local stop = next_id and row_of(chat, next_id) or prompt_row(chat)
-  return start, stop
+  local next_id = chat.order[chat.index[id] + 1]
+  return row_of(chat, id), next_id and row_of(chat, next_id) or prompt_row(chat)
+end
+M.block_range = block_range
+
+local function last_line_len(chat, row)
+  return #(api.nvim_buf_get_lines(chat.buf, row, row + 1, false)[1] or '')
 end
 
-local function highlight(chat, id)
-  local group = KIND_HL[chat.kinds[id]]
-  if not group then
-    return
-  end
-  local start, stop = block_range(chat, id)
-  local only_first = chat.kinds[id] == 'user' or chat.kinds[id] == 'plan' or chat.kinds[id] == 'heading'
+local function mark(chat, id, start, stop, group, grow)
   api.nvim_buf_set_extmark(chat.buf, ns_hl, start, 0, {
     id = id,
-    end_row = only_first and start + 1 or math.max(start + 1, stop - 1),
-    end_col = 0,
+    end_row = stop,
+    end_col = grow and last_line_len(chat, stop) or 0,
+    end_right_gravity = grow or nil,
     hl_group = group,
     hl_eol = true,
     priority = 90,
   })
 end
 
-local function op_new(chat, id, kind, lines)
+local function plan_marks(chat, start, lines)
+  for i, line in ipairs(lines) do
+    if line:find('^%- %[x%]') then
+      api.nvim_buf_set_extmark(chat.buf, ns_lines, start + i - 1, 0, {
+        end_row = start + i,
+        hl_group = 'AcpNvimPlanDone',
+        priority = 91,
+      })
+    end
+  end
+end
+
+local function highlight(chat, id, lines, meta)
+  local kind = chat.kinds[id]
+  local start, stop = block_range(chat, id)
+  if kind == 'plan' then
+    api.nvim_buf_clear_namespace(chat.buf, ns_lines, start, stop)
+    plan_marks(chat, start, lines)
+  end
+  if kind == 'thought' then
+    mark(chat, id, start, stop - 2, 'AcpNvimThought', true) -- grows with appended text
+  elseif BLOCK_HL[kind] then
+    mark(chat, id, start, math.max(start + 1, stop - 1), BLOCK_HL[kind])
+  elseif kind == 'tool' then
+    mark(chat, id, start, start + 1, TOOL_HL[meta and meta.status] or 'AcpNvimTool')
+  elseif FIRST_LINE_HL[kind] then
+    mark(chat, id, start, start + 1, FIRST_LINE_HL[kind])
+  end
+end
+
+local function nil_if_null(value)
+  return value ~= vim.NIL and value or nil
+end
+
+local function byte_size(lines)
+  local size = #lines - 1
+  for _, line in ipairs(lines) do
+    size = size + #line
+  end
+  return size
+end
+
+local function op_new(chat, id, kind, lines, meta)
   local row = prompt_row(chat)
   local with_blank = vim.list_extend(vim.list_slice(lines), { '' })
   api.nvim_buf_set_lines(chat.buf, row, row, false, with_blank)
+  M.place_prompt(chat, row + #with_blank)
   api.nvim_buf_set_extmark(chat.buf, ns_blocks, row, 0, { id = id, right_gravity = false })
   chat.order[#chat.order + 1] = id
   chat.index[id] = #chat.order
   chat.kinds[id] = kind
-  highlight(chat, id)
+  chat.sizes[id] = byte_size(lines)
+  highlight(chat, id, lines, nil_if_null(meta))
+  markdown.on_new(chat, id, kind)
 end
 
 local function op_append(chat, id, text)
@@ -86,24 +132,37 @@ local function op_append(chat, id, text)
   end
   local _, stop = block_range(chat, id)
   local row = stop - 2
-  local line = api.nvim_buf_get_lines(chat.buf, row, row + 1, false)[1] or ''
-  api.nvim_buf_set_text(chat.buf, row, #line, row, #line, vim.split(text, '\n', { plain = true }))
-  if chat.kinds[id] == 'thought' then
-    highlight(chat, id)
-  end
+  local col = last_line_len(chat, row)
+  api.nvim_buf_set_text(chat.buf, row, col, row, col, vim.split(text, '\n', { plain = true }))
+  chat.sizes[id] = chat.sizes[id] + #text
+  markdown.on_append(chat, id)
 end
 
-local function op_set(chat, id, lines)
+local function op_set(chat, id, lines, meta)
   if not chat.index[id] then
     return
   end
   local start, stop = block_range(chat, id)
   api.nvim_buf_set_lines(chat.buf, start, stop - 1, false, lines)
   api.nvim_buf_set_extmark(chat.buf, ns_blocks, start, 0, { id = id, right_gravity = false })
-  highlight(chat, id)
+  chat.sizes[id] = byte_size(lines)
+  highlight(chat, id, lines, nil_if_null(meta))
 end
 
-local OPS = { new = op_new, append = op_append, set = op_set }
+local function op_clip(chat, id, marker)
+  if not chat.index[id] then
+    return
+  end
+  local _, stop = block_range(chat, id)
+  local keys = require('acp_nvim').config.keymaps
+  chat.clipped[id] = true
+  api.nvim_buf_set_extmark(chat.buf, ns_clip, stop - 2, 0, {
+    id = id,
+    virt_lines = { { { ('%s · %s shows all'):format(marker, keys.open), 'AcpNvimClip' } } },
+  })
+end
+
+local OPS = { new = op_new, append = op_append, set = op_set, clip = op_clip }
 
 --- Apply render operations to the chat of `key` (ignored when its buffer is gone).
 function M.apply(key, ops)
@@ -114,64 +173,58 @@ function M.apply(key, ops)
   for _, op in ipairs(ops) do
     OPS[op[1]](chat, op[2], op[3], op[4])
   end
+  markdown.sync(chat)
 end
 
---- The text typed in the prompt area.
-function M.prompt_text(key)
-  local chat = M.chats[key]
-  local lines = api.nvim_buf_get_lines(chat.buf, prompt_row(chat), -1, false)
-  return vim.trim(table.concat(lines, '\n'))
-end
-
---- Send the prompt area's text to the session and clear the area.
-function M.send(key)
-  local text = M.prompt_text(key)
-  if text == '' then
-    vim.notify('[acp.nvim] the prompt is empty: type below the separator line', vim.log.levels.WARN)
-    return
+--- The id of the block at `row` (0-based), or nil in the header or prompt area.
+function M.block_at(chat, row)
+  if row >= prompt_row(chat) then
+    return nil
   end
-  local chat = M.chats[key]
-  local row = prompt_row(chat)
-  api.nvim_buf_set_lines(chat.buf, row, -1, false, { '' })
-  place_prompt(chat, row)
-  vim.fn.AcpNvimSubmit(key, text)
+  local found = api.nvim_buf_get_extmarks(chat.buf, ns_blocks, { row, 0 }, 0, { limit = 1 })[1]
+  return found and found[1] or nil
 end
 
-local function in_prompt(chat)
-  return api.nvim_win_get_cursor(0)[1] - 1 >= prompt_row(chat)
-end
-
-local function set_keymaps(chat)
-  local keys = require('acp_nvim').config.keymaps
-  local function map(modes, lhs, rhs, desc)
-    vim.keymap.set(modes, lhs, rhs, { buffer = chat.buf, desc = 'acp.nvim: ' .. desc, nowait = true })
-  end
-  map({ 'n', 'i' }, keys.send, function()
-    M.send(chat.key)
-  end, 'send the prompt')
-  map('n', '<CR>', function()
-    if in_prompt(chat) then
-      M.send(chat.key)
-    else
-      vim.cmd('normal! \r')
+--- The chat whose buffer is `buf` (the current buffer by default).
+function M.of_buffer(buf)
+  buf = buf or api.nvim_get_current_buf()
+  for _, chat in pairs(M.chats) do
+    if chat.buf == buf then
+      return chat
     end
-  end, 'send the prompt (in the prompt area)')
-  map('n', keys.cancel, function()
-    vim.cmd('Ai cancel')
-  end, 'cancel the running turn')
+  end
 end
 
---- (Re)place the prompt area's mark; it carries the separator as a virtual line above it.
-place_prompt = function(chat, row, label)
-  chat.label = label or chat.label
-  chat.prompt = api.nvim_buf_set_extmark(chat.buf, ns, row, 0, {
+function M.prompt_row(chat)
+  return prompt_row(chat)
+end
+
+-- The prompt area -----------------------------------------------------------------
+
+local function queue_lines(chat)
+  local lines = {}
+  for i, text in ipairs(chat.queue) do
+    lines[#lines + 1] = { { ('  ⏳ queued %d: %s'):format(i, text), 'AcpNvimQueue' } }
+  end
+  if #lines > 0 then
+    lines[#lines + 1] = { { '  (:Ai queue edit changes them, :Ai queue clear drops them)', 'AcpNvimQueue' } }
+  end
+  return lines
+end
+
+--- (Re)place the prompt area's mark: queued prompts and the separator as virtual lines above it.
+function M.place_prompt(chat, row)
+  local virt = queue_lines(chat)
+  virt[#virt + 1] = { { chat.label, 'AcpNvimPromptSeparator' } }
+  chat.prompt = api.nvim_buf_set_extmark(chat.buf, ns, row or prompt_row(chat), 0, {
     id = chat.prompt,
-    virt_lines = { { { chat.label, 'AcpNvimPromptSeparator' } } },
+    virt_lines = virt,
     virt_lines_above = true,
+    right_gravity = false, -- text typed at the start of the prompt stays in the prompt
   })
 end
 
-local SEPARATOR = '── prompt · %s or <CR> sends · %s cancels ──'
+local SEPARATOR = '── prompt · %s or <CR> sends · %s cancels · %s/%s history · <C-x><C-o> completes / and @ ──'
 
 local function create(key)
   local buf = api.nvim_create_buf(false, true)
@@ -182,14 +235,15 @@ local function create(key)
   bo.swapfile = false
   bo.undolevels = -1 -- streamed output must not become undo steps the user could undo
   bo.filetype = 'acp_chat'
-  pcall(vim.treesitter.start, buf, 'markdown')
   api.nvim_buf_set_lines(buf, 0, -1, false, { '# acp.nvim · ' .. key, '' })
   api.nvim_buf_set_extmark(buf, ns, 0, 0, { line_hl_group = 'AcpNvimHeader' })
   local keys = require('acp_nvim').config.keymaps
-  local chat = { buf = buf, key = key, order = {}, index = {}, kinds = {} }
-  place_prompt(chat, 1, SEPARATOR:format(keys.send, keys.cancel))
+  local chat = { buf = buf, key = key, order = {}, index = {}, kinds = {}, sizes = {}, clipped = {},
+    queue = {}, label = SEPARATOR:format(keys.send, keys.cancel, keys.history_prev, keys.history_next) }
+  M.place_prompt(chat, 1)
   M.chats[key] = chat
-  set_keymaps(chat)
+  markdown.attach(chat)
+  require('acp_nvim.prompt').attach(chat)
   api.nvim_create_autocmd('BufWipeout', {
     buffer = buf,
     callback = function()
@@ -247,14 +301,60 @@ function M.open(key, focus, replay)
   return chat.buf
 end
 
---- Reflect the session's title and state in the buffer-local winbar-free header.
-function M.set_title(key, s)
+-- Session state: header, details line, queue --------------------------------------
+
+local function details(key, s)
+  local parts = { ('%s · %s'):format(s.agent or key, require('acp_nvim.state').label(s.state)) }
+  if (s.mode or '') ~= '' then
+    parts[#parts + 1] = 'mode ' .. s.mode
+  end
+  if (s.model or '') ~= '' then
+    parts[#parts + 1] = 'model ' .. s.model
+  end
+  if (s.tokens or '') ~= '' then
+    parts[#parts + 1] = s.tokens
+  end
+  local commands = type(s.command_info) == 'table' and #s.command_info or 0
+  if commands > 0 then
+    parts[#parts + 1] = ('%d commands (/ completes)'):format(commands)
+  end
+  return table.concat(parts, ' · ')
+end
+
+local function same_list(a, b)
+  if #a ~= #b then
+    return false
+  end
+  for i = 1, #a do
+    if a[i] ~= b[i] then
+      return false
+    end
+  end
+  return true
+end
+
+--- Reflect the session's title, details and queue in its chat buffer.
+function M.set_state(key, s)
   local chat = M.chats[key]
   if not chat or not api.nvim_buf_is_valid(chat.buf) or s.closed then
     return
   end
-  local title = s.title ~= '' and (' · ' .. s.title) or ''
-  api.nvim_buf_set_lines(chat.buf, 0, 1, false, { ('# acp.nvim · %s%s'):format(key, title) })
+  local title = (s.title or '') ~= '' and (' · ' .. s.title) or ''
+  local header = ('# acp.nvim · %s%s'):format(key, title)
+  if api.nvim_buf_get_lines(chat.buf, 0, 1, false)[1] ~= header then
+    api.nvim_buf_set_lines(chat.buf, 0, 1, false, { header })
+  end
+  chat.header = api.nvim_buf_set_extmark(chat.buf, ns, 0, 0, {
+    id = chat.header,
+    virt_lines = { { { details(key, s), 'AcpNvimInfo' } } },
+  })
+  local queue = type(s.queue) == 'table' and s.queue or {}
+  if not same_list(queue, chat.queue) then
+    chat.queue = queue
+    M.place_prompt(chat)
+  end
 end
+
+M.set_title = M.set_state -- the skeleton's name
 
 return M

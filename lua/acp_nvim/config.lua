@@ -15,6 +15,8 @@ M.defaults = {
     position = 'right', -- 'right' | 'left' | 'bottom' | 'current'
     width = 0.4, -- fraction of the editor (right/left), or columns when > 1
     height = 0.4, -- fraction of the editor (bottom), or lines when > 1
+    max_block_lines = 2000, -- lines shown per transcript block; the rest is one key away
+    max_line_chars = 1000, -- longer lines are broken in the chat (the full text keeps them)
   },
   permissions = {
     policy = 'ask', -- 'ask' | 'auto-edit' | 'trust': the policy new sessions start with
@@ -23,6 +25,10 @@ M.defaults = {
   keymaps = {
     send = '<C-s>', -- normal and insert mode in the chat buffer; <CR> in normal mode in the prompt area too
     cancel = '<C-c>', -- normal mode in the chat buffer
+    open = '<CR>', -- normal mode on a block: its full text, its diff, or the location under the cursor
+    locations = 'gl', -- normal mode: tool call locations to the quickfix list
+    history_prev = '<M-p>', -- normal and insert mode: the previous sent prompt
+    history_next = '<M-n>', -- normal and insert mode: the next sent prompt
   },
 }
 
@@ -97,8 +103,15 @@ function M.validate(config)
     fail('permissions.policy', "expected 'ask', 'auto-edit' or 'trust'")
   end
   expect('permissions.close_is_reject', config.permissions.close_is_reject, 'boolean')
-  expect('keymaps.send', config.keymaps.send, 'string')
-  expect('keymaps.cancel', config.keymaps.cancel, 'string')
+  for _, name in ipairs({ 'max_block_lines', 'max_line_chars' }) do
+    expect('chat.' .. name, config.chat[name], 'number')
+    if config.chat[name] < 1 then
+      fail('chat.' .. name, 'must be at least 1')
+    end
+  end
+  for _, name in ipairs({ 'send', 'cancel', 'open', 'locations', 'history_prev', 'history_next' }) do
+    expect('keymaps.' .. name, config.keymaps[name], 'string')
+  end
   return config
 end
 

@@ -14,6 +14,10 @@ M.groups = {
   AcpNvimTurnEnd = 'NonText',
   AcpNvimPromptSeparator = 'WinSeparator',
   AcpNvimHeader = 'Title',
+  AcpNvimInfo = 'Comment',
+  AcpNvimPlanDone = 'Comment',
+  AcpNvimClip = 'NonText',
+  AcpNvimQueue = 'Comment',
 }
 
 function M.setup()

@@ -14,7 +14,7 @@ function M.setup(opts)
 end
 
 local SUBCOMMANDS = { 'open', 'send', 'cancel', 'new', 'close', 'restart', 'mode', 'permissions', 'changes',
-  'log', 'rules', 'policy' }
+  'log', 'rules', 'policy', 'sessions', 'model', 'config', 'queue', 'locations' }
 
 local function lua_subcommand(sub)
   if sub == 'permissions' then
@@ -40,6 +40,10 @@ function M.command(opts)
     line1 = opts.line1,
     line2 = opts.line2,
     buf = vim.api.nvim_get_current_buf(),
+    session = vim.b.acp_nvim_session, -- from a chat buffer: that chat's session
+    -- a range's lines as they are now (unsaved edits too), read here for the same reason
+    lines = opts.range > 0 and vim.api.nvim_buf_get_lines(0, opts.line1 - 1, opts.line2, false) or nil,
+    bufname = vim.api.nvim_buf_get_name(0),
     -- the config travels with the request: fetching it would yield the handler's greenlet,
     -- and a second :Ai could then overtake the first
     config = M.config,
@@ -59,6 +63,10 @@ function M.complete(arglead, cmdline, _)
   elseif words[2] == 'mode' then
     local current = require('acp_nvim.state').current()
     candidates = current and current.modes or {}
+  elseif words[2] == 'queue' and nth == 3 then
+    candidates = { 'show', 'edit', 'clear' }
+  elseif words[2] == 'open' and nth == 3 then
+    candidates = vim.tbl_keys(require('acp_nvim.state').sessions)
   elseif words[2] == 'policy' and nth == 3 then
     candidates = { 'ask', 'auto-edit', 'trust' }
   elseif words[2] == 'rules' and nth == 3 then
@@ -75,7 +83,7 @@ function M.complete(arglead, cmdline, _)
   end, candidates)
 end
 
---- Statusline component: "agent/n · state · mode · usage" for the current session, or "".
+--- Statusline component: "agent/n · state · mode · tokens" for the current session, or "".
 --- Reads a table kept in Lua: cheap enough for every redraw.
 function M.status()
   return require('acp_nvim.state').status()

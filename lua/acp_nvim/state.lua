@@ -3,32 +3,72 @@ local M = {}
 
 ---@type table<string, table>
 M.sessions = {}
+M.current_key_cache = nil
+local status_text = {} ---@type table<string, string>
 
+local LABELS = { waiting = 'waiting for you' }
+
+--- The state as the user reads it ("waiting for you" rather than "waiting").
+function M.label(state)
+  return LABELS[state] or state or '?'
+end
+
+-- Events fire on counters, not on state pairs: a turn that ends while a queued prompt starts
+-- at once never shows 'idle' here, but its turn counter still moves.
 local EVENTS = {
-  -- transition checks: (old state, new state) -> User event pattern
   function(old, new)
-    return old == nil and new.state ~= nil and 'AcpNvimSessionStart' or nil
+    local was = old and (old.started or old.started == nil and old.state ~= 'starting')
+    local is = new.started or (new.started == nil and new.state ~= 'starting')
+    return is and not was and 'AcpNvimSessionStart' or nil
   end,
   function(old, new)
-    return old and (old.state == 'running' or old.state == 'waiting') and new.state == 'idle' and 'AcpNvimTurnEnd'
-      or nil
+    return (new.turns or 0) > ((old and old.turns) or 0) and 'AcpNvimTurnEnd' or nil
   end,
   function(old, new)
-    return (new.pending or 0) > ((old and old.pending) or 0) and 'AcpNvimPermissionRequest' or nil
+    local key = new.asked and 'asked' or 'pending'
+    return (new[key] or 0) > ((old and old[key]) or 0) and 'AcpNvimPermissionRequest' or nil
   end,
 }
 
 local function fire(pattern, key, data)
-  vim.api.nvim_exec_autocmds('User', { pattern = pattern, modeline = false, data = vim.tbl_extend('force', { session = key }, data) })
+  vim.api.nvim_exec_autocmds('User', {
+    pattern = pattern,
+    modeline = false,
+    data = vim.tbl_extend('force', { session = key }, data),
+  })
 end
 
+local function render(key, s)
+  local parts = { key, M.label(s.state) }
+  if (s.mode or '') ~= '' then
+    parts[#parts + 1] = s.mode
+  end
+  if (s.queued or 0) > 0 then
+    parts[#parts + 1] = s.queued .. ' queued'
+  end
+  if (s.tokens or '') ~= '' then
+    parts[#parts + 1] = s.tokens
+  end
+  return table.concat(parts, ' · ')
+end
+
+--- A new state for session `key` (from Python); fires the User events it implies.
 function M.update(key, new)
   local old = M.sessions[key]
   if new.closed then
-    M.sessions[key] = nil
+    M.sessions[key], status_text[key] = nil, nil
+    if M.current_key_cache == key then
+      M.current_key_cache = nil
+    end
     return
   end
   M.sessions[key] = new
+  status_text[key] = render(key, new)
+  if new.current then
+    M.current_key_cache = key
+  elseif M.current_key_cache == key then
+    M.current_key_cache = nil
+  end
   for _, check in ipairs(EVENTS) do
     local pattern = check(old, new)
     if pattern then
@@ -37,41 +77,29 @@ function M.update(key, new)
   end
 end
 
-function M.current()
-  for _, s in pairs(M.sessions) do
-    if s.current then
-      return s
-    end
-  end
-end
-
 function M.current_key()
-  for key, s in pairs(M.sessions) do
+  local key = M.current_key_cache
+  if key and M.sessions[key] and M.sessions[key].current then
+    return key
+  end
+  for k, s in pairs(M.sessions) do
     if s.current then
-      return key
+      M.current_key_cache = k
+      return k
     end
   end
 end
 
-local LABELS = { waiting = 'waiting for you' }
+function M.current()
+  local key = M.current_key()
+  return key and M.sessions[key] or nil
+end
 
+--- "demo/1 · running · code · 1.2k/200k tokens" for the current session ('' when none).
+--- A table lookup: cheap enough for every redraw.
 function M.status()
   local key = M.current_key()
-  if not key then
-    return ''
-  end
-  local s = M.sessions[key]
-  local parts = { key, LABELS[s.state] or s.state }
-  if s.mode ~= '' then
-    parts[#parts + 1] = s.mode
-  end
-  if (s.queued or 0) > 0 then
-    parts[#parts + 1] = s.queued .. ' queued'
-  end
-  if s.usage ~= '' then
-    parts[#parts + 1] = s.usage
-  end
-  return table.concat(parts, ' · ')
+  return key and status_text[key] or ''
 end
 
 return M

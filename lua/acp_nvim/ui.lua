@@ -12,7 +12,7 @@ function M.flush(ops, states)
     local state = require('acp_nvim.state')
     for key, s in pairs(states) do
       state.update(key, s)
-      chat.set_title(key, s)
+      chat.set_state(key, s)
     end
     vim.cmd.redrawstatus({ bang = true })
   end

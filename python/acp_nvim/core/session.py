@@ -11,7 +11,7 @@ from typing import Any
 from acp import RequestError, text_block
 from acp.schema import DeniedOutcome, RequestPermissionResponse
 
-from . import auth, reattach, tasks
+from . import attachments, auth, reattach, tasks
 from .acp_client import SessionClient
 from .agent_process import AgentProcess
 from .broker import PermissionBroker
@@ -22,6 +22,7 @@ from .log_ring import LogRing
 from .paths import PathPolicy
 from .port import EditorPort, PermissionQuestion
 from .redact import Redactor
+from .session_details import SessionDetails
 from .transcript import Transcript
 from .wire import NoiseReporter
 
@@ -35,6 +36,8 @@ class Prompt:
 
     text: str
     blocks: list[Any] = field(default_factory=list)
+    attachments: list[attachments.Attachment] = field(default_factory=list)
+    """Context (ranges, @mentions) sent as embedded resources or links, per the agent's capabilities."""
 
 
 class Session:
@@ -62,6 +65,7 @@ class Session:
         self.title: str | None = None
         self.usage: str | None = None
         self.commands: list[str] = []
+        self.details = SessionDetails()
         self.pending: dict[PermissionQuestion, asyncio.Future[Any]] = {}
         self._cancelling = False
         self._replaying = False
@@ -88,6 +92,7 @@ class Session:
         if getattr(response, "modes", None) is not None:
             self.mode = response.modes.current_mode_id
             self.modes = [(m.id, m.name) for m in response.modes.available_modes]
+        self.details.set_options(getattr(response, "config_options", None))
         await self._select_configured_mode()
         tasks.spawn(self._watch_exit(self.process), self._report, f"{self.key} exit watch")
         self._set_state("idle")
@@ -199,20 +204,51 @@ class Session:
 
     async def _run_turn(self, prompt: Prompt) -> None:
         self._set_state("running")
-        self.transcript.user_message(prompt.text)
-        blocks = [*self.permissions.start_turn(), text_block(prompt.text), *prompt.blocks]
+        self.transcript.user_message(prompt.text, [a.label for a in prompt.attachments])
+        context = await attachments.to_blocks(prompt.attachments, self._embedded_context(),
+                                              attachments.file_reader(self.editor.buffer_text))
+        blocks = [*self.permissions.start_turn(), text_block(prompt.text), *prompt.blocks, *context]
         await self.files.begin_turn()
         try:
             response = await self.process.conn.prompt(session_id=self.session_id, prompt=blocks)
         except RequestError as exc:
             self.transcript.notice(f"prompt failed: {exc}", "error")
+            self.details.turn_ended("error")
             return
         except ConnectionError:
+            self.details.turn_ended("error")
             return  # the exit watcher reports the crash
         finally:
             self._cancelling = False
             self.files.end_turn()
+        self.details.turn_ended(_value(response.stop_reason), response.usage)
         self.transcript.turn_end(_value(response.stop_reason), _usage_text(response.usage))
+
+    def _embedded_context(self) -> bool:
+        """Whether the agent accepts embedded resources in prompts (else: resource links)."""
+        info = self.process.info
+        caps = info.agent_capabilities if info is not None else None
+        prompt_caps = caps.prompt_capabilities if caps is not None else None
+        return bool(prompt_caps and prompt_caps.embedded_context)
+
+    def edit_queue(self, prompts: list[Prompt]) -> None:
+        """Replace the prompts waiting in the queue (the user edited, reordered or dropped them)."""
+        self.queue.clear()
+        self.queue.extend(prompts)
+        self.editor.session_changed(self.key)
+
+    async def set_config_option(self, config_id: str, value: str | bool) -> None:
+        """``session/set_config_option``; the response carries every option's new value."""
+        response = await self.process.conn.set_config_option(
+            config_id=config_id, session_id=self.session_id, value=value)
+        self.details.set_options(response.config_options)
+        self._mode_from_options()
+        self.editor.session_changed(self.key)
+
+    def _mode_from_options(self) -> None:
+        option = self.details.option("mode")
+        if option is not None and not option.is_boolean and option.category == "mode":
+            self.mode = str(option.current)
 
     async def cancel(self) -> bool:
         """Cancel the running turn; every pending permission request is answered ``cancelled``."""
@@ -244,6 +280,7 @@ class Session:
         """Wait for the user's answer (None when cancelled); ``asker`` defaults to the prompt."""
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.pending[question] = future
+        self.details.asked += 1
         self._set_state("waiting")
         forward = self._forward_answer(question, future, asker or self.editor.ask_permission)
         tasks.spawn(forward, self._report, f"{self.key} permission")
@@ -291,8 +328,20 @@ class Session:
     def _on_plan(self, update: Any) -> None:
         self.transcript.plan(list(update.entries))
 
+    def _on_plan_update(self, update: Any) -> None:
+        plan = update.plan
+        if getattr(plan, "entries", None) is not None:
+            self.transcript.plan(list(plan.entries), plan.plan_id)
+        else:
+            self.transcript.plan_text(getattr(plan, "content", None) or getattr(plan, "uri", None) or
+                                      f"[{plan.type} plan]", plan.plan_id)
+
+    def _on_plan_removed(self, update: Any) -> None:
+        self.transcript.plan_removed(update.plan_id)
+
     def _on_commands(self, update: Any) -> None:
         self.commands = [c.name for c in update.available_commands]
+        self.details.set_commands(update.available_commands)
         self.editor.session_changed(self.key)
 
     def _on_mode(self, update: Any) -> None:
@@ -307,10 +356,13 @@ class Session:
 
     def _on_usage(self, update: Any) -> None:
         self.usage = _usage_update_text(update)
+        self.details.usage_update(update)
         self.editor.session_changed(self.key)
 
     def _on_config(self, update: Any) -> None:
         self.log.add("debug", "notification", "config options updated")
+        self.details.set_options(update.config_options)
+        self._mode_from_options()
         self.editor.session_changed(self.key)
 
 
@@ -321,6 +373,8 @@ _UPDATE_HANDLERS = {
     "tool_call": Session._on_tool_call,
     "tool_call_update": Session._on_tool_call,
     "plan": Session._on_plan,
+    "plan_update": Session._on_plan_update,
+    "plan_removed": Session._on_plan_removed,
     "available_commands_update": Session._on_commands,
     "current_mode_update": Session._on_mode,
     "session_info_update": Session._on_info,

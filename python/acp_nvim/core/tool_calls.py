@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
 STATUS_ICONS = {"pending": "○", "in_progress": "◐", "completed": "●", "failed": "✗"}
 MAX_TEXT_LINES = 12
+"""Lines of each text content shown in the chat; the rest is one key away (the full text)."""
 
 
 @dataclass(slots=True)
@@ -29,6 +31,7 @@ class ToolCallState:
     raw_output: Any = None
     content: list[Any] = field(default_factory=list)
     locations: list[tuple[str, int | None]] = field(default_factory=list)
+    _counts: dict[tuple[str, int, int], tuple[int, int]] = field(default_factory=dict, repr=False)
 
     def merge(self, update: Any) -> None:
         """Fold a ``ToolCallStart``/``ToolCallProgress``/``ToolCallUpdate`` into this state."""
@@ -50,45 +53,94 @@ class ToolCallState:
         return [DiffContent(c.path, c.old_text, c.new_text) for c in self.content if _type(c) == "diff"]
 
     def render(self) -> str:
-        """The chat block for this tool call."""
+        """The chat block for this tool call (text content clipped to a preview)."""
+        return "\n".join(self._lines(preview=True))
+
+    def full_text(self) -> str:
+        """Everything known about the call, nothing clipped: input, content, diffs, output."""
+        lines = self._lines(preview=False)
+        if self.raw_input not in (None, {}):
+            lines += ["", "input:", *_json_lines(self.raw_input)]
+        for diff in self.diffs():
+            lines += ["", *unified_diff(diff)]
+        if self.raw_output is not None:
+            lines += ["", "output:", *_json_lines(self.raw_output)]
+        return "\n".join(lines)
+
+    def diff_text(self) -> str:
+        """All diff contents as one unified diff ('' when the call carries none)."""
+        return "\n".join(line for diff in self.diffs() for line in unified_diff(diff))
+
+    def _lines(self, preview: bool) -> list[str]:
         icon = STATUS_ICONS.get(self.status, "?")
         lines = [f"{icon} {self.kind} · {self.title} · {self.status}"]
         command = _command(self.raw_input)
         if command:
             lines.append(f"  $ {command}")
         for item in self.content:
-            lines.extend(_render_content(item))
+            lines.extend(self._render_content(item, preview))
         for path, line in self.locations:
             lines.append(f"  → {path}{f':{line}' if line else ''}")
-        return "\n".join(lines)
+        return lines
+
+    def _render_content(self, item: Any, preview: bool) -> list[str]:
+        kind = _type(item)
+        if kind == "diff":
+            return [self._diff_summary(item)]
+        if kind == "terminal":
+            return [f"  ▸ terminal {item.terminal_id}"]
+        block = getattr(item, "content", None)
+        text = getattr(block, "text", None)
+        if text is None:
+            uri = getattr(block, "uri", None)
+            return [f"  [{getattr(block, 'type', kind)} content{f' {uri}' if uri else ''}]"]
+        return _clip(text) if preview else ["  │ " + line for line in text.split("\n")]
+
+    def _diff_summary(self, item: Any) -> str:
+        added, removed = self._diff_counts(item)
+        label = " (new file)" if item.old_text is None else ""
+        return f"  ± {item.path} +{added} −{removed}{label}"
+
+    def _diff_counts(self, item: Any) -> tuple[int, int]:
+        key = (item.path, hash(item.old_text), hash(item.new_text))
+        if key not in self._counts:
+            self._counts[key] = diff_counts(item.old_text, item.new_text)
+        return self._counts[key]
 
 
 def _type(content: Any) -> str:
     return getattr(content, "type", "")
 
 
-def _render_content(item: Any) -> list[str]:
-    kind = _type(item)
-    if kind == "diff":
-        old = (item.old_text or "").splitlines()
-        new = item.new_text.splitlines()
-        label = "new file" if item.old_text is None else f"{len(old)} → {len(new)} lines"
-        return [f"  ± {item.path} ({label})"]
-    if kind == "terminal":
-        return [f"  ▸ terminal {item.terminal_id}"]
-    block = getattr(item, "content", None)
-    text = getattr(block, "text", None)
-    if text is None:
-        return [f"  [{getattr(block, 'type', kind)} content]"]
-    return _clip(text)
-
-
 def _clip(text: str) -> list[str]:
     lines = text.split("\n")
     shown = ["  │ " + line for line in lines[:MAX_TEXT_LINES]]
     if len(lines) > MAX_TEXT_LINES:
-        shown.append(f"  │ … {len(lines) - MAX_TEXT_LINES} more lines (see :Ai log)")
+        shown.append(f"  │ … {len(lines) - MAX_TEXT_LINES:,} more lines")
     return shown
+
+
+def _json_lines(value: Any) -> list[str]:
+    return ["  " + line for line in json.dumps(value, indent=2, ensure_ascii=False, default=str).split("\n")]
+
+
+def diff_counts(old: str | None, new: str) -> tuple[int, int]:
+    """Lines added and removed going from ``old`` (None: a new file) to ``new``."""
+    a, b = (old or "").splitlines(), new.splitlines()
+    added = removed = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b).get_opcodes():
+        if tag != "equal":
+            removed += i2 - i1
+            added += j2 - j1
+    return added, removed
+
+
+def unified_diff(diff: DiffContent) -> list[str]:
+    """A ``diff -u`` of one diff content (``/dev/null`` as the old side of a new file)."""
+    old = (diff.old_text or "").splitlines()
+    before = "/dev/null" if diff.old_text is None else f"a/{diff.path}"
+    body = difflib.unified_diff(old, diff.new_text.splitlines(), before, f"b/{diff.path}", lineterm="")
+    return list(body) or [f"--- a/{diff.path}", f"+++ b/{diff.path}", "(no changes)"]
 
 
 def _command(raw_input: Any) -> str | None:

@@ -1,11 +1,15 @@
 """The transcript model: session updates in, render operations out.
 
 A transcript is a list of blocks (user message, agent message, thought, tool call,
-plan, notice). Each change is described by a render operation the editor applies:
+plan, notice). It keeps every block's full text; the chat shows a bounded view of each
+(see block_view.py). Each change is a render operation the editor applies:
 
-* ``["new", id, kind, lines]``  append a block at the end of the transcript
-* ``["append", id, text]``      extend the last line of a block (``text`` may hold newlines)
-* ``["set", id, lines]``        replace a block's lines (tool call status, plan progress)
+* ``["new", id, kind, lines, meta]``  append a block at the end of the transcript
+* ``["append", id, text]``            extend the last line of a block (``text`` may hold newlines)
+* ``["set", id, lines, meta]``        replace a block's lines (tool call status, plan progress)
+* ``["clip", id, marker]``            the block is cut in the view: show ``marker`` below it
+
+``meta`` is None or a small table (a tool call's ``status``).
 """
 
 from __future__ import annotations
@@ -15,18 +19,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import tool_calls
+from .block_view import StreamView, ViewLimits, clip_lines, project
 
 Op = list[Any]
 OpSink = Callable[[Op], None]
 
 PLAN_MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
+COMPACT_EVERY = 4096
+"""Join a streamed block's chunks after this many, so 100k tiny chunks stay cheap to hold."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Block:
     id: int
     kind: str
     chunks: list[str] = field(default_factory=list)
+    view: StreamView | None = None
+    """The incremental view of a streamed block (None for blocks rendered whole)."""
+    meta: dict[str, Any] | None = None
 
     def text(self) -> str:
         return "".join(self.chunks)
@@ -35,12 +45,17 @@ class Block:
 class Transcript:
     """Keeps the blocks of one session and emits render operations as they change."""
 
-    def __init__(self, sink: OpSink | None = None, agent_label: str = "Agent") -> None:
+    def __init__(self, sink: OpSink | None = None, agent_label: str = "Agent",
+                 limits: ViewLimits | None = None) -> None:
         self.agent_label = agent_label
+        self.limits = limits or ViewLimits()
         self.blocks: list[Block] = []
         self.tool_calls: dict[str, tool_calls.ToolCallState] = {}
+        self._by_id: dict[int, Block] = {}
         self._tool_blocks: dict[str, int] = {}
-        self._plan_block: int | None = None
+        self._tool_of_block: dict[int, str] = {}
+        self._plans: dict[str, int] = {}
+        self._last: Block | None = None
         self._sink = sink or (lambda op: None)
         self._next_id = 0
         self._answering = False
@@ -50,25 +65,60 @@ class Transcript:
 
     def replay_ops(self) -> list[Op]:
         """Operations that rebuild the whole transcript (a reopened chat buffer)."""
-        return [["new", b.id, b.kind, _lines(b)] for b in self.blocks]
+        ops: list[Op] = []
+        for block in self.blocks:
+            if block.view is None:
+                ops.append(["new", block.id, block.kind, clip_lines(_lines(block), self.limits), block.meta])
+                continue
+            lines, marker = project(block.text(), block.view.limits)
+            ops.append(["new", block.id, block.kind, lines, block.meta])
+            if marker:
+                ops.append(["clip", block.id, marker])
+        return ops
+
+    # -- lookups (the chat's keys) -------------------------------------------------
+
+    def full_text(self, block_id: int) -> str | None:
+        """A block's whole text, nothing clipped (a tool call's input, output and diffs too)."""
+        state = self.tool_call_of(block_id)
+        if state is not None:
+            return state.full_text()
+        block = self._by_id.get(block_id)
+        return block.text() if block is not None else None
+
+    def tool_call_of(self, block_id: int) -> tool_calls.ToolCallState | None:
+        call_id = self._tool_of_block.get(block_id)
+        return self.tool_calls.get(call_id) if call_id is not None else None
+
+    def locations(self) -> list[tuple[str, int | None, str]]:
+        """Every tool call location, in order: (path, line or None, tool call title)."""
+        return [(path, line, state.title) for state in self.tool_calls.values()
+                for path, line in state.locations]
 
     # -- streamed text -------------------------------------------------------------
 
-    def user_message(self, text: str) -> None:
+    def user_message(self, text: str, attached: list[str] | None = None) -> None:
         """The user's prompt, echoed under a heading; the agent's answer gets its own heading."""
-        self._new_block("user", f"## You\n{text}")
+        suffix = f"\n— attached: {', '.join(attached)}" if attached else ""
+        self._new_stream_block("user", f"## You\n{text}{suffix}")
         self._answering = False
 
     def user_chunk(self, text: str) -> None:
-        self._stream("user", text)
+        """A user message replayed by the agent (session/load)."""
+        if not self._stream("user", text):
+            self._new_stream_block("user", f"## You\n{text}")
+            self._answering = False
 
     def agent_chunk(self, text: str) -> None:
-        self._answer_heading()
-        self._stream("agent", text)
+        if not self._stream("agent", text):
+            self._answer_heading()
+            self._new_stream_block("agent", text)
 
     def thought_chunk(self, text: str) -> None:
-        self._answer_heading()
-        self._stream("thought", text.replace("\n", "\n> "), first_prefix="> ")
+        quoted = text.replace("\n", "\n> ")
+        if not self._stream("thought", quoted):
+            self._answer_heading()
+            self._new_stream_block("thought", "> " + quoted)
 
     def _answer_heading(self) -> None:
         if not self._answering:
@@ -78,59 +128,101 @@ class Transcript:
     def notice(self, text: str, kind: str = "notice") -> None:
         self._new_block(kind, text)
 
-    def _stream(self, kind: str, text: str, first_prefix: str = "") -> None:
-        last = self.blocks[-1] if self.blocks else None
-        if last is None or last.kind != kind:
-            self._new_block(kind, first_prefix + text)
-            return
-        last.chunks.append(text)
-        self._sink(["append", last.id, text])
+    def _stream(self, kind: str, text: str) -> bool:
+        """Extend the last block when it is of ``kind``; False when a new block is needed."""
+        last = self._last
+        if last is None or last.kind != kind or last.view is None:
+            return False
+        chunks = last.chunks
+        chunks.append(text)
+        if len(chunks) >= COMPACT_EVERY:
+            chunks[:] = ["".join(chunks)]
+        view = last.view
+        shown = view.feed(text)
+        if shown:
+            self._sink(["append", last.id, shown])
+        elif view.marker_due():
+            self._sink(["clip", last.id, view.marker()])
+        return True
 
-    def _new_block(self, kind: str, text: str) -> Block:
-        self._next_id += 1
-        block = Block(self._next_id, kind, [text])
-        self.blocks.append(block)
-        self._sink(["new", block.id, kind, _lines(block)])
+    def _new_stream_block(self, kind: str, text: str) -> Block:
+        view = StreamView(self.limits)
+        shown = view.feed(text)
+        block = self._add(Block(self._take_id(), kind, [text], view))
+        self._sink(["new", block.id, kind, shown.split("\n"), None])
+        if view.marker_due():
+            self._sink(["clip", block.id, view.marker()])
         return block
 
-    def _set_block(self, block_id: int | None, kind: str, text: str) -> int:
-        block = self._find(block_id)
-        if block is None:
-            return self._new_block(kind, text).id
-        block.chunks = [text]
-        self._sink(["set", block.id, _lines(block)])
-        return block.id
+    def _new_block(self, kind: str, text: str, meta: dict[str, Any] | None = None) -> Block:
+        block = self._add(Block(self._take_id(), kind, [text], None, meta))
+        self._sink(["new", block.id, kind, clip_lines(_lines(block), self.limits), meta])
+        return block
 
-    def _find(self, block_id: int | None) -> Block | None:
-        if block_id is None:
-            return None
-        for block in reversed(self.blocks):
-            if block.id == block_id:
-                return block
-        return None
+    def _take_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def _add(self, block: Block) -> Block:
+        self._finish_last()
+        self.blocks.append(block)
+        self._by_id[block.id] = block
+        self._last = block
+        return block
+
+    def _finish_last(self) -> None:
+        """A clipped streamed block is done: give its marker the final counts."""
+        last = self._last
+        if last is not None and last.view is not None and last.view.clipped:
+            self._sink(["clip", last.id, last.view.marker()])
+
+    def _set_block(self, block_id: int | None, kind: str, text: str,
+                   meta: dict[str, Any] | None = None) -> int:
+        block = self._by_id.get(block_id) if block_id is not None else None
+        if block is None:
+            return self._new_block(kind, text, meta).id
+        block.chunks = [text]
+        block.meta = meta
+        self._sink(["set", block.id, clip_lines(_lines(block), self.limits), meta])
+        return block.id
 
     # -- structured updates --------------------------------------------------------
 
     def tool_call(self, update: Any) -> tool_calls.ToolCallState:
-        """Merge a ``tool_call`` or ``tool_call_update`` and re-render its block."""
-        self._answer_heading()
+        """Merge a ``tool_call`` or ``tool_call_update`` and re-render its block in place."""
         call_id = update.tool_call_id
         state = self.tool_calls.get(call_id)
         if state is None:
             state = self.tool_calls[call_id] = tool_calls.ToolCallState(call_id)
         state.merge(update)
-        block_id = self._set_block(self._tool_blocks.get(call_id), "tool", state.render())
+        if call_id not in self._tool_blocks:
+            self._answer_heading()
+        meta = {"status": state.status, "kind": state.kind}
+        block_id = self._set_block(self._tool_blocks.get(call_id), "tool", state.render(), meta)
         self._tool_blocks[call_id] = block_id
+        self._tool_of_block[block_id] = call_id
         return state
 
-    def plan(self, entries: list[Any]) -> None:
+    def plan(self, entries: list[Any], plan_id: str = "") -> None:
         """Show the plan as a checklist, updated in place for the rest of the turn."""
-        self._answer_heading()
         lines = ["Plan:"] + [f"- {PLAN_MARKS.get(_value(e.status), '[ ]')} {e.content}" for e in entries]
-        self._plan_block = self._set_block(self._plan_block, "plan", "\n".join(lines))
+        self._show_plan(plan_id, "\n".join(lines))
+
+    def plan_text(self, text: str, plan_id: str = "") -> None:
+        """A plan the agent sent as markdown or as a file reference."""
+        self._show_plan(plan_id, f"Plan:\n{text}")
+
+    def plan_removed(self, plan_id: str) -> None:
+        if plan_id in self._plans:
+            self._show_plan(plan_id, "Plan: (removed by the agent)")
+
+    def _show_plan(self, plan_id: str, text: str) -> None:
+        if plan_id not in self._plans:
+            self._answer_heading()
+        self._plans[plan_id] = self._set_block(self._plans.get(plan_id), "plan", text)
 
     def turn_end(self, stop_reason: str, usage: str | None = None) -> None:
-        self._plan_block = None
+        self._plans.clear()
         self._answering = False
         suffix = f" · {usage}" if usage else ""
         self._new_block("turn_end", f"── turn ended: {stop_reason}{suffix} ──")

@@ -13,13 +13,15 @@ from typing import Any
 import pynvim
 
 from ..core import tasks
+from ..core.block_view import ViewLimits
 from ..core.config import parse_settings
 from ..core.errors import AcpNvimError
 from ..core.manager import SessionManager
 from ..core.session import Prompt, Session
 from .bridge import Bridge
 from .changes import show_changes
-from .context import prompt_from_request
+from .chat_commands import ChatCommands, describe_chat
+from .context import prompt_from_request, prompt_from_text
 from .editor import NvimEditor
 from .log_commands import LogCommands
 from .permission_commands import PermissionCommands
@@ -36,13 +38,15 @@ class App:
         self.manager = SessionManager(self.editor, parse_settings({}))
         self.subcommands: dict[str, Callable[[dict[str, Any]], None]] = {
             "open": self.cmd_open, "send": self.cmd_send, "cancel": self.cmd_cancel,
-            "new": self.cmd_new, "close": self.cmd_close, "mode": self.cmd_mode,
+            "new": self.cmd_new, "close": self.cmd_close,
             "restart": self.cmd_restart,
             "changes": lambda request: show_changes(self.nvim, self._require_current()),
         }
         self.logs = LogCommands(self)
         self.subcommands.update(self.logs.subcommands())
         self.subcommands.update(PermissionCommands(self).subcommands())
+        self.chat = ChatCommands(self)
+        self.subcommands.update(self.chat.subcommands())
 
     # -- entry points (greenlet context) -------------------------------------------
 
@@ -52,7 +56,22 @@ class App:
 
     def submit(self, key: str, text: str) -> None:
         """Text typed into a chat buffer's prompt area."""
-        self._guard(lambda: self._submit_to(self._session(key), Prompt(text)))
+        self._guard(lambda: self._submit_from_chat(self._session(key), text))
+
+    def _submit_from_chat(self, session: Session, text: str) -> None:
+        self.make_current(session.key)  # the chat typed in becomes current
+        self._submit_to(session, prompt_from_text(text, session.cwd))
+
+    def make_current(self, key: str) -> None:
+        """Make ``key`` the current session; every session's state says whether it is."""
+        if self.manager.current_key != key:
+            self.manager.current_key = key
+            for other in self.manager.sessions:
+                self.editor.session_changed(other)
+
+    def chat_action(self, name: str, key: str, arg: Any) -> None:
+        """A key in a chat buffer (open a block, locations, the edited queue)."""
+        self._guard(lambda: self.chat.action(name, key, arg))
 
     def answer(self, qid: int, option_id: str | None) -> None:
         self._guard(lambda: self.editor.answer(int(qid), option_id))
@@ -77,6 +96,8 @@ class App:
         self.manager.settings = parse_settings(request.get("config"))
         self._request = request
         name = request.get("sub") or "open"
+        if request.get("session") in self.manager.sessions:  # run from a chat buffer: its session
+            self.make_current(request["session"])
         handler = self.subcommands.get(name)
         if handler is None:
             raise AcpNvimError(f"unknown subcommand {name!r}; try one of: {', '.join(self.subcommands)}")
@@ -85,6 +106,9 @@ class App:
     # -- subcommands ---------------------------------------------------------------
 
     def cmd_open(self, request: dict[str, Any]) -> None:
+        args = request.get("args") or []
+        if args:
+            self.make_current(self._session(args[0]).key)
         self._open_chat(self._current_or_new(None))
 
     def cmd_new(self, request: dict[str, Any]) -> None:
@@ -93,8 +117,8 @@ class App:
 
     def cmd_send(self, request: dict[str, Any]) -> None:
         session = self._current_or_new(None)
-        prompt = prompt_from_request(self.nvim, request)
-        if not prompt.text.strip() and not prompt.blocks:
+        prompt = prompt_from_request(self.nvim, request, session.cwd)
+        if not prompt.text.strip() and not prompt.blocks and not prompt.attachments:
             raise AcpNvimError("nothing to send: give a prompt, e.g. :Ai send explain this")
         self._submit_to(session, prompt)
         self._open_chat(session, focus=False)
@@ -113,15 +137,6 @@ class App:
         session = self._require_current()
         self._open_chat(session, focus=False)
         tasks.spawn(session.restart(), self._report, f"restart {session.key}")
-
-    def cmd_mode(self, request: dict[str, Any]) -> None:
-        session = self._require_current()
-        args = request.get("args") or []
-        if not args:
-            modes = ", ".join(f"{mid}{' (current)' if mid == session.mode else ''}" for mid, _ in session.modes)
-            self.editor.notify(f"modes: {modes or 'the agent offers none'}")
-            return
-        tasks.spawn(session.set_mode(args[0]), self._report, "set mode")
 
     # -- helpers -------------------------------------------------------------------
 
@@ -154,6 +169,9 @@ class App:
     def _start(self, agent: str | None) -> Session:
         request = getattr(self, "_request", {})
         session = self.manager.create(agent, request.get("cwd") or self.nvim.funcs.getcwd())
+        chat = (request.get("config") or {}).get("chat") or self.nvim.exec_lua(
+            "return require('acp_nvim').config.chat")
+        session.transcript.limits = ViewLimits(int(chat["max_block_lines"]), int(chat["max_line_chars"]))
         tasks.spawn(self._start_session(session), self._report, f"start {session.key}")
         return session
 
@@ -183,4 +201,5 @@ class App:
             "usage": session.usage or "", "queued": len(session.queue), "pending": len(session.pending),
             "commands": session.commands, "current": key == self.manager.current_key,
             "policy": session.permissions.policy,
+            **describe_chat(session),
         }

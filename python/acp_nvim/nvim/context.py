@@ -1,26 +1,36 @@
-"""Turns an ``:Ai send`` invocation (text, range, buffer) into a prompt with context blocks."""
+"""Turns what the user sends (``:Ai send`` with its range, or the chat's prompt area) into a
+prompt with context: the selected lines as they are in the buffer now, unsaved edits
+included, and every ``@path`` mention that names an existing file or folder.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pynvim
-from acp import embedded_text_resource, resource_block
 
+from ..core import attachments
 from ..core.session import Prompt
 
 
-def prompt_from_request(nvim: pynvim.Nvim, request: dict[str, Any]) -> Prompt:
-    """The prompt text plus, for a range, the selected lines as an embedded resource."""
+def prompt_from_request(nvim: pynvim.Nvim, request: dict[str, Any], cwd: str) -> Prompt:
+    """An ``:Ai send`` request: its text, its range (if any) and its mentions."""
     text = str(request.get("text") or "")
-    if not request.get("range"):
-        return Prompt(text)
-    buf = nvim.buffers[int(request["buf"])]
+    context = attachments.mentions(text, cwd)
+    if request.get("range"):
+        context.insert(0, _range(nvim, request, cwd))
+        text = text or f"(context: {context[0].label})"
+    return Prompt(text, attachments=context)
+
+
+def prompt_from_text(text: str, cwd: str) -> Prompt:
+    """Text typed in a chat buffer's prompt area, with its ``@path`` mentions attached."""
+    return Prompt(text, attachments=attachments.mentions(text, cwd))
+
+
+def _range(nvim: pynvim.Nvim, request: dict[str, Any], cwd: str) -> attachments.Attachment:
     line1, line2 = int(request["line1"]), int(request["line2"])
-    lines = buf[line1 - 1 : line2]
-    name = buf.name or f"buffer-{buf.number}"
-    uri = f"{Path(name).resolve().as_uri()}#L{line1}-L{line2}" if buf.name else f"untitled:{name}"
-    block = resource_block(embedded_text_resource(uri, "\n".join(lines) + "\n"))
-    label = f"{Path(name).name}:{line1}-{line2}"
-    return Prompt(text or f"(context: {label})", [block])
+    if "lines" in request:  # sent by :Ai itself, so the handler makes no call that could yield
+        return attachments.for_range(str(request.get("bufname") or ""), cwd, line1, line2, request["lines"])
+    buf = nvim.buffers[int(request["buf"])]
+    return attachments.for_range(buf.name, cwd, line1, line2, buf[line1 - 1 : line2])

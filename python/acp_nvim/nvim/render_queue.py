@@ -1,7 +1,8 @@
 """Coalesces render operations and status changes into one Lua call per short tick.
 
 One RPC per streamed chunk is 50-100x slower than one per batch (GUIDE.md §4), so
-operations wait here for a few milliseconds; consecutive appends to the same block merge.
+operations wait here for a few milliseconds: consecutive appends to one block become one
+append, and a newer ``set``/``clip`` of a block replaces the queued one.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-FLUSH_DELAY = 0.008
+FLUSH_DELAY = 0.016
+"""Seconds operations wait: one flush (and one redraw) per frame keeps Neovim's share small."""
 FLUSH_CODE = "require('acp_nvim.ui').flush(...)"
+REPLACEABLE = frozenset(("set", "clip"))
 
 
 class RenderQueue:
@@ -26,22 +29,34 @@ class RenderQueue:
         self._handle: asyncio.TimerHandle | None = None
 
     def push(self, key: str, ops: list[list[Any]]) -> None:
-        queue = self._ops.setdefault(key, [])
+        queue = self._ops.get(key)
+        if queue is None:
+            queue = self._ops[key] = []
         for op in ops:
-            last = queue[-1] if queue else None
-            if last is not None and op[0] == "append" and last[0] == "append" and last[1] == op[1]:
-                last[2] += op[2]
-            else:
-                queue.append(list(op))
-        self._schedule()
+            self._add(queue, op)
+        if self._handle is None:
+            self._schedule()
+
+    @staticmethod
+    def _add(queue: list[list[Any]], op: list[Any]) -> None:
+        last = queue[-1] if queue else None
+        kind = op[0]
+        if last is not None and last[1] == op[1]:
+            if kind == "append" and last[0] == "append":
+                last[2].append(op[2])  # joined once, at flush
+                return
+            if kind in REPLACEABLE and last[0] == kind:
+                queue[-1] = op
+                return
+        queue.append(["append", op[1], [op[2]]] if kind == "append" else op)
 
     def changed(self, key: str) -> None:
         self._changed.add(key)
-        self._schedule()
+        if self._handle is None:
+            self._schedule()
 
     def _schedule(self) -> None:
-        if self._handle is None:
-            self._handle = asyncio.get_running_loop().call_later(FLUSH_DELAY, self.flush)
+        self._handle = asyncio.get_running_loop().call_later(FLUSH_DELAY, self.flush)
 
     def flush(self) -> None:
         """Send everything queued now (also called directly before operations that need order)."""
@@ -51,6 +66,10 @@ class RenderQueue:
         if not self._ops and not self._changed:
             return
         ops, self._ops = self._ops, {}
+        for queue in ops.values():
+            for op in queue:
+                if op[0] == "append":
+                    op[2] = "".join(op[2])
         states = {key: self._states(key) for key in self._changed}
         self._changed = set()
         self._send(FLUSH_CODE, ops, states)

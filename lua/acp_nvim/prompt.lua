@@ -1,0 +1,192 @@
+--- The prompt area of a chat buffer: sending, the history of sent prompts, completion of
+--- slash commands and @file mentions, and the keys that act on transcript blocks.
+local M = {}
+
+local api = vim.api
+
+--- Prompts sent from any chat, oldest first (shared, like a shell history).
+M.history = {}
+M.HISTORY_MAX = 200
+
+local function chat_mod()
+  return require('acp_nvim.chat')
+end
+
+local function prompt_row(chat)
+  return chat_mod().prompt_row(chat)
+end
+
+--- The text typed in the prompt area.
+function M.text(chat)
+  local lines = api.nvim_buf_get_lines(chat.buf, prompt_row(chat), -1, false)
+  return vim.trim(table.concat(lines, '\n'))
+end
+
+local function set_text(chat, text)
+  local row = prompt_row(chat)
+  api.nvim_buf_set_lines(chat.buf, row, -1, false, vim.split(text, '\n', { plain = true }))
+  chat_mod().place_prompt(chat, row)
+end
+
+local function remember(text)
+  if M.history[#M.history] ~= text then
+    M.history[#M.history + 1] = text
+  end
+  if #M.history > M.HISTORY_MAX then
+    table.remove(M.history, 1)
+  end
+end
+
+--- Send the prompt area's text to the session and clear the area.
+function M.send(chat)
+  local text = M.text(chat)
+  if text == '' then
+    vim.notify('[acp.nvim] the prompt is empty: type below the separator line', vim.log.levels.WARN)
+    return
+  end
+  remember(text)
+  chat.history_pos, chat.draft = nil, nil
+  set_text(chat, '')
+  vim.fn.AcpNvimSubmit(chat.key, text)
+end
+
+--- Replace the prompt area with an older (`step` = -1) or newer (+1) sent prompt.
+function M.browse(chat, step)
+  local pos = (chat.history_pos or (#M.history + 1)) + step
+  if pos < 1 or pos > #M.history + 1 then
+    return
+  end
+  if not chat.history_pos then
+    chat.draft = M.text(chat)
+  end
+  chat.history_pos = pos <= #M.history and pos or nil
+  set_text(chat, M.history[pos] or chat.draft or '')
+  local last = api.nvim_buf_line_count(chat.buf)
+  if api.nvim_get_current_buf() == chat.buf then
+    api.nvim_win_set_cursor(0, { last, #(api.nvim_buf_get_lines(chat.buf, last - 1, last, false)[1] or '') })
+  end
+end
+
+local function in_prompt(chat)
+  return api.nvim_win_get_cursor(0)[1] - 1 >= prompt_row(chat)
+end
+
+-- Completion (omnifunc) -------------------------------------------------------------
+
+local function command_items(base)
+  local s = require('acp_nvim.state').sessions[vim.b.acp_nvim_session or ''] or {}
+  local items = {}
+  for _, cmd in ipairs(type(s.command_info) == 'table' and s.command_info or {}) do
+    local name, desc = cmd, ''
+    if type(cmd) == 'table' then
+      name, desc = cmd.name, cmd.description or ''
+    end
+    if vim.startswith('/' .. name, base) then
+      items[#items + 1] = { word = '/' .. name, menu = desc, info = desc }
+    end
+  end
+  return items
+end
+
+local function file_items(base)
+  local items = {}
+  for _, path in ipairs(vim.fn.getcompletion(base:sub(2), 'file')) do
+    items[#items + 1] = { word = '@' .. path, menu = vim.fn.isdirectory(path) == 1 and 'dir' or 'file' }
+  end
+  return items
+end
+
+--- 'omnifunc' of chat buffers: "/command" at the start of the prompt, "@path" anywhere in it.
+function M.omnifunc(findstart, base)
+  local chat = chat_mod().of_buffer()
+  if findstart == 1 then
+    local row, col = unpack(api.nvim_win_get_cursor(0))
+    if not chat or row - 1 < prompt_row(chat) then
+      return -3
+    end
+    local before = api.nvim_get_current_line():sub(1, col)
+    local start = before:find('[@/][^%s]*$')
+    if not start then
+      return -3
+    end
+    local token = before:sub(start, start)
+    if token == '/' and (row - 1 ~= prompt_row(chat) or before:sub(1, start - 1):find('%S')) then
+      return -3 -- slash commands only at the very start of the prompt
+    end
+    return start - 1
+  end
+  return vim.startswith(base, '/') and command_items(base) or file_items(base)
+end
+
+-- Keys -----------------------------------------------------------------------------
+
+local function open_key(chat)
+  local row = api.nvim_win_get_cursor(0)[1] - 1
+  local line = api.nvim_get_current_line()
+  local path, lnum = line:match('^%s*→ (.-):(%d+)$')
+  path = path or line:match('^%s*→ (.+)$')
+  if path then
+    require('acp_nvim.views').jump(path, tonumber(lnum))
+    return
+  end
+  local id = chat_mod().block_at(chat, row)
+  if id then
+    vim.fn.AcpNvimChat('open', chat.key, id)
+  end
+end
+
+local function locations_key(chat)
+  local id = chat_mod().block_at(chat, api.nvim_win_get_cursor(0)[1] - 1)
+  vim.fn.AcpNvimChat('locations', chat.key, id or 0)
+end
+
+local function set_keymaps(chat)
+  local keys = require('acp_nvim').config.keymaps
+  local function map(modes, lhs, rhs, desc)
+    if lhs and lhs ~= '' then
+      vim.keymap.set(modes, lhs, rhs, { buffer = chat.buf, desc = 'acp.nvim: ' .. desc, nowait = true })
+    end
+  end
+  map({ 'n', 'i' }, keys.send, function()
+    M.send(chat)
+  end, 'send the prompt')
+  map('n', keys.open, function()
+    if not in_prompt(chat) then
+      open_key(chat)
+    elseif keys.open == '<CR>' then
+      M.send(chat)
+    else
+      vim.cmd('normal! ' .. vim.keycode(keys.open))
+    end
+  end, 'open the block under the cursor (in the prompt area: <CR> sends)')
+  if keys.open ~= '<CR>' then
+    map('n', '<CR>', function()
+      if in_prompt(chat) then
+        M.send(chat)
+      else
+        vim.cmd('normal! \r')
+      end
+    end, 'send the prompt (in the prompt area)')
+  end
+  map('n', keys.cancel, function()
+    vim.cmd('Ai cancel')
+  end, 'cancel the running turn')
+  map({ 'n', 'i' }, keys.history_prev, function()
+    M.browse(chat, -1)
+  end, 'previous sent prompt')
+  map({ 'n', 'i' }, keys.history_next, function()
+    M.browse(chat, 1)
+  end, 'next sent prompt')
+  map('n', keys.locations, function()
+    locations_key(chat)
+  end, 'tool call locations to the quickfix list')
+end
+
+--- Set up a new chat buffer: keys, completion, the session it belongs to.
+function M.attach(chat)
+  vim.b[chat.buf].acp_nvim_session = chat.key
+  vim.bo[chat.buf].omnifunc = "v:lua.require'acp_nvim.prompt'.omnifunc"
+  set_keymaps(chat)
+end
+
+return M

@@ -1,0 +1,147 @@
+"""The transcript model: ops out for every update kind, bounded views, in-place updates."""
+
+from __future__ import annotations
+
+from acp.helpers import plan_entry, start_tool_call, text_block, tool_content, tool_diff_content, update_tool_call
+from acp.schema import TerminalToolCallContent, ToolCallLocation
+
+from acp_nvim.core.block_view import StreamView, ViewLimits, clip_lines, marker_text, project
+from acp_nvim.core.transcript import Transcript
+
+
+def recorder(limits: ViewLimits | None = None) -> tuple[Transcript, list[list]]:
+    ops: list[list] = []
+    return Transcript(ops.append, agent_label="demo", limits=limits), ops
+
+
+def view_text(ops: list[list]) -> dict[int, str]:
+    """Apply ops like the chat does: block id -> shown text."""
+    shown: dict[int, str] = {}
+    for op in ops:
+        if op[0] in ("new", "set"):
+            shown[op[1]] = "\n".join(op[3] if op[0] == "new" else op[2])
+        elif op[0] == "append":
+            shown[op[1]] += op[2]
+    return shown
+
+
+def test_streamed_agent_text_appends_to_one_block_under_a_heading():
+    transcript, ops = recorder()
+    transcript.user_message("hi")
+    for chunk in ("Hello", " wor", "ld\nline 2"):
+        transcript.agent_chunk(chunk)
+    assert [op[0] for op in ops] == ["new", "new", "new", "append", "append"]
+    assert ops[1][2:4] == ["heading", ["## demo"]]
+    assert view_text(ops)[ops[2][1]] == "Hello world\nline 2"
+
+
+def test_thoughts_are_quoted_and_their_own_block():
+    transcript, ops = recorder()
+    transcript.thought_chunk("think\nmore")
+    transcript.agent_chunk("answer")
+    kinds = [op[2] for op in ops if op[0] == "new"]
+    assert kinds == ["heading", "thought", "agent"]
+    assert view_text(ops)[2] == "> think\n> more"
+
+
+def test_tool_call_updates_its_block_in_place():
+    transcript, ops = recorder()
+    transcript.tool_call(start_tool_call("t1", "Read a.py", kind="read", status="pending"))
+    transcript.tool_call(update_tool_call("t1", status="in_progress"))
+    transcript.tool_call(update_tool_call("t1", status="completed",
+                                          content=[tool_content(text_block("x\n" * 30))],
+                                          locations=[ToolCallLocation(path="/w/a.py", line=3)]))
+    tool_ops = [op for op in ops if op[1] == 2]
+    assert [op[0] for op in tool_ops] == ["new", "set", "set"]
+    assert tool_ops[0][4]["status"] == "pending" and tool_ops[-1][3]["status"] == "completed"
+    text = view_text(ops)[2]
+    assert text.startswith("● read · Read a.py · completed")
+    assert "… 19 more lines" in text
+    assert "→ /w/a.py:3" in text
+    assert transcript.locations() == [("/w/a.py", 3, "Read a.py")]
+    full = transcript.full_text(2)
+    assert full is not None and full.count("│ x") == 30
+
+
+def test_diff_and_terminal_content():
+    transcript, ops = recorder()
+    diff = tool_diff_content("/w/a.py", "a\nB\nc\nd\n", "a\nb\nc\n")
+    transcript.tool_call(start_tool_call("t1", "Edit", kind="edit", content=[diff]))
+    transcript.tool_call(update_tool_call("t1", content=[diff, TerminalToolCallContent(type="terminal",
+                                                                                          terminal_id="term-1")]))
+    transcript.tool_call(start_tool_call("t2", "Create", kind="edit",
+                                         content=[tool_diff_content("/w/n.py", "x\n")]))
+    shown = view_text(ops)
+    assert "± /w/a.py +2 −1" in shown[2]
+    assert "▸ terminal term-1" in shown[2]
+    assert "± /w/n.py +1 −0 (new file)" in shown[3]
+    state = transcript.tool_calls["t1"]
+    assert "-a" not in state.diff_text() and "+a\n" not in state.diff_text()
+    assert "+B" in state.diff_text() and "-b" in state.diff_text()
+
+
+def test_plan_is_a_checklist_updated_in_place():
+    transcript, ops = recorder()
+    transcript.plan([plan_entry("one"), plan_entry("two")])
+    transcript.plan([plan_entry("one", status="completed"), plan_entry("two", status="in_progress")])
+    plan_ops = [op for op in ops if op[1] == 2]
+    assert [op[0] for op in plan_ops] == ["new", "set"]
+    assert plan_ops[-1][2] == ["Plan:", "- [x] one", "- [~] two"]
+    transcript.turn_end("end_turn")
+    transcript.plan([plan_entry("next turn")])
+    assert ops[-1][0] == "new", "each turn gets its own plan block"
+
+
+def test_turn_end_names_the_stop_reason_and_usage():
+    transcript, ops = recorder()
+    transcript.turn_end("max_tokens", "3 in / 4 out tokens")
+    assert ops[-1][3] == ["── turn ended: max_tokens · 3 in / 4 out tokens ──"]
+
+
+def test_a_huge_single_chunk_is_broken_and_clipped():
+    transcript, ops = recorder(ViewLimits(max_lines=5, max_line_chars=10))
+    transcript.agent_chunk("x" * 10_000_000)
+    new = next(op for op in ops if op[0] == "new" and op[2] == "agent")
+    assert new[3] == ["x" * 10] * 5
+    clip = next(op for op in ops if op[0] == "clip")
+    assert clip[2] == marker_text(1, 10_000_000 - 50)
+    assert len(transcript.full_text(new[1]) or "") == 10_000_000
+
+
+def test_streaming_past_the_limits_stops_appending_and_refreshes_the_marker_rarely():
+    transcript, ops = recorder(ViewLimits(max_lines=3, max_line_chars=100))
+    for _ in range(100_000):
+        transcript.agent_chunk("line\n")
+    appends = [op for op in ops if op[0] == "append"]
+    clips = [op for op in ops if op[0] == "clip"]
+    assert len(appends) == 2, "only the chunks that fit are sent"
+    assert 1 <= len(clips) <= 10
+    assert view_text(ops)[2] == "line\nline\nline"
+    assert transcript.full_text(2) == "line\n" * 100_000
+
+
+def test_replay_rebuilds_the_bounded_view():
+    transcript, ops = recorder(ViewLimits(max_lines=3, max_line_chars=100))
+    transcript.user_message("q", ["a.py:1-2"])
+    for _ in range(10):
+        transcript.agent_chunk("l\n")
+    transcript.tool_call(start_tool_call("t", "T", status="failed"))
+    replay = transcript.replay_ops()
+    assert view_text(replay) == view_text(ops)
+    assert next(op for op in replay if op[0] == "clip")[2] == marker_text(7, 15)
+    assert "— attached: a.py:1-2" in view_text(replay)[1]
+
+
+def test_stream_view_line_breaking_matches_whole_projection():
+    limits = ViewLimits(max_lines=50, max_line_chars=7)
+    text = "abc\n" + "y" * 30 + "\n\nzz"
+    view = StreamView(limits)
+    pieces = "".join(view.feed(text[i : i + 3]) for i in range(0, len(text), 3))
+    lines, marker = project(text, limits)
+    assert pieces.split("\n") == lines and marker is None
+    assert all(len(line) <= 7 for line in lines)
+
+
+def test_clip_lines_caps_lines_and_width():
+    shown = clip_lines(["a" * 20, "b", "c", "d"], ViewLimits(max_lines=2, max_line_chars=5))
+    assert shown == ["aaaaa…", "b", marker_text(2, 4)]
