@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -59,9 +60,13 @@ async def _bare_flood(count: int) -> tuple[float, int]:
     return elapsed, client.updates - before
 
 
-def bare_sdk_flood(count: int) -> tuple[float, int]:
-    """Seconds the bare SDK client needs to receive ``flood count``, and the updates it saw."""
-    return asyncio.run(_bare_flood(count))
+def bare_sdk_flood(count: int) -> tuple[float, int, float]:
+    """Seconds the bare SDK client needs to receive ``flood count``, the updates it saw, and
+    the CPU seconds this (client) process spent meanwhile."""
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    elapsed, updates = asyncio.run(_bare_flood(count))
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    return elapsed, updates, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 # -- (b) Neovim with the plugin, listening on a socket --------------------------------------

@@ -22,7 +22,25 @@ function M.attach(chat)
   pcall(vim.treesitter.language.register, 'markdown', 'acp_chat') -- other plugins find the parser
   if pcall(vim.treesitter.language.add, 'markdown') then
     chat.md = { dirty = {}, running = {}, version = {}, stream = nil, timer = false }
+    M.prewarm()
   end
+end
+
+local warm = false
+
+--- Load the highlight queries now, one per tick (about 40 ms the first time), rather than in
+--- the middle of the first streamed answer.
+function M.prewarm()
+  if warm then
+    return
+  end
+  warm = true
+  vim.schedule(function()
+    pcall(vim.treesitter.query.get, 'markdown', 'highlights')
+    vim.schedule(function()
+      pcall(vim.treesitter.query.get, 'markdown_inline', 'highlights')
+    end)
+  end)
 end
 
 local function content_rows(chat, id)
