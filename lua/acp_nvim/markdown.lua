@@ -15,6 +15,7 @@ M.MD_KINDS = { agent = true, user = true }
 M.DELAY = 150 -- ms between highlight passes over a streaming block
 M.STREAM_MAX = 32 * 1024 -- bytes: a larger streaming block waits until it is finished
 M.SETTLED_MAX = 256 * 1024 -- bytes: a larger finished block stays plain text
+M.PASSES = 8 -- blocks started per tick (a reopened chat highlights its history a few at a time)
 local SKIP = { spell = true, nospell = true, conceal = true }
 
 --- Set up highlighting state for a new chat (nothing when the markdown parser is missing).
@@ -111,10 +112,15 @@ local function run(chat)
   if not api.nvim_buf_is_valid(chat.buf) then
     return
   end
+  local started = 0
   for id in pairs(md.dirty) do
+    if started >= M.PASSES then
+      break
+    end
     if not md.running[id] then
       md.dirty[id] = nil
       if chat.index[id] and chat.sizes[id] <= limit(md, id) then
+        started = started + 1
         pass(chat, id)
       end
     end

@@ -105,3 +105,30 @@ async def test_render_queue_coalesces_appends_and_replaces_sets():
     await asyncio.sleep(0.05)
     assert sent == [({"s": [["new", 1, "agent", ["a"], None], ["append", 1, "bcd"], ["set", 2, ["y"], None]]},
                      {"s": {"k": "s"}})]
+
+
+async def test_session_updates_for_replays_config_options_and_plan_updates(tmp_path: Path):
+    from acp.helpers import plan_entry, update_user_message_text
+    from acp.schema import (
+        AgentPlanContentUpdate,
+        AgentPlanRemovedUpdate,
+        ConfigOptionUpdate,
+        PlanUpdateItems,
+        PlanUpdateMarkdown,
+    )
+
+    manager = SessionManager(FakeEditor(), parse_settings({}))
+    session = manager.create(None, str(tmp_path))
+    session.on_update(update_user_message_text("replayed question"))
+    mode = SessionConfigOptionSelect(id="mode", name="Mode", category="mode", type="select", current_value="plan",
+                                     options=[SessionConfigSelectOption(value="plan", name="Plan")])
+    session.on_update(ConfigOptionUpdate(session_update="config_option_update", config_options=[mode]))
+    assert session.mode == "plan" and session.details.option("mode") is not None
+    items = PlanUpdateItems(type="items", plan_id="p1", entries=[plan_entry("step", status="completed")])
+    session.on_update(AgentPlanContentUpdate(session_update="plan_update", plan=items))
+    session.on_update(AgentPlanContentUpdate(session_update="plan_update", plan=PlanUpdateMarkdown(
+        type="markdown", plan_id="p2", content="1. think")))
+    session.on_update(AgentPlanRemovedUpdate(session_update="plan_removed", plan_id="p1"))
+    texts = [block.text() for block in session.transcript.blocks]
+    assert texts[0] == "## You\nreplayed question"
+    assert "Plan: (removed by the agent)" in texts and "Plan:\n1. think" in texts
