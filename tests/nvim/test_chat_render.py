@@ -111,6 +111,16 @@ def test_streamed_text_is_one_block(nvim):
     assert text(nvim).endswith("## demo\n\none two\nthree\n\n")
 
 
+def test_a_streamed_thought_stays_dimmed_as_it_grows(nvim):
+    feed = Feed(nvim)
+    feed.transcript.thought_chunk("first thought")
+    feed.flush()
+    feed.transcript.thought_chunk(" continues\nand a second line")
+    feed.flush()
+    assert "> first thought continues\n> and a second line" in text(nvim)
+    assert "AcpNvimThought" in hl_groups_at(nvim, row_of(nvim, "and a second line"))
+
+
 def md_groups(nvim, row: int) -> list[str]:
     return nvim.exec_lua("""
         local ns = vim.api.nvim_get_namespaces()['acp_nvim.chat.md']
@@ -203,11 +213,7 @@ def test_completion_of_commands_and_mentions(nvim, workspace):
     omni = "return require('acp_nvim.prompt').omnifunc(...)"
     nvim.command("normal! G")
     nvim.api.set_current_line("/pl")
-    nvim.funcs.cursor(nvim.funcs.line("."), 4)
-    nvim.command("startinsert!")
-    nvim.command("stopinsert")
-    nvim.funcs.cursor(nvim.funcs.line("."), 4)
-    nvim.api.win_set_cursor(0, [nvim.funcs.line("."), 3])
+    nvim.api.win_set_cursor(0, [nvim.funcs.line("."), 3])  # as in insert mode, after "/pl"
     assert nvim.exec_lua(omni, 1, "") == 0
     assert [i["word"] for i in nvim.exec_lua(omni, 0, "/pl")] == ["/plan"]
     nvim.api.set_current_line("look at @alp")
