@@ -85,11 +85,12 @@ async def test_garbage_on_stdout_is_logged_shown_and_not_fatal(tmp_path):
 async def test_stderr_lines_interleave_with_wire_messages(tmp_path):
     _, session = await run_turn(tmp_path, "stderr 5")
     try:
-        kinds = [(e.kind, e.summary) for e in session.log.entries() if e.kind in ("stderr", "notification")]
-        stderr = [s for k, s in kinds if k == "stderr"]
-        assert stderr == [f"demo agent: chatter line {n}" for n in range(5)]
-        first_err = kinds.index(("stderr", stderr[0]))
-        assert any(k == "notification" for k, _ in kinds[first_err:]), "chunks follow the first stderr line"
+        entries = session.log.entries()
+        stderr = [e for e in entries if e.kind == "stderr"]
+        assert [e.summary for e in stderr] == [f"demo agent: chatter line {n}" for n in range(5)]
+        prompt = next(e for e in entries if e.kind == "request" and e.method == "session/prompt")
+        assert prompt.seq < stderr[0].seq and [e.time for e in entries] == sorted(e.time for e in entries)
+        assert all(e.direction == "in" and e.level == "info" for e in stderr)
     finally:
         await session.close()
 
