@@ -35,7 +35,7 @@ from .port import PermissionChoice, PermissionQuestion
 from .review import Current, ProposedEdit, Review, ReviewVerdict
 from .rules import RulesFileError, RuleStore, make_rule
 from .tasks import spawn
-from .tool_calls import ToolCallState
+from .tool_calls import ToolCallState, command_of
 
 if TYPE_CHECKING:
     from .session import Session
@@ -285,19 +285,6 @@ def describe_request(state: ToolCallState) -> str:
         lines = [*lines[:DETAIL_LINES], f"… {len(lines) - DETAIL_LINES} more lines"]
     lines += [f"→ {path}{f':{line}' if line else ''}" for path, line in state.locations]
     return "\n".join(lines)
-
-
-def command_of(raw_input: Any) -> str | None:
-    """The shell command of an execute tool call's raw input, if it names one."""
-    if not isinstance(raw_input, dict):
-        return None
-    for key in ("command", "cmd"):
-        value = raw_input.get(key)
-        if isinstance(value, list):
-            return " ".join(str(v) for v in value)
-        if isinstance(value, str):
-            return value
-    return None
 
 
 def _selected(choice: PermissionChoice) -> RequestPermissionResponse:

@@ -74,7 +74,7 @@ class ToolCallState:
     def _lines(self, preview: bool) -> list[str]:
         icon = STATUS_ICONS.get(self.status, "?")
         lines = [f"{icon} {self.kind} · {self.title} · {self.status}"]
-        command = _command(self.raw_input)
+        command = command_of(self.raw_input)
         if command:
             lines.append(f"  $ {command}")
         for item in self.content:
@@ -143,20 +143,22 @@ def unified_diff(diff: DiffContent) -> list[str]:
     return list(body) or [f"--- a/{diff.path}", f"+++ b/{diff.path}", "(no changes)"]
 
 
-def _command(raw_input: Any) -> str | None:
-    if isinstance(raw_input, dict):
-        for key in ("command", "cmd"):
-            value = raw_input.get(key)
-            if isinstance(value, list):
-                return " ".join(str(v) for v in value)
-            if isinstance(value, str):
-                return value
+def command_of(raw_input: Any) -> str | None:
+    """The shell command of an execute tool call's raw input, if it names one."""
+    if not isinstance(raw_input, dict):
+        return None
+    for key in ("command", "cmd"):
+        value = raw_input.get(key)
+        if isinstance(value, list):
+            return " ".join(str(v) for v in value)
+        if isinstance(value, str):
+            return value
     return None
 
 
 def describe_input(raw_input: Any) -> str:
     """A short printable form of a tool call's raw input (permission prompts)."""
-    command = _command(raw_input)
+    command = command_of(raw_input)
     if command:
         return command
     if raw_input in (None, {}):
