@@ -63,7 +63,7 @@ class LogEntry:
         """The full message or text (redacted), None when there is none."""
         if self._redact is not None:
             self._materialize(self._redact)
-        return self._raw  # type: ignore[return-value]
+        return self._raw
 
     def _materialize(self, redact: Redact) -> None:
         """Build the summary and redact the text of a wire entry recorded as it arrived."""

@@ -6,8 +6,9 @@ import argparse
 import asyncio
 import contextlib
 import sys
+from typing import cast
 
-from acp import run_agent, stdio_streams
+from acp import Agent, run_agent, stdio_streams
 
 from .agent import ReplayAgent
 from .player import MAX_DELAY, Player
@@ -40,7 +41,7 @@ async def serve(steps: list, delays: bool) -> None:
     player = Player(steps, raw_write, delays=delays)
     playing = asyncio.ensure_future(player.run())
     try:
-        await run_agent(ReplayAgent(player), writer, reader, use_unstable_protocol=True,
+        await run_agent(cast(Agent, ReplayAgent(player)), writer, reader, use_unstable_protocol=True,
                         stdio_buffer_limit_bytes=STDIO_LIMIT, observers=[player.observe])
     finally:
         playing.cancel()
