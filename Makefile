@@ -24,6 +24,7 @@ agents:
 
 test: $(STAMP) agents
 	$(PY) -m ruff check python tests rplugin scripts bench
+	$(PY) -m mypy
 	$(PY) -m pytest
 
 bench: $(STAMP)
@@ -31,6 +32,7 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(PY) -m ruff check python tests rplugin scripts bench
+	$(PY) -m mypy
 
 clean:
 	rm -rf $(VENV) .cache

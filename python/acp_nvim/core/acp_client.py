@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from acp import RequestError
+from acp import Client, RequestError
 from acp.schema import ReadTextFileResponse, RequestPermissionResponse, WriteTextFileResponse
 
 from . import quirks
@@ -55,3 +55,12 @@ class SessionClient:
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         self._session.log.add("debug", "notification", f"ignored extension notification {method}")
+
+
+def client_for(session: Session) -> Client:
+    """The session's client, typed as the SDK's ``Client``.
+
+    ``SessionClient`` leaves out ``terminal/*`` and elicitation on purpose (we advertise
+    neither; the SDK answers "method not found"), so it is not structurally a ``Client``.
+    """
+    return cast(Client, SessionClient(session))

@@ -70,6 +70,7 @@ class AgentProcess:
         except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
             raise AgentStartError(f"cannot start agent {self.name!r}: {self.spec.command}: "
                                   f"{exc.strerror or exc}") from None
+        assert self.process is not None
         self.log.add("info", "lifecycle", f"spawned pid {self.process.pid}: "
                      f"{' '.join([self.spec.command, *self.spec.args])}")
         self._stack.push_async_callback(self._cancel_helpers)

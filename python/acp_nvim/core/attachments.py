@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from acp.helpers import embedded_text_resource, resource_block, resource_link_block
+from acp.schema import EmbeddedResourceContentBlock, ResourceContentBlock
 
 MAX_EMBED_BYTES = 1 << 20
 """Mentioned files larger than this are linked, not embedded."""
@@ -82,7 +83,7 @@ def _mime(name: str) -> str | None:
 
 async def to_blocks(attachments: list[Attachment], embedded: bool, read: Reader) -> list[Any]:
     """ACP content blocks: embedded resources when allowed and readable, else resource links."""
-    blocks = []
+    blocks: list[EmbeddedResourceContentBlock | ResourceContentBlock] = []
     for item in attachments:
         text = item.text if item.text is not None or not embedded or item.path is None else await read(item.path)
         if embedded and text is not None:

@@ -33,6 +33,6 @@ async def authenticate(agent: str, conn: Any, methods: list[Any], editor: Editor
 
 
 def _label(method: Any) -> str:
-    name = getattr(method, "name", None) or getattr(method, "id", "?")
+    name = str(getattr(method, "name", None) or getattr(method, "id", "?"))
     description = getattr(method, "description", None)
     return f"{name} ({description})" if description else name

@@ -56,12 +56,13 @@ class Rule:
         fields = {key: data.get(key) for key in ("agent", "workspace", "kind", "decision")}
         if not all(isinstance(value, str) and value for value in fields.values()):
             raise ValueError(f"a rule needs agent, workspace, kind and decision strings: {data!r}")
-        if fields["decision"] not in DECISIONS:
+        agent, workspace, kind, decision = (str(fields[k]) for k in ("agent", "workspace", "kind", "decision"))
+        if decision not in DECISIONS:
             raise ValueError(f"decision must be allow or reject: {data!r}")
         prefix = data.get("prefix")
         if prefix is not None and not isinstance(prefix, str):
             raise ValueError(f"prefix must be a string: {data!r}")
-        return Rule(**fields, prefix=prefix or None)
+        return Rule(agent, workspace, kind, decision, prefix=prefix or None)
 
 
 def command_prefix(command: str) -> str:

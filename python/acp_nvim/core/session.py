@@ -12,7 +12,7 @@ from acp import RequestError, text_block
 from acp.schema import DeniedOutcome, RequestPermissionResponse
 
 from . import attachments, auth, reattach, tasks
-from .acp_client import SessionClient
+from .acp_client import client_for
 from .agent_process import AgentProcess
 from .broker import PermissionBroker
 from .config import AgentSpec, Settings
@@ -56,7 +56,7 @@ class Session:
         roots = [*settings.workspace_roots, *([spec.cwd] if spec.cwd else [])]
         self.files = FileService(editor, PathPolicy.for_workspace(cwd, roots), self.log, self.transcript.notice)
         self.spec = spec
-        self.process = AgentProcess(agent_name, spec, SessionClient(self), self.log, cwd, self._noise)
+        self.process = AgentProcess(agent_name, spec, client_for(self), self.log, cwd, self._noise)
         self.session_id: str | None = None
         self.state = "starting"
         self.queue: deque[Prompt] = deque()
@@ -104,7 +104,7 @@ class Session:
         self._answer_pending(None)
         self._set_state("starting")
         await self.process.close()
-        self.process = AgentProcess(self.agent_name, self.spec, SessionClient(self), self.log, self.cwd,
+        self.process = AgentProcess(self.agent_name, self.spec, client_for(self), self.log, self.cwd,
                                     self._noise)
         self.log.add("info", "lifecycle", "restart requested")
         try:
@@ -265,7 +265,7 @@ class Session:
         """Dispatch one ``session/update`` to the transcript and session state."""
         if self._replaying:
             return
-        handler = _UPDATE_HANDLERS.get(getattr(update, "session_update", None))
+        handler = _UPDATE_HANDLERS.get(getattr(update, "session_update", ""))
         if handler is None:
             self.log.add("warn", "notification", f"skipped unknown session update {update!r:.120}")
             return

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from typing import cast
 
-from acp import run_agent, stdio_streams
+from acp import Agent, run_agent, stdio_streams
 
 from .agent import DemoAgent
 from .scenarios import help_text
@@ -39,7 +40,7 @@ async def serve() -> None:
     """Run the demo agent on stdin/stdout until the client disconnects."""
     reader, writer = await stdio_streams(limit=STDIO_BUFFER_LIMIT_BYTES)
     agent = DemoAgent(raw_write=_raw_writer(writer))
-    await run_agent(agent, writer, reader, stdio_buffer_limit_bytes=STDIO_BUFFER_LIMIT_BYTES)
+    await run_agent(cast(Agent, agent), writer, reader, stdio_buffer_limit_bytes=STDIO_BUFFER_LIMIT_BYTES)
 
 
 def main(argv: list[str] | None = None) -> int:

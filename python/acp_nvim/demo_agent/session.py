@@ -6,6 +6,7 @@ import asyncio
 from dataclasses import dataclass, field
 
 from acp.schema import (
+    SessionConfigOptionBoolean,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
     SessionMode,
@@ -63,7 +64,7 @@ class SessionState:
         modes = [SessionMode(id=key, name=name, description=desc) for key, (name, desc) in MODES.items()]
         return SessionModeState(current_mode_id=self.mode, available_modes=modes)
 
-    def config_options(self) -> list[SessionConfigOptionSelect]:
+    def config_options(self) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
         """Build the full list of config options with their current values."""
         values = [SessionConfigSelectOption(value=v, name=name) for v, name in MODEL_VALUES.items()]
         option = SessionConfigOptionSelect(

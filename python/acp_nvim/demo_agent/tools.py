@@ -14,7 +14,14 @@ from acp.helpers import (
     tool_diff_content,
     update_tool_call,
 )
-from acp.schema import StopReason, ToolCallLocation, ToolCallUpdate
+from acp.schema import (
+    ContentToolCallContent,
+    FileEditToolCallContent,
+    StopReason,
+    TerminalToolCallContent,
+    ToolCallLocation,
+    ToolCallUpdate,
+)
 
 from .edits import NEW_FILE_TEXT, demo_edit, first_line, snippet_edit
 from .turn import Turn, error_text, fenced
@@ -92,7 +99,9 @@ async def _apply(turn: Turn, call_id: str, edits: list[FileEdit], via_client: bo
 async def _edit_flow(turn: Turn, title: str, edits: list[FileEdit], *, via_client: bool) -> StopReason:
     """Announce one edit tool call with a diff per file, ask permission, then write."""
     call_id = turn.session.next_tool_call_id("edit")
-    content = [tool_diff_content(e.path, e.diff_new, e.diff_old) for e in edits]
+    content: list[ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent] = [
+        tool_diff_content(e.path, e.diff_new, e.diff_old) for e in edits
+    ]
     locations = [ToolCallLocation(path=e.path) for e in edits]
     raw_input = {"paths": [e.path for e in edits]}
     await turn.send(

@@ -120,6 +120,7 @@ class ChatCommands:
         self._spawn(self._set_option(session, option, _parse_value(option, args[0])), f"set {option.name}")
 
     async def _pick_value(self, session: Session, option: ConfigOption) -> None:
+        values: list[str | bool]
         if option.is_boolean:
             labels, values = ["on", "off"], [True, False]
         else:

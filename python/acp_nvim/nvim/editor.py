@@ -133,7 +133,7 @@ class NvimEditor:
         """The review's verdict (from Lua); a second answer for the same review is ignored."""
         entry = self._questions.get(rid)
         if entry is not None and rid in self._reviews and not entry[1].done():
-            entry[1].set_result(verdict if isinstance(verdict, dict) else {"files": []})
+            entry[1].set_result(verdict if isinstance(verdict, dict) else {"files": []})  # type: ignore[arg-type]
 
     async def state_dir(self) -> str:
         if self._state_dir is None:
