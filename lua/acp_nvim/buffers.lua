@@ -299,13 +299,10 @@ function M.reload(path, content)
 end
 
 --- Mark the buffer of `path` as agreeing with the file on disk (no reload prompt).
---- The buffer of `path` holds exactly the disk's text (Python compared them): take the disk's
---- timestamps without a "file changed" prompt, and drop 'modified', as a :write would.
 function M.sync_path(path)
   local buf = M.find(path)
   if buf then
     M.sync(buf)
-    vim.bo[buf].modified = false
   end
 end
 

@@ -385,23 +385,3 @@ def test_agent_writing_the_disk_under_a_clean_loaded_buffer(nvim, workspace):
     lines = nvim.api.buf_get_lines(user_buf, 0, -1, False)
     assert lines[0] == "line 1" + EDIT_MARK and lines[-1] == ADDED
     assert nvim.api.get_option_value("modified", {"buf": user_buf}) is False
-
-
-@pytest.mark.timeout(90)
-def test_agent_writing_the_disk_under_unsaved_edits_lands_the_review_without_a_second_view(nvim, workspace):
-    path = make_file(workspace)
-    nvim.command(f"edit {path}")
-    nvim.command("normal! Gotyped by the user, not saved")
-    user_buf = nvim.api.get_current_buf().number
-    nvim.command(f"Ai send edit-disk {path}")
-    wait_review(nvim)
-    nvim.input("ga")
-    wait_turn_end(nvim)
-    wait_for(lambda: "typed by the user, not saved" in path.read_text(), timeout=10,
-             what="the accepted text (with the user's line) on disk")
-    wait_for(lambda: nvim.api.get_option_value("modified", {"buf": user_buf}) is False, timeout=10,
-             what="the buffer to agree with the disk")
-    lines = nvim.api.buf_get_lines(user_buf, 0, -1, False)
-    assert lines[0] == "line 1" + EDIT_MARK and "typed by the user, not saved" in lines
-    names = [nvim.api.buf_get_name(b) for b in nvim.api.list_bufs()]
-    assert not any(name.startswith(("acp://base/", "acp://agent/")) for name in names), names

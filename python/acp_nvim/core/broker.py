@@ -10,7 +10,6 @@ import asyncio
 import contextvars
 import itertools
 import json
-import os
 import re
 from collections.abc import Awaitable, Callable
 from os import PathLike
@@ -56,7 +55,6 @@ class PermissionBroker:
         self._session = session
         self.policy = settings.policy
         self.accepted = AcceptedEdits()
-        self._review_ticks: dict[str, int] = {}
         self._notes: list[str] = []
         self._numbers = itertools.count(1)
         self._rules: RuleStore | None = None
@@ -90,7 +88,6 @@ class PermissionBroker:
         Accepted texts still waiting for a write expire here: their turn is over.
         """
         self.accepted.clear()
-        self._session.files.reviewed.clear()
         if not self._notes:
             return []
         notes, self._notes = self._notes, []
@@ -190,11 +187,6 @@ class PermissionBroker:
         return await self._settle(question, state, review, verdict)
 
     async def _read_current(self, path: str) -> Current:
-        read_buffer = getattr(self._session.editor, "read_buffer", None)
-        buffer = await read_buffer(path) if read_buffer is not None else None
-        if buffer is not None:
-            self._review_ticks[os.path.realpath(path)] = buffer.tick
-            return Current(buffer.text, loaded=True)
         text = await self._session.editor.buffer_text(path)
         if text is not None:
             return Current(text, loaded=True)
@@ -226,11 +218,6 @@ class PermissionBroker:
         if file.snippet_only and text is not None:
             return  # shown as sent, read-only: the agent's own write is what was accepted
         self.accepted.add(AcceptedEdit(tool_call_id, file.path, file.agent_text, text, file.current))
-        tick = self._review_ticks.pop(os.path.realpath(file.path), None)
-        if tick is not None and file.current is not None:
-            # the user saw this buffer in the review: what they accepted may replace it
-            # (edits typed after the review still conflict)
-            self._session.files.seen_by_user(file.path, tick, file.current, text)
         note = agent_note(file.path, file.agent_text, text)
         if note:
             self._notes.append(note)

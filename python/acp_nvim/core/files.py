@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import os
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -58,22 +57,10 @@ class FileService:
         """Digest of the disk content each buffer is known to agree with (skips needless reconciles)."""
         self.busy: set[str] = set()
         """Paths with a three-way view open."""
-        self.reviewed: dict[str, tuple[str, str | None]] = {}
-        """Per resolved path: the buffer text a review showed, and the text the user accepted."""
         self._log = log
         self._notice = notice or (lambda text, kind: None)
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.reconciler = Reconciler(self)
-
-    def seen_by_user(self, path: str, tick: int, text: str, accepted: str | None) -> None:
-        """The user saw the buffer of ``path`` at ``tick`` in a review and accepted ``accepted``.
-
-        A write over that buffer state is then safe, and a disk change to exactly the accepted
-        text is no conflict.
-        """
-        key = str(Path(os.path.realpath(path)))
-        self.reads[key] = ReadRecord(tick, text)
-        self.reviewed[key] = (text, accepted)
 
     # -- fs/read_text_file ---------------------------------------------------------
 

@@ -135,17 +135,7 @@ class Reconciler:
         if not await self._disk_changed(path, before, text):
             return  # only the user's unsaved edits differ from the disk
         changeset.record(path, text, "disk", before)
-        if await self._reviewed_text_landed(path, state, text):
-            return
         self._conflict(path, before.text if before else None, text)
-
-    async def _reviewed_text_landed(self, path: str, state: Any, text: str) -> bool:
-        """The disk holds what the user accepted in a review of this very buffer state: show it."""
-        shown, accepted = self.files.reviewed.pop(path, (None, None))
-        if accepted != text or state.text != shown:
-            return False
-        result = await self.files.editor.apply_to_buffer(path, text, state.tick)
-        return bool(result.status == "written")
 
     async def _disk_changed(self, path: str, before: Snapshot | None, text: str) -> bool:
         """Whether the file changed under a modified buffer during this turn (unknown: no)."""
