@@ -8,7 +8,10 @@ chunk (where the log's work happens) is reported too, and is the steadier measur
 Then a ``trace`` flood with the default bounds: the ring's entries and bytes, and the
 Python host's resident memory against the same flood with the log off. Finally the
 ring alone (no Neovim): its accounted bytes against what Python really holds (tracemalloc).
-Target: logging at the default level costs <= 10 % of the flood's throughput.
+Costs are medians of per-round ratios against ``off`` (configurations alternate within a
+round), and ``off_again`` is an A/A control: the same ``off`` configuration measured again, so
+the run shows its own noise beside the costs. Target: logging at the default level costs
+<= 10 % of the flood's throughput.
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ ROUND_CHUNKS = int(os.environ.get("ACP_BENCH_ROUND_CHUNKS", "30000"))
 ROUNDS = int(os.environ.get("ACP_BENCH_ROUNDS", "5"))
 """Throughput: this many alternating rounds of ROUND_CHUNKS per configuration; the median counts."""
 TIMEOUT = 600.0
-CONFIGS = {"off": {"max_entries": 0}, "default": {}, "trace": {"level": "trace"}}
+CONFIGS = {"off": {"max_entries": 0}, "default": {}, "trace": {"level": "trace"}, "off_again": {"max_entries": 0}}
+"""``off_again`` repeats ``off``: the A/A control that shows this machine's noise in the same run."""
 
 START = """
 _G.acp_bench = {}
@@ -162,8 +166,8 @@ class PeakRss:
         self._thread.join()
 
 
-def throughput(env: dict[str, str]) -> tuple[dict[str, float], dict[str, float]]:
-    """Per configuration: the median chunks/s and host CPU microseconds per chunk over the rounds."""
+def throughput(env: dict[str, str]) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Per configuration and round: chunks/s and host CPU microseconds per chunk."""
     rates: dict[str, list[float]] = {name: [] for name in CONFIGS}
     cpu: dict[str, list[float]] = {name: [] for name in CONFIGS}
     names = list(CONFIGS)
@@ -177,8 +181,13 @@ def throughput(env: dict[str, str]) -> tuple[dict[str, float], dict[str, float]]
             print(f"  round {round_ + 1} {name}: {rate:.0f} chunks/s, {used:.1f} us/chunk host CPU", file=sys.stderr)
             rates[name].append(rate)
             cpu[name].append(used)
-    return ({name: statistics.median(values) for name, values in rates.items()},
-            {name: statistics.median(values) for name, values in cpu.items()})
+    return rates, cpu
+
+
+def paired_cost(values: dict[str, list[float]], name: str, base: str = "off", higher_is_better: bool = True) -> float:
+    """Median over rounds of the per-round cost of ``name`` against ``base`` (rounds cancel slow drifts)."""
+    ratios = [(b / n if higher_is_better else n / b) for n, b in zip(values[name], values[base], strict=True)]
+    return 100 * (statistics.median(ratios) - 1)
 
 
 def memory(env: dict[str, str], log: dict[str, Any], export: Path | None) -> dict[str, float]:
@@ -223,16 +232,19 @@ def ring_alone() -> dict[str, float]:
 
 def main() -> None:
     with plugin_env() as env:
-        best, cpu = throughput(env)
+        rates, cpu = throughput(env)
         line("log_flood_chunks", ROUND_CHUNKS, f"chunks per round, median of {ROUNDS}")
         for name in CONFIGS:
-            line(f"log_flood_{name}", best[name], "chunks/s")
-        line("log_cost_default", 100 * (1 - best["default"] / best["off"]), "% of throughput (target <= 10)")
-        line("log_cost_trace", 100 * (1 - best["trace"] / best["off"]), "% of throughput")
+            line(f"log_flood_{name}", statistics.median(rates[name]), "chunks/s")
+        line("log_cost_default", paired_cost(rates, "default"), "% of throughput (target <= 10)")
+        line("log_cost_trace", paired_cost(rates, "trace"), "% of throughput")
+        line("log_noise_off_vs_off", paired_cost(rates, "off_again"), "% of throughput (A/A: identical configs)")
         for name in CONFIGS:
-            line(f"log_host_cpu_{name}", cpu[name], "us/chunk")
-        line("log_cpu_cost_default", 100 * (cpu["default"] / cpu["off"] - 1), "% host CPU (target <= 10)")
-        line("log_cpu_cost_trace", 100 * (cpu["trace"] / cpu["off"] - 1), "% host CPU")
+            line(f"log_host_cpu_{name}", statistics.median(cpu[name]), "us/chunk")
+        line("log_cpu_cost_default", paired_cost(cpu, "default", higher_is_better=False), "% host CPU (target <= 10)")
+        line("log_cpu_cost_trace", paired_cost(cpu, "trace", higher_is_better=False), "% host CPU")
+        line("log_cpu_noise_off_vs_off", paired_cost(cpu, "off_again", higher_is_better=False),
+             "% host CPU (A/A: identical configs)")
         with tempfile.TemporaryDirectory() as tmp:
             off = memory(env, CONFIGS["off"], None)
             traced = memory(env, CONFIGS["trace"], Path(tmp) / "flood.jsonl")
