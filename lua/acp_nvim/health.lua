@@ -17,6 +17,12 @@ local function check_python()
     )
   else
     health.ok(('Python host %s has agent-client-protocol, pynvim and pydantic'):format(prog))
+    vim.fn.system({ prog, '-c', 'import orjson' })
+    if vim.v.shell_error == 0 then
+      health.ok('orjson found: large messages are encoded fast')
+    else
+      health.info(('optional: %s -m pip install orjson (large messages encode ~5x faster)'):format(prog))
+    end
   end
 end
 

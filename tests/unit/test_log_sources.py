@@ -144,3 +144,19 @@ async def test_a_huge_stderr_line_keeps_a_short_entry_line(tmp_path):
         assert len(entry.summary) == 500 and entry.raw == "x" * 5000
     finally:
         await session.close()
+
+
+def test_encode_line_is_the_same_json_with_or_without_orjson(monkeypatch):
+    import json
+
+    from acp_nvim.core import wire
+
+    message = {"jsonrpc": "2.0", "id": 7, "result": {"content": "naïve\nline\t\"quoted\" ✓\n" * 3}}
+    fast = wire.encode_line(message)
+    monkeypatch.setattr(wire, "orjson", None)
+    plain = wire.encode_line(message)
+    assert fast.endswith(b"\n") and plain.endswith(b"\n")
+    assert json.loads(fast) == json.loads(plain) == message
+    assert b"\n" not in plain[:-1], "one message, one line"
+    big = {"jsonrpc": "2.0", "id": 1, "result": {"n": 2**70}}  # beyond orjson's integers: falls back
+    assert json.loads(wire.encode_line(big)) == big
