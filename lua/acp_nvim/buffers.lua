@@ -267,21 +267,6 @@ function M.apply(path, content, expected_tick, with_before)
   return { status = 'written', tick = api.nvim_buf_get_changedtick(buf), text = before }
 end
 
---- Apply `content` to the buffer as a minimal edit, then save it. Returns false when `path`
---- is not loaded; raises when the buffer has unsaved changes.
-function M.write(path, content)
-  local buf = M.find(path)
-  if not buf then
-    return false
-  end
-  if vim.bo[buf].modified then
-    error(('%s has unsaved changes in Neovim; not overwriting them'):format(path), 0)
-  end
-  M.set_text(buf, content)
-  M.save(buf)
-  return true
-end
-
 --- The file changed on disk: a clean buffer takes `content` (one undo step, view kept).
 --- Returns 'reloaded', 'modified' (unsaved changes: untouched) or 'not_loaded'.
 function M.reload(path, content)

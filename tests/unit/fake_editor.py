@@ -19,12 +19,6 @@ class FakeEditor:
     async def buffer_text(self, path: str) -> str | None:
         return self.buffers.get(path)
 
-    async def write_buffer(self, path: str, content: str) -> bool:
-        if path in self.buffers:
-            self.buffers[path] = content
-            return True
-        return False
-
     async def read_buffer(self, path: str) -> BufferState | None:
         text = self.buffers.get(path)
         return None if text is None else BufferState(path, text, 1, False)
@@ -38,7 +32,10 @@ class FakeEditor:
         return BufferWrite("written", 2, before)
 
     async def reload_buffer(self, path: str, content: str) -> str:
-        return "reloaded" if await self.write_buffer(path, content) else "not_loaded"
+        if path not in self.buffers:
+            return "not_loaded"
+        self.buffers[path] = content
+        return "reloaded"
 
     async def sync_buffer(self, path: str) -> None:
         pass

@@ -69,9 +69,6 @@ class EditorPort(Protocol):
     async def buffer_text(self, path: str) -> str | None:
         """The text of the loaded buffer for ``path`` (unsaved edits included), or None."""
 
-    async def write_buffer(self, path: str, content: str) -> bool:
-        """Write ``content`` through the loaded buffer of ``path`` and save it; False if not loaded."""
-
     async def read_buffer(self, path: str) -> BufferState | None:
         """The loaded buffer of ``path`` (unsaved edits included) with its changedtick, or None."""
 

@@ -60,9 +60,6 @@ class Transcript:
         self._next_id = 0
         self._answering = False
 
-    def set_sink(self, sink: OpSink) -> None:
-        self._sink = sink
-
     def replay_ops(self) -> list[Op]:
         """Operations that rebuild the whole transcript (a reopened chat buffer)."""
         ops: list[Op] = []

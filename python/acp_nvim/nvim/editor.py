@@ -33,10 +33,6 @@ class NvimEditor:
     async def buffer_text(self, path: str) -> str | None:
         return await self.bridge.lua("return require('acp_nvim.buffers').text(...)", path)
 
-    async def write_buffer(self, path: str, content: str) -> bool:
-        self.queue.flush()
-        return bool(await self.bridge.lua("return require('acp_nvim.buffers').write(...)", path, content))
-
     async def read_buffer(self, path: str) -> BufferState | None:
         for _ in range(2):  # a delta that does not fit the copy: once more, with every line
             raw = await self.bridge.lua("return require('acp_nvim.buffers').read_delta(...)",
