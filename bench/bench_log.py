@@ -213,8 +213,8 @@ def memory(env: dict[str, str], log: dict[str, Any], export: Path | None) -> dic
 def ring_alone() -> dict[str, float]:
     """CHUNKS chunk messages into a default-bounded ring at trace: accounted vs real bytes."""
     sys.path.insert(0, str(ROOT / "python"))
-    from acp_nvim.core.log_ring import LogRing
-    from acp_nvim.core.redact import Redactor
+    from acp_nvim.core.log.redact import Redactor
+    from acp_nvim.core.log.ring import LogRing
 
     tracemalloc.start()
     ring = LogRing(level="trace", redact=Redactor.for_env({"API_KEY": "not-a-real-secret"}, inherited={}))

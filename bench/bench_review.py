@@ -25,7 +25,7 @@ import pynvim
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
-from acp_nvim.core.review import Current, ProposedEdit, Review, reconstruct  # noqa: E402
+from acp_nvim.core.permissions.review import Current, ProposedEdit, Review, reconstruct  # noqa: E402
 from acp_nvim.nvim.review_spec import review_table  # noqa: E402
 
 NVIM = str(Path(sys.executable).parent / "nvim")

@@ -4,7 +4,7 @@
 --- transcript blocks, then the prompt area. Each block starts at an extmark and ends with
 --- one blank separator line; the prompt area starts at its own extmark, which also carries
 --- the queued prompts and the separator as virtual lines above it. Render operations (from
---- Python, see python/acp_nvim/core/transcript.py):
+--- Python, see python/acp_nvim/core/transcript/transcript.py):
 ---   { "new", id, kind, lines, meta }  { "append", id, text }  { "set", id, lines, meta }
 ---   { "clip", id, marker }
 local M = {}

@@ -213,6 +213,6 @@ def test_changes_reverts_a_created_file(nvim, workspace):
 
 
 def test_capabilities_match_what_is_implemented():
-    from acp_nvim.core.agent_process import CAPABILITIES
+    from acp_nvim.core.agent.process import CAPABILITIES
 
     assert CAPABILITIES.fs.read_text_file and CAPABILITIES.fs.write_text_file

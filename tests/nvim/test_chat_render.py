@@ -8,8 +8,8 @@ import pytest
 from acp.helpers import plan_entry, start_tool_call, text_block, tool_content, tool_diff_content, update_tool_call
 from acp.schema import TerminalToolCallContent, ToolCallLocation
 
-from acp_nvim.core.block_view import ViewLimits
-from acp_nvim.core.transcript import Transcript
+from acp_nvim.core.transcript.block_view import ViewLimits
+from acp_nvim.core.transcript.transcript import Transcript
 from helpers import buffer_text, wait_for
 
 pytestmark = pytest.mark.timeout(60)

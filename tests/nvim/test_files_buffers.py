@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from acp_nvim.core.text_slice import slice_lines
+from acp_nvim.core.files.text_slice import slice_lines
 
 pytestmark = pytest.mark.timeout(30)
 

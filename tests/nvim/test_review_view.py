@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_nvim.core.review import Current, ProposedEdit, Review, reconstruct
+from acp_nvim.core.permissions.review import Current, ProposedEdit, Review, reconstruct
 from acp_nvim.nvim.review_spec import review_table
 
 pytestmark = pytest.mark.timeout(30)

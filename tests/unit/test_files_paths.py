@@ -7,8 +7,8 @@ import os
 import pytest
 from acp import RequestError
 
-from acp_nvim.core import disk
-from acp_nvim.core.paths import PathPolicy, PathRefused
+from acp_nvim.core.files import disk
+from acp_nvim.core.files.paths import PathPolicy, PathRefused
 
 
 @pytest.fixture

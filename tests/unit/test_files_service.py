@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from acp import RequestError
 
-from acp_nvim.core.disk import Snapshot
-from acp_nvim.core.files import FileService
-from acp_nvim.core.log_ring import LogRing
-from acp_nvim.core.paths import PathPolicy
+from acp_nvim.core.files.disk import Snapshot
+from acp_nvim.core.files.paths import PathPolicy
+from acp_nvim.core.files.service import FileService
+from acp_nvim.core.log.ring import LogRing
 from acp_nvim.core.port import BufferState, BufferWrite, ThreeWay
-from acp_nvim.core.tool_calls import ToolCallState
+from acp_nvim.core.transcript.tool_calls import ToolCallState
 
 pytestmark = pytest.mark.timeout(10)
 
@@ -291,7 +291,7 @@ async def test_warns_once_when_the_agent_works_on_a_file_with_unsaved_changes(ws
 
 
 def test_changeset_keeps_the_first_before():
-    from acp_nvim.core.changes import ChangeLog
+    from acp_nvim.core.files.changes import ChangeLog
 
     log = ChangeLog()
     turn = log.begin_turn()

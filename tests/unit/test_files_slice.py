@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from acp_nvim.core.text_slice import line_count, slice_lines
+from acp_nvim.core.files.text_slice import line_count, slice_lines
 
 THREE = "one\ntwo\nthree\n"
 NO_EOL = "one\ntwo\nthree"

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from acp_nvim.core.log_ring import ENTRY_OVERHEAD, MAX_PENDING, LogRing
-from acp_nvim.core.redact import Redactor
+from acp_nvim.core.log.redact import Redactor
+from acp_nvim.core.log.ring import ENTRY_OVERHEAD, MAX_PENDING, LogRing
 
 pytestmark = pytest.mark.timeout(10)
 

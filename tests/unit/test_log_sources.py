@@ -10,10 +10,10 @@ import time
 import pytest
 from fake_editor import FakeEditor
 
+from acp_nvim.core.agent.wire import NoiseReporter, WireTransport
 from acp_nvim.core.config import parse_settings
-from acp_nvim.core.manager import SessionManager
-from acp_nvim.core.session import Prompt
-from acp_nvim.core.wire import NoiseReporter, WireTransport
+from acp_nvim.core.session.manager import SessionManager
+from acp_nvim.core.session.session import Prompt
 from acp_nvim.demo_agent.misbehave import GARBAGE_LINE
 
 pytestmark = pytest.mark.timeout(30)
@@ -149,7 +149,7 @@ async def test_a_huge_stderr_line_keeps_a_short_entry_line(tmp_path):
 def test_encode_line_is_the_same_json_with_or_without_orjson(monkeypatch):
     import json
 
-    from acp_nvim.core import wire
+    from acp_nvim.core.agent import wire
 
     message = {"jsonrpc": "2.0", "id": 7, "result": {"content": "naïve\nline\t\"quoted\" ✓\n" * 3}}
     fast = wire.encode_line(message)

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from acp_nvim.core.log_ring import LogRing
+from acp_nvim.core.log.ring import LogRing
 from acp_nvim.nvim.log_view import body_lines, entry_item, header_line
 
 pytestmark = pytest.mark.timeout(10)

@@ -8,9 +8,9 @@ import pytest
 
 from acp_nvim.core.config import parse_settings
 from acp_nvim.core.errors import ConfigError
-from acp_nvim.core.permissions import ALLOW_ALWAYS_FIRST, ALLOW_ONCE_FIRST, REJECT_ONCE_FIRST, decide, pick
+from acp_nvim.core.permissions.policy import ALLOW_ALWAYS_FIRST, ALLOW_ONCE_FIRST, REJECT_ONCE_FIRST, decide, pick
+from acp_nvim.core.permissions.rules import Rule, RulesFileError, RuleStore, command_prefix, make_rule
 from acp_nvim.core.port import PermissionChoice
-from acp_nvim.core.rules import Rule, RulesFileError, RuleStore, command_prefix, make_rule
 
 # optionIds differ from kinds on purpose, as real agents' do
 DEMO = (

@@ -11,9 +11,9 @@ from acp.schema import PermissionOption, ToolCallUpdate
 from fake_editor import FakeEditor
 
 from acp_nvim.core.config import parse_settings
-from acp_nvim.core.manager import SessionManager
-from acp_nvim.core.review import FileVerdict, ReviewVerdict
-from acp_nvim.core.session import Prompt
+from acp_nvim.core.permissions.review import FileVerdict, ReviewVerdict
+from acp_nvim.core.session.manager import SessionManager
+from acp_nvim.core.session.session import Prompt
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from acp_nvim.core import process_tree
+from acp_nvim.core.agent import process_tree
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 

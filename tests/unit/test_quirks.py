@@ -5,7 +5,7 @@ from __future__ import annotations
 from acp import RequestError
 from acp.schema import Implementation, InitializeResponse
 
-from acp_nvim.core import quirks
+from acp_nvim.core.agent import quirks
 
 
 def info(name: str) -> InitializeResponse:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from acp_nvim.core.redact import Redactor
+from acp_nvim.core.log.redact import Redactor
 
 pytestmark = pytest.mark.timeout(10)
 

@@ -14,8 +14,8 @@ from acp import RequestError
 from fake_editor import FakeEditor
 
 from acp_nvim.core.config import PACKAGE_ROOT, parse_settings
-from acp_nvim.core.manager import SessionManager
-from acp_nvim.core.session import Prompt
+from acp_nvim.core.session.manager import SessionManager
+from acp_nvim.core.session.session import Prompt
 from acp_nvim.replay.script import ScriptError, load
 
 pytestmark = pytest.mark.timeout(60)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from acp.helpers import tool_diff_content
 
-from acp_nvim.core.accepted import AcceptedEdit, AcceptedEdits, agent_note
-from acp_nvim.core.review import (
+from acp_nvim.core.permissions.accepted import AcceptedEdit, AcceptedEdits, agent_note
+from acp_nvim.core.permissions.review import (
     Current,
     ProposedEdit,
     ReviewVerdict,
@@ -14,8 +14,8 @@ from acp_nvim.core.review import (
     raw_input_edits,
     reconstruct,
 )
-from acp_nvim.core.text_merge import carry_over
-from acp_nvim.core.tool_calls import ToolCallState
+from acp_nvim.core.permissions.text_merge import carry_over
+from acp_nvim.core.transcript.tool_calls import ToolCallState
 from acp_nvim.nvim.review_spec import review_table, split_lines
 
 TEXT = "".join(f"line {i}\n" for i in range(1, 11))
@@ -199,7 +199,7 @@ def test_agent_note():
 
 def test_review_table_lines():
     review = reconstruct(P, Current("one\r\ntwo\r\n"), [ProposedEdit(P, "one", "ONE")])
-    from acp_nvim.core.review import Review
+    from acp_nvim.core.permissions.review import Review
 
     table = review_table(Review("demo/1", 3, "Edit", "edit", [review]))["files"][0]
     assert table["left"] == ["one", "two"] and table["agent"] == ["ONE", "two"]

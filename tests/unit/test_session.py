@@ -10,7 +10,7 @@ from fake_editor import FakeEditor
 
 from acp_nvim.core.config import parse_settings
 from acp_nvim.core.errors import AgentStartError
-from acp_nvim.core.manager import SessionManager
+from acp_nvim.core.session.manager import SessionManager
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -39,7 +39,7 @@ async def test_prompt_turn_streams_and_ends(tmp_path):
     try:
         assert session.state == "idle" and session.mode == "ask"
         assert session.process.info.agent_info.name == "acp-nvim-demo"
-        from acp_nvim.core.session import Prompt
+        from acp_nvim.core.session.session import Prompt
 
         assert session.submit(Prompt("hello core")) == "started"
         await until(lambda: session.state == "idle" and "turn ended" in chat_text(session))
@@ -52,7 +52,7 @@ async def test_prompt_turn_streams_and_ends(tmp_path):
 
 
 async def test_second_prompt_queues_until_turn_ends(tmp_path):
-    from acp_nvim.core.session import Prompt
+    from acp_nvim.core.session.session import Prompt
 
     _, session = await started(tmp_path)
     try:
@@ -66,7 +66,7 @@ async def test_second_prompt_queues_until_turn_ends(tmp_path):
 
 
 async def test_cancel_answers_pending_permission_cancelled(tmp_path):
-    from acp_nvim.core.session import Prompt
+    from acp_nvim.core.session.session import Prompt
 
     target = tmp_path / "a.txt"
     target.write_text("one\n")
@@ -91,7 +91,7 @@ async def test_cancel_answers_pending_permission_cancelled(tmp_path):
 
 
 async def test_edit_allowed_writes_through_editor_buffer(tmp_path):
-    from acp_nvim.core.session import Prompt
+    from acp_nvim.core.session.session import Prompt
 
     target = tmp_path / "b.txt"
     target.write_text("disk text\n")
@@ -113,7 +113,7 @@ async def test_missing_command_raises_readable_error(tmp_path):
 
 
 async def test_crash_mid_turn_marks_session_failed(tmp_path):
-    from acp_nvim.core.session import Prompt
+    from acp_nvim.core.session.session import Prompt
 
     editor, session = await started(tmp_path)
     try:
@@ -126,7 +126,7 @@ async def test_crash_mid_turn_marks_session_failed(tmp_path):
 
 
 async def test_log_ring_records_wire_and_lifecycle(tmp_path):
-    from acp_nvim.core.session import Prompt
+    from acp_nvim.core.session.session import Prompt
 
     _, session = await started(tmp_path)
     try:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from acp.helpers import plan_entry, start_tool_call, text_block, tool_content, tool_diff_content, update_tool_call
 from acp.schema import TerminalToolCallContent, ToolCallLocation
 
-from acp_nvim.core.block_view import StreamView, ViewLimits, clip_lines, marker_text, project
-from acp_nvim.core.transcript import Transcript
+from acp_nvim.core.transcript.block_view import StreamView, ViewLimits, clip_lines, marker_text, project
+from acp_nvim.core.transcript.transcript import Transcript
 
 
 def recorder(limits: ViewLimits | None = None) -> tuple[Transcript, list[list]]:

@@ -16,10 +16,10 @@ from acp.schema import (
 )
 from fake_editor import FakeEditor
 
-from acp_nvim.core import attachments
 from acp_nvim.core.config import parse_settings
-from acp_nvim.core.manager import SessionManager
-from acp_nvim.core.session_details import SessionDetails
+from acp_nvim.core.session import attachments
+from acp_nvim.core.session.details import SessionDetails
+from acp_nvim.core.session.manager import SessionManager
 from acp_nvim.nvim.render_queue import RenderQueue
 
 pytestmark = pytest.mark.timeout(30)

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import ConfigError
-from .permissions import PermissionSettings
+from .permissions.policy import PermissionSettings
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 """The folder that holds the ``acp_nvim`` package (``<plugin>/python``)."""

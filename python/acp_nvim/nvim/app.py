@@ -13,11 +13,11 @@ from typing import Any
 import pynvim
 
 from ..core import tasks
-from ..core.block_view import ViewLimits
 from ..core.config import parse_settings
 from ..core.errors import AcpNvimError
-from ..core.manager import SessionManager
-from ..core.session import Prompt, Session
+from ..core.session.manager import SessionManager
+from ..core.session.session import Prompt, Session
+from ..core.transcript.block_view import ViewLimits
 from .bridge import Bridge
 from .changes import show_changes
 from .chat_commands import ChatCommands, describe_chat

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pynvim
 
 from ..core.errors import AcpNvimError
-from ..core.session import Session
+from ..core.session.session import Session
 
 
 def show_changes(nvim: pynvim.Nvim, session: Session) -> None:

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import tasks
 from ..core.errors import AcpNvimError
-from ..core.session import Prompt, Session
-from ..core.session_details import ConfigOption
+from ..core.session.details import ConfigOption
+from ..core.session.session import Prompt, Session
 
 if TYPE_CHECKING:
     from .app import App

@@ -9,8 +9,8 @@ from typing import Any
 
 import pynvim
 
-from ..core import attachments
-from ..core.session import Prompt
+from ..core.session import attachments
+from ..core.session.session import Prompt
 
 
 def prompt_from_request(nvim: pynvim.Nvim, request: dict[str, Any], cwd: str) -> Prompt:

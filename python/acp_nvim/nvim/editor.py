@@ -6,8 +6,8 @@ import asyncio
 import itertools
 from typing import Any
 
+from ..core.permissions.review import Review, ReviewVerdict
 from ..core.port import BufferState, BufferWrite, PermissionQuestion, ThreeWay
-from ..core.review import Review, ReviewVerdict
 from .bridge import Bridge
 from .buffer_cache import BufferCache
 from .render_queue import RenderQueue

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import tasks
 from ..core.config import LOG_LEVELS
 from ..core.errors import AcpNvimError
-from ..core.session import Session
+from ..core.session.session import Session
 from .log_view import LogView
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from typing import Any
 import pynvim
 
 from ..core import tasks
-from ..core.log_ring import WIRE_KINDS, LogEntry, LogRing
+from ..core.log.ring import WIRE_KINDS, LogEntry, LogRing
 from .bridge import Bridge
 
 FLUSH_DELAY = 0.016

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import tasks
 from ..core.errors import AcpNvimError
-from ..core.permissions import POLICIES
-from ..core.rules import RuleStore
+from ..core.permissions.policy import POLICIES
+from ..core.permissions.rules import RuleStore
 
 if TYPE_CHECKING:
     from .app import App

@@ -13,10 +13,10 @@ from typing import Any
 from acp import PROTOCOL_VERSION, Client, connect_to_agent, spawn_stdio_transport
 from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation, InitializeResponse
 
+from ..config import AgentSpec
+from ..errors import AgentStartError
+from ..log.ring import LogRing
 from . import process_tree
-from .config import AgentSpec
-from .errors import AgentStartError
-from .log_ring import LogRing
 from .wire import WireTransport
 
 LINE_LIMIT = 64 * 1024 * 1024

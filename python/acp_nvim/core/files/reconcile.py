@@ -15,12 +15,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import disk, tasks
+from .. import tasks
+from ..port import ThreeWay
+from . import disk
 from .disk import Snapshot
-from .port import ThreeWay
 
 if TYPE_CHECKING:
-    from .files import FileService
+    from .service import FileService
 
 FINAL_STATUSES = ("completed", "failed")
 

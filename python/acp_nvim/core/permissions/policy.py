@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from .port import PermissionChoice
+from ..port import PermissionChoice
 from .rules import Rule
 
 POLICIES = ("ask", "auto-edit", "trust")

@@ -19,9 +19,12 @@ from typing import TYPE_CHECKING, Any
 from acp import RequestError, text_block
 from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 
+from ..port import PermissionChoice, PermissionQuestion
+from ..tasks import spawn
+from ..transcript.tool_calls import ToolCallState, command_of
 from . import review as review_model
 from .accepted import AcceptedEdit, AcceptedEdits, agent_note
-from .permissions import (
+from .policy import (
     ALLOW_ONCE_FIRST,
     ALWAYS_KINDS,
     REJECT_ONCE_FIRST,
@@ -31,14 +34,11 @@ from .permissions import (
     decide,
     pick,
 )
-from .port import PermissionChoice, PermissionQuestion
 from .review import Current, ProposedEdit, Review, ReviewVerdict
 from .rules import RulesFileError, RuleStore, make_rule
-from .tasks import spawn
-from .tool_calls import ToolCallState, command_of
 
 if TYPE_CHECKING:
-    from .session import Session
+    from ..session.session import Session
 
 DETAIL_LINES = 20
 MAX_REVIEW_BYTES = 32 * 1024 * 1024

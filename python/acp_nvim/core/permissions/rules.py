@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import AcpNvimError
+from ..errors import AcpNvimError
 
 FILE_VERSION = 1
 DECISIONS = ("allow", "reject")

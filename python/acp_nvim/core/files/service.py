@@ -20,11 +20,11 @@ from typing import Any
 from acp import RequestError
 from acp.schema import ReadTextFileResponse
 
+from ..port import EditorPort, ThreeWay
 from . import disk
 from .changes import ChangeLog
 from .disk import Snapshot
 from .paths import REFUSED, PathPolicy, PathRefused, file_error
-from .port import EditorPort, ThreeWay
 from .reconcile import Reconciler
 from .text_slice import slice_lines
 

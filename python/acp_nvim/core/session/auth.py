@@ -6,8 +6,8 @@ from typing import Any
 
 from acp import RequestError
 
-from .errors import AgentStartError
-from .port import EditorPort
+from ..errors import AgentStartError
+from ..port import EditorPort
 
 AUTH_REQUIRED = -32000
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .config import Settings
-from .port import EditorPort
+from ..config import Settings
+from ..port import EditorPort
 from .session import Session
 
 

@@ -13,8 +13,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..transcript.tool_calls import ToolCallState
 from .text_merge import carry_over
-from .tool_calls import ToolCallState
 
 PATH_KEYS = ("file_path", "filePath", "path", "filename", "file")
 OLD_KEYS = ("old_string", "oldString", "old_str", "old_text", "oldText")

@@ -15,8 +15,8 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .config import LOG_LEVELS
-from .log_summary import summarize
+from ..config import LOG_LEVELS
+from .summary import summarize
 
 LEVEL_RANK = {name: rank for rank, name in enumerate(LOG_LEVELS)}
 STREAMING_UPDATES = frozenset({"agent_message_chunk", "agent_thought_chunk", "user_message_chunk"})

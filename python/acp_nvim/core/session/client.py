@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, cast
 from acp import Client, RequestError
 from acp.schema import ReadTextFileResponse, RequestPermissionResponse, WriteTextFileResponse
 
-from . import quirks
+from ..agent import quirks
 
 if TYPE_CHECKING:
     from .session import Session
@@ -41,7 +41,7 @@ class SessionClient:
         except RequestError as exc:
             if not quirks.missing_file_reads_empty(session.process.info, exc):
                 raise
-            session.log.add("debug", "quirk", f"{path}: missing file read as empty text (core/quirks.py)")
+            session.log.add("debug", "quirk", f"{path}: missing file read as empty text (core/agent/quirks.py)")
             return ReadTextFileResponse(content="")
 
     async def write_text_file(

@@ -11,20 +11,21 @@ from typing import Any
 from acp import RequestError, text_block
 from acp.schema import DeniedOutcome, RequestPermissionResponse
 
-from . import attachments, auth, reattach, tasks
-from .acp_client import client_for
-from .agent_process import AgentProcess
-from .broker import PermissionBroker
-from .config import AgentSpec, Settings
-from .errors import SessionClosedError
-from .files import FileService
-from .log_ring import LogRing
-from .paths import PathPolicy
-from .port import EditorPort, PermissionQuestion
-from .redact import Redactor
-from .session_details import SessionDetails
-from .transcript import Transcript
-from .wire import NoiseReporter
+from .. import tasks
+from ..agent.process import AgentProcess
+from ..agent.wire import NoiseReporter
+from ..config import AgentSpec, Settings
+from ..errors import SessionClosedError
+from ..files.paths import PathPolicy
+from ..files.service import FileService
+from ..log.redact import Redactor
+from ..log.ring import LogRing
+from ..permissions.broker import PermissionBroker
+from ..port import EditorPort, PermissionQuestion
+from ..transcript.transcript import Transcript
+from . import attachments, auth, reattach
+from .client import client_for
+from .details import SessionDetails
 
 Asker = Callable[[PermissionQuestion], Awaitable[Any]]
 STATES = ("starting", "idle", "running", "waiting", "closed", "failed")
