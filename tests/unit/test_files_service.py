@@ -8,8 +8,12 @@ from pathlib import Path
 import pytest
 from acp import RequestError
 
+from acp_nvim.core.files.changes import ChangeLog
 from acp_nvim.core.files.disk import Snapshot
+from acp_nvim.core.files.ledger import FileLedger
+from acp_nvim.core.files.notices import FileNotices
 from acp_nvim.core.files.paths import PathPolicy
+from acp_nvim.core.files.reconcile import Reconciler
 from acp_nvim.core.files.service import FileService
 from acp_nvim.core.log.ring import LogRing
 from acp_nvim.core.port import BufferState, BufferWrite, ThreeWay
@@ -84,11 +88,27 @@ def ws(tmp_path):
     return root
 
 
-def service(ws, editor) -> tuple[FileService, list[tuple[str, str]], LogRing]:
+class Files:
+    """A session's file side as the session composes it: the fs methods and the reconciler on one ledger."""
+
+    def __init__(self, ws, editor, notices: list[tuple[str, str]], log: LogRing) -> None:
+        self.ledger = FileLedger()
+        voice = FileNotices(log, lambda text, kind: notices.append((text, kind)), editor.notify)
+        self.service = FileService(editor, PathPolicy([str(ws)]), self.ledger, ChangeLog(), voice)
+        self.reconciler = Reconciler(editor, self.ledger, self.service.changes, voice)
+        self.changes = self.service.changes
+        self.read, self.write = self.service.read, self.service.write
+        self.observe_tool_call, self.end_turn = self.reconciler.observe, self.reconciler.end_turn
+
+    async def begin_turn(self) -> None:
+        self.changes.begin_turn()
+        await self.reconciler.begin_turn()
+
+
+def service(ws, editor) -> tuple[Files, list[tuple[str, str]], LogRing]:
     notices: list[tuple[str, str]] = []
     log = LogRing()
-    files = FileService(editor, PathPolicy([str(ws)]), log, lambda text, kind: notices.append((text, kind)))
-    return files, notices, log
+    return Files(ws, editor, notices, log), notices, log
 
 
 async def settle():
@@ -106,7 +126,7 @@ async def test_read_serves_unsaved_buffer_text_and_slices(ws):
     files, _, _ = service(ws, editor)
     assert (await files.read(str(path), None, None)).content == "one\nTWO unsaved\nthree\n"
     assert (await files.read(str(path), 2, 1)).content == "TWO unsaved\n"
-    assert files.reads[str(path)].tick == 2
+    assert files.ledger.last_read(str(path)).tick == 2
 
 
 async def test_read_from_disk_when_not_loaded(ws):
@@ -192,13 +212,13 @@ async def test_new_file_with_parent_folders_and_content_filter(ws):
     async def accepted(path, content):
         return content.upper()
 
-    files.content_filter = accepted
+    files.service.content_filter = accepted
     files.changes.begin_turn()
     await files.write(str(ws / "x" / "y" / "new.txt"), "created\n")
     assert (ws / "x" / "y" / "new.txt").read_text() == "CREATED\n"
     change = files.changes.current.files[str(ws / "x" / "y" / "new.txt")]
     assert change.before is None and change.known
-    files.content_filter = lambda path, content: content + "tail\n"
+    files.service.content_filter = lambda path, content: content + "tail\n"
     await files.write(str(ws / "plain.txt"), "x\n")
     assert (ws / "plain.txt").read_text() == "x\ntail\n"
 

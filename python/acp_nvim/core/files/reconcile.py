@@ -13,15 +13,15 @@ import asyncio
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import tasks
-from ..port import ThreeWay
+from ..port import EditorPort, ThreeWay
 from . import disk
+from .changes import ChangeLog
 from .disk import Snapshot
-
-if TYPE_CHECKING:
-    from .service import FileService
+from .ledger import FileLedger
+from .notices import FileNotices
 
 FINAL_STATUSES = ("completed", "failed")
 
@@ -29,8 +29,11 @@ FINAL_STATUSES = ("completed", "failed")
 class Reconciler:
     """Per-session watcher of the files an agent touches on its own."""
 
-    def __init__(self, files: FileService) -> None:
-        self.files = files
+    def __init__(self, editor: EditorPort, ledger: FileLedger, changes: ChangeLog, notices: FileNotices) -> None:
+        self._editor = editor
+        self._ledger = ledger
+        self._changes = changes
+        self._notices = notices
         self.warned: set[str] = set()
         self._stats: dict[str, tuple[int, int] | None] = {}
         self._touched: set[str] = set()
@@ -39,18 +42,25 @@ class Reconciler:
     # -- turn boundaries -----------------------------------------------------------
 
     async def begin_turn(self) -> None:
-        """Stat every loaded file; snapshot the disk under buffers with unsaved changes."""
+        """Stat every loaded file; snapshot the disk under buffers with unsaved changes.
+
+        A failed snapshot is logged; it must not stop the prompt.
+        """
         self._touched, self._finished = set(), set()
-        loaded = await self.files.editor.loaded_files()
-        self._stats, dirty = await asyncio.to_thread(_stat_and_snapshot, loaded)
+        try:
+            loaded = await self._editor.loaded_files()
+            self._stats, dirty = await asyncio.to_thread(_stat_and_snapshot, loaded)
+        except Exception as exc:
+            self._notices.log("error", f"turn start snapshot failed: {type(exc).__name__}: {exc}")
+            return
         for path, snap in dirty.items():
-            self.files.changes.current.note_baseline(path, snap)
+            self._changes.current.note_baseline(path, snap)
 
     def end_turn(self) -> None:
         tasks.spawn(self._end_turn(), self._report, "reconcile at turn end")
 
     async def _end_turn(self) -> None:
-        loaded = await self.files.editor.loaded_files()
+        loaded = await self._editor.loaded_files()
         paths = {path for path, _, _ in loaded} | set(self._stats)
         stats = await asyncio.to_thread(lambda: {p: disk.stat_key(Path(p)) for p in paths})
         changed = {p for p, key in stats.items() if p in self._stats and key != self._stats[p]}
@@ -71,12 +81,12 @@ class Reconciler:
             tasks.spawn(self._after_tool(paths, state.diffs()), self._report, "reconcile after a tool call")
 
     async def _note_baselines(self, paths: list[str]) -> None:
-        changeset = self.files.changes.current
+        changeset = self._changes.current
         for path in paths:
-            async with self.files.lock(path):
+            async with self._ledger.lock(path):
                 if changeset.baseline(path) is not None or path in changeset.files:
                     continue
-                state = await self.files.editor.read_buffer(path)
+                state = await self._editor.read_buffer(path)
                 if state is not None and not state.modified:
                     changeset.note_baseline(path, Snapshot(True, state.text))
                 else:
@@ -89,49 +99,49 @@ class Reconciler:
 
     async def _warn_unsaved(self, paths: list[str]) -> None:
         """Once per file: the agent works on the disk while the buffer has unsaved changes."""
-        loaded = {path: tick for path, modified, tick in await self.files.editor.loaded_files() if modified}
+        loaded = {path: tick for path, modified, tick in await self._editor.loaded_files() if modified}
         for path in paths:
-            if path not in loaded or path in self.warned or path in self.files.busy:
+            if path not in loaded or path in self.warned or self._ledger.view_open(path):
                 continue
-            seen = self.files.reads.get(path)
+            seen = self._ledger.last_read(path)
             if seen is not None and seen.tick == loaded[path]:
                 continue
             self.warned.add(path)
-            self.files.tell(f"{path} has unsaved changes in Neovim: the agent works on the file on "
-                            "disk and does not see them", "warn")
+            self._notices.tell(f"{path} has unsaved changes in Neovim: the agent works on the file on "
+                               "disk and does not see them", "warn")
 
     # -- one file ------------------------------------------------------------------
 
     async def reconcile(self, path: str, diffs: Iterable[Any]) -> None:
         """Bring the buffer of ``path`` (if loaded) in line with the disk, and note the change."""
-        async with self.files.lock(path):
-            if path in self.files.busy:
+        async with self._ledger.lock(path):
+            if self._ledger.view_open(path):
                 return
             snap = await asyncio.to_thread(disk.snapshot, Path(path))
             if snap.exists and snap.text is None:
                 return  # unreadable as text (binary, too large): Neovim's own checks apply
             fingerprint = disk.fingerprint(snap.text)
-            if self.files.known.get(path) == fingerprint:
+            if self._ledger.agrees_with_disk(path, fingerprint):
                 return
             await self._reconcile_locked(path, snap.text, _before_from(diffs, path, snap.text))
-            self.files.known[path] = fingerprint
+            self._ledger.note_disk(path, fingerprint)
 
     async def _reconcile_locked(self, path: str, text: str | None, diff_before: Snapshot | None) -> None:
-        changeset = self.files.changes.current
+        changeset = self._changes.current
         before = changeset.baseline(path)
         if diff_before is not None and (before is None or before.text == text):
             before = diff_before  # the snapshot came too late: the diff knows the old text
-        state = await self.files.editor.read_buffer(path)
+        state = await self._editor.read_buffer(path)
         if state is None or text is None or state.text == text:
             if state is None or path in self._touched:  # else the user saved it: not the agent's change
                 changeset.record(path, text, "disk", before)
             if state is not None and text is not None:
-                await self.files.editor.sync_buffer(path)
+                await self._editor.sync_buffer(path)
             return
         if not state.modified:
             changeset.record(path, text, "disk", before or Snapshot(True, state.text))
-            if await self.files.editor.reload_buffer(path, text) != "modified":
-                self.files.log("info", f"reloaded {path} (changed on disk by the agent)")
+            if await self._editor.reload_buffer(path, text) != "modified":
+                self._notices.log("info", f"reloaded {path} (changed on disk by the agent)")
                 return
         if not await self._disk_changed(path, before, text):
             return  # only the user's unsaved edits differ from the disk
@@ -147,21 +157,21 @@ class Reconciler:
         return False
 
     def _conflict(self, path: str, base: str | None, text: str) -> None:
-        self.files.tell(f"{path} changed on disk while its buffer has unsaved changes: nothing was "
-                        "reloaded. Decide in the three-way view.", "warn")
-        self.files.busy.add(path)
+        self._notices.tell(f"{path} changed on disk while its buffer has unsaved changes: nothing was "
+                           "reloaded. Decide in the three-way view.", "warn")
+        self._ledger.open_view(path)
         tasks.spawn(self._three_way(path, base, text), self._report, "three-way view")
 
     async def _three_way(self, path: str, base: str | None, text: str) -> None:
         try:
-            outcome = await self.files.editor.three_way(ThreeWay(path, base, text, "disk", "on disk"))
+            outcome = await self._editor.three_way(ThreeWay(path, base, text, "disk", "on disk"))
         finally:
-            self.files.busy.discard(path)
-        self.files.log("info", f"three-way view for {path} closed: {outcome}")
+            self._ledger.close_view(path)
+        self._notices.log("info", f"three-way view for {path} closed: {outcome}")
 
     def _report(self, message: str) -> None:
-        self.files.log("error", message)
-        self.files.editor.notify(message, "error")
+        self._notices.log("error", message)
+        self._editor.notify(message, "error")
 
 
 def touched_paths(state: Any) -> list[str]:

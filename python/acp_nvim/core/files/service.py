@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections import defaultdict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from acp import RequestError
 from acp.schema import ReadTextFileResponse
@@ -24,43 +21,28 @@ from ..port import EditorPort, ThreeWay
 from . import disk
 from .changes import ChangeLog
 from .disk import Snapshot
+from .ledger import FileLedger, ReadRecord
+from .notices import FileNotices
 from .paths import REFUSED, PathPolicy, PathRefused, file_error
-from .reconcile import Reconciler
 from .text_slice import slice_lines
 
 INTERNAL = -32603
 
 ContentFilter = Callable[[Path, str], "str | Awaitable[str]"]
-Notice = Callable[[str, str], None]
-
-
-@dataclass(frozen=True, slots=True)
-class ReadRecord:
-    """What the agent last read of a file: the buffer's changedtick (None: from disk) and the text."""
-
-    tick: int | None
-    text: str
 
 
 class FileService:
     """Answers the agent's file requests through the editor port and the path policy."""
 
-    def __init__(self, editor: EditorPort, policy: PathPolicy, log: Any = None,
-                 notice: Notice | None = None) -> None:
+    def __init__(self, editor: EditorPort, policy: PathPolicy, ledger: FileLedger, changes: ChangeLog,
+                 notices: FileNotices, content_filter: ContentFilter | None = None) -> None:
         self.editor = editor
         self.policy = policy
-        self.content_filter: ContentFilter | None = None
+        self.changes = changes
+        self.content_filter = content_filter
         """Applied to the agent's content before a write (the review substitutes the accepted text)."""
-        self.changes = ChangeLog()
-        self.reads: dict[str, ReadRecord] = {}
-        self.known: dict[str, tuple[int, int]] = {}
-        """Digest of the disk content each buffer is known to agree with (skips needless reconciles)."""
-        self.busy: set[str] = set()
-        """Paths with a three-way view open."""
-        self._log = log
-        self._notice = notice or (lambda text, kind: None)
-        self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
-        self.reconciler = Reconciler(self)
+        self._ledger = ledger
+        self._notices = notices
 
     # -- fs/read_text_file ---------------------------------------------------------
 
@@ -70,7 +52,7 @@ class FileService:
         try:
             text = await self._load(resolved)
         except RequestError as exc:
-            self.log("info", f"fs/read_text_file {path}: {exc.data.get('reason') if exc.data else exc}")
+            self._notices.log("info", f"fs/read_text_file {path}: {exc.data.get('reason') if exc.data else exc}")
             raise
         return ReadTextFileResponse(content=slice_lines(text, line, limit))
 
@@ -79,10 +61,10 @@ class FileService:
         state = await self.editor.read_buffer(key)
         if state is None:
             text = await asyncio.to_thread(disk.read_text, resolved)
-            self.reads[key] = ReadRecord(None, text)
+            self._ledger.note_read(key, None, text)
             return text
         _check_buffer_text(key, state.text)
-        self.reads[key] = ReadRecord(state.tick, state.text)
+        self._ledger.note_read(key, state.tick, state.text)
         return state.text
 
     # -- fs/write_text_file --------------------------------------------------------
@@ -92,20 +74,20 @@ class FileService:
         resolved = self._check(path, "write")
         content = await self._filtered(resolved, content)
         key = str(resolved)
-        async with self.lock(key):
-            if key in self.busy:
+        async with self._ledger.lock(key):
+            if self._ledger.view_open(key):
                 raise file_error(key, "not written: a three-way view for this file is still open in Neovim")
             await asyncio.to_thread(disk.make_parents, resolved)
             await self._write_locked(resolved, content)
 
     async def _write_locked(self, resolved: Path, content: str) -> None:
         key = str(resolved)
-        seen = self.reads.get(key)
+        seen = self._ledger.last_read(key)
         changeset = self.changes.current
         result = await self.editor.apply_to_buffer(key, content, seen.tick if seen else None,
                                                    key not in changeset.files)
         if result.status == "error":  # a buffer that is not modifiable, a failed save
-            self.tell(f"{key}: the agent's write failed: {result.text}", "error")
+            self._notices.tell(f"{key}: the agent's write failed: {result.text}", "error")
             raise file_error(key, f"not written: {result.text}", INTERNAL)
         if result.status == "not_loaded":
             before = await asyncio.to_thread(disk.snapshot, resolved)
@@ -118,25 +100,25 @@ class FileService:
 
     def _wrote(self, key: str, content: str, tick: int | None, before: Snapshot) -> None:
         self.changes.current.record(key, content, "fs", before)
-        self.reads[key] = ReadRecord(tick, content)
-        self.known[key] = disk.fingerprint(content)
-        self.log("info", f"fs/write_text_file {key}: written ({'buffer' if tick is not None else 'disk'})")
+        self._ledger.note_read(key, tick, content)
+        self._ledger.note_disk(key, disk.fingerprint(content))
+        self._notices.log("info", f"fs/write_text_file {key}: written ({'buffer' if tick is not None else 'disk'})")
 
     async def _write_conflict(self, resolved: Path, content: str, seen: ReadRecord | None, mine: str) -> None:
         key = str(resolved)
         base = seen.text if seen else (await asyncio.to_thread(disk.snapshot, resolved)).text
-        self.tell(f"{key}: the agent's write waits for you: the buffer has unsaved changes the agent "
+        self._notices.tell(f"{key}: the agent's write waits for you: the buffer has unsaved changes the agent "
                   "has not read. Decide in the three-way view.", "warn")
-        self.busy.add(key)
+        self._ledger.open_view(key)
         try:
             outcome = await self.editor.three_way(ThreeWay(key, base, content, "write", "agent's write"))
         finally:
-            self.busy.discard(key)
-        self.log("info", f"fs/write_text_file {key}: three-way view closed: {outcome}")
+            self._ledger.close_view(key)
+        self._notices.log("info", f"fs/write_text_file {key}: three-way view closed: {outcome}")
         if outcome == "agent":
             self.changes.current.record(key, content, "fs", Snapshot(True, mine))
-            self.reads.pop(key, None)
-            self.known[key] = disk.fingerprint(content)
+            self._ledger.forget_read(key)
+            self._ledger.note_disk(key, disk.fingerprint(content))
             return
         raise RequestError(REFUSED, f"{key}: not written: the user kept their unsaved changes in Neovim; "
                            "read the file again before changing it", {"path": key, "reason": "kept"})
@@ -147,49 +129,17 @@ class FileService:
         result = self.content_filter(resolved, content)
         return await result if inspect.isawaitable(result) else result
 
-    # -- turns and tool calls (see reconcile.py) -----------------------------------
-
-    async def begin_turn(self) -> None:
-        """A new changeset; note the loaded buffers so disk changes during the turn are seen."""
-        self.changes.begin_turn()
-        try:
-            await self.reconciler.begin_turn()
-        except Exception as exc:  # a failed snapshot must not stop the prompt
-            self.log("error", f"turn start snapshot failed: {type(exc).__name__}: {exc}")
-
-    def end_turn(self) -> None:
-        """Reconcile every buffer whose file changed on disk during the turn (in the background)."""
-        self.reconciler.end_turn()
-
-    def observe_tool_call(self, state: Any) -> None:
-        """A tool call (or an update of one) arrived: snapshot, warn and reconcile as needed."""
-        self.reconciler.observe(state)
-
     # -- helpers -------------------------------------------------------------------
 
     def _check(self, path: str, action: str) -> Path:
         try:
             return self.policy.check(path)
         except PathRefused as exc:
-            self.tell(f"refused to {action} {exc.path}: {exc.reason}", "warn")
+            self._notices.tell(f"refused to {action} {exc.path}: {exc.reason}", "warn")
             raise
         except RequestError as exc:
-            self.log("info", f"fs {action} {path}: {exc}")
+            self._notices.log("info", f"fs {action} {path}: {exc}")
             raise
-
-    def lock(self, key: str) -> asyncio.Lock:
-        """Serialises writes and reconciles of one file."""
-        return self._locks[key]
-
-    def log(self, level: str, message: str) -> None:
-        if self._log is not None:
-            self._log.add(level, "fs", message)
-
-    def tell(self, message: str, level: str = "info") -> None:
-        """Log, show in the chat and notify: something the user must know about their files."""
-        self.log(level, message)
-        self._notice(message, "error" if level == "error" else "notice")
-        self.editor.notify(message, level)
 
 
 def _check_buffer_text(key: str, text: str) -> None:

@@ -16,7 +16,11 @@ from ..agent.process import AgentProcess
 from ..agent.wire import NoiseReporter
 from ..config import AgentSpec, Settings
 from ..errors import SessionClosedError
+from ..files.changes import ChangeLog
+from ..files.ledger import FileLedger
+from ..files.notices import FileNotices
 from ..files.paths import PathPolicy
+from ..files.reconcile import Reconciler
 from ..files.service import FileService
 from ..log.redact import Redactor
 from ..log.ring import LogRing
@@ -55,7 +59,9 @@ class Session:
         self._noise = NoiseReporter(lambda text: editor.notify(f"{key}: {text}", "warn"))
         self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name)
         roots = [*settings.workspace_roots, *([spec.cwd] if spec.cwd else [])]
-        self.files = FileService(editor, PathPolicy.for_workspace(cwd, roots), self.log, self.transcript.notice)
+        ledger, notices = FileLedger(), FileNotices(self.log, self.transcript.notice, editor.notify)
+        self.files = FileService(editor, PathPolicy.for_workspace(cwd, roots), ledger, ChangeLog(), notices)
+        self.reconciler = Reconciler(editor, ledger, self.files.changes, notices)
         self.spec = spec
         self.process = AgentProcess(agent_name, spec, client_for(self), self.log, cwd, self._noise)
         self.session_id: str | None = None
@@ -209,7 +215,8 @@ class Session:
         context = await attachments.to_blocks(prompt.attachments, self._embedded_context(),
                                               attachments.file_reader(self.editor.buffer_text))
         blocks = [*self.permissions.start_turn(), text_block(prompt.text), *prompt.blocks, *context]
-        await self.files.begin_turn()
+        self.files.changes.begin_turn()
+        await self.reconciler.begin_turn()
         try:
             response = await self.process.conn.prompt(session_id=self.session_id, prompt=blocks)
         except RequestError as exc:
@@ -221,7 +228,7 @@ class Session:
             return  # the exit watcher reports the crash
         finally:
             self._cancelling = False
-            self.files.end_turn()
+            self.reconciler.end_turn()
         self.details.turn_ended(_value(response.stop_reason), response.usage)
         self.transcript.turn_end(_value(response.stop_reason), _usage_text(response.usage))
 
@@ -323,7 +330,7 @@ class Session:
 
     def _on_tool_call(self, update: Any) -> None:
         state = self.transcript.tool_call(update)
-        self.files.observe_tool_call(state)
+        self.reconciler.observe(state)
         self.permissions.on_tool_call(state)
 
     def _on_plan(self, update: Any) -> None:
