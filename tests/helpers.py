@@ -1,7 +1,12 @@
-"""Polling helpers for tests: wait with a deadline, never sleep-and-hope."""
+"""Polling helpers for tests: wait with a deadline, never sleep-and-hope.
+
+The only polling code of the tests: ``wait_for`` (blocking, for tests driving Neovim) and
+``async_wait_for`` (its asyncio twin, for core tests on the event loop).
+"""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -18,6 +23,19 @@ def wait_for(probe: Callable[[], T], timeout: float = 10.0, interval: float = 0.
         if last:
             return last
         time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what or probe}; last value: {last!r}")
+
+
+async def async_wait_for(probe: Callable[[], T], timeout: float = 10.0, interval: float = 0.01,
+                         what: str = "") -> T:
+    """``wait_for`` on the event loop: other tasks run while it waits."""
+    deadline = time.monotonic() + timeout
+    last: T | None = None
+    while time.monotonic() < deadline:
+        last = probe()
+        if last:
+            return last
+        await asyncio.sleep(interval)
     raise AssertionError(f"timed out after {timeout}s waiting for {what or probe}; last value: {last!r}")
 
 

@@ -1,20 +1,45 @@
-"""A recording EditorPort for core tests (the core's only seam; Neovim tests use the real one)."""
+"""A recording EditorPort for core tests (the core's only seam; Neovim tests use the real one).
+
+It implements every port method (``test_port.py`` checks it against the protocol). Questions
+are answered at once through their ticket: a prompt with the option of kind ``answer_kind``;
+a review by accepting (allow kinds) or rejecting (reject kinds) every file as the agent
+proposed it; ``answer_kind`` None dismisses both. With ``hold`` True nothing is answered: the
+tickets wait in ``tickets`` for the test to answer (or a cancel to close them).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from acp_nvim.core.port import BufferState, BufferWrite, PermissionQuestion, ThreeWay
+from acp_nvim.core.port import (
+    BufferState,
+    BufferWrite,
+    FileVerdict,
+    PermissionQuestion,
+    RenderOp,
+    Review,
+    ReviewVerdict,
+    ThreeWay,
+)
+from acp_nvim.core.questions import Ticket
 
 
 class FakeEditor:
-    def __init__(self, answer_kind: str | None = "allow_once") -> None:
-        self.ops: list[list[Any]] = []
+    def __init__(self, answer_kind: str | None = "allow_once", *, hold: bool = False, state_dir: str = "") -> None:
+        self.ops: list[RenderOp] = []
         self.notes: list[tuple[str, str]] = []
         self.questions: list[PermissionQuestion] = []
+        self.reviews: list[Review] = []
+        self.tickets: list[Ticket] = []
+        self.dismissed: list[Ticket] = []
         self.buffers: dict[str, str] = {}
         self.answer_kind = answer_kind
+        self.hold = hold
+        self.three_way_outcome = "mine"
+        self.choice: int | None = None
+        self._state_dir = state_dir
+
+    # -- buffers -------------------------------------------------------------------
 
     async def buffer_text(self, path: str) -> str | None:
         return self.buffers.get(path)
@@ -43,20 +68,44 @@ class FakeEditor:
     async def loaded_files(self) -> list[tuple[str, bool, int]]:
         return [(path, False, 1) for path in self.buffers]
 
-    async def three_way(self, request: ThreeWay) -> str:
-        return "mine"
+    # -- questions -----------------------------------------------------------------
 
-    async def ask_permission(self, question: PermissionQuestion) -> str | None:
+    def show_permission(self, ticket: Ticket, question: PermissionQuestion) -> None:
         self.questions.append(question)
-        for choice in question.choices:
-            if choice.kind == self.answer_kind:
-                return choice.option_id
-        return None
+        self._answer(ticket, next((c.option_id for c in question.choices if c.kind == self.answer_kind), None))
 
-    def dismiss_permission(self, question: PermissionQuestion) -> None:
-        pass
+    def show_review(self, ticket: Ticket, question: PermissionQuestion, review: Review) -> None:
+        self.questions.append(question)
+        self.reviews.append(review)
+        self._answer(ticket, self.review_verdict(review))
 
-    def render(self, session_key: str, ops: list[list[Any]]) -> None:
+    def review_verdict(self, review: Review) -> ReviewVerdict | None:
+        """The verdict ``answer_kind`` stands for: accept or reject every file, or None (dismissed)."""
+        if self.answer_kind is None:
+            return None
+        accept = self.answer_kind.startswith("allow")
+        return ReviewVerdict(tuple(FileVerdict(f.path, f.agent_text if accept else None) for f in review.files))
+
+    def show_three_way(self, ticket: Ticket, request: ThreeWay) -> None:
+        self._answer(ticket, self.three_way_outcome)
+
+    def show_choice(self, ticket: Ticket, prompt: str, items: list[str]) -> None:
+        self._answer(ticket, None if self.choice is None else str(self.choice))
+
+    def dismiss(self, ticket: Ticket) -> None:
+        self.dismissed.append(ticket)
+
+    def _answer(self, ticket: Ticket, value: object) -> None:
+        self.tickets.append(ticket)
+        if not self.hold:
+            ticket.answer(value)
+
+    # -- the rest ------------------------------------------------------------------
+
+    async def state_dir(self) -> str:
+        return self._state_dir
+
+    def render(self, session_key: str, ops: list[RenderOp]) -> None:
         self.ops.extend(ops)
 
     def session_changed(self, session_key: str) -> None:
@@ -64,6 +113,3 @@ class FakeEditor:
 
     def notify(self, message: str, level: str = "info") -> None:
         self.notes.append((message, level))
-
-    def __getattr__(self, name: str) -> Any:
-        raise AttributeError(name)

@@ -11,12 +11,13 @@ from acp import RequestError
 from acp_nvim.core.files.changes import ChangeLog
 from acp_nvim.core.files.disk import Snapshot
 from acp_nvim.core.files.ledger import FileLedger
-from acp_nvim.core.files.notices import FileNotices
 from acp_nvim.core.files.paths import PathPolicy
 from acp_nvim.core.files.reconcile import Reconciler
 from acp_nvim.core.files.service import FileService
+from acp_nvim.core.files.voice import FileVoice
 from acp_nvim.core.log.ring import LogRing
 from acp_nvim.core.port import BufferState, BufferWrite, ThreeWay
+from acp_nvim.core.questions import Questions, Ticket
 from acp_nvim.core.transcript.tool_calls import ToolCallState
 
 pytestmark = pytest.mark.timeout(10)
@@ -70,11 +71,11 @@ class Buffers:
     async def loaded_files(self):
         return [(p, b[2], b[1]) for p, b in self.bufs.items()]
 
-    async def three_way(self, request: ThreeWay) -> str:
+    def show_three_way(self, ticket: Ticket, request: ThreeWay) -> None:
         self.views.append(request)
         if self.outcome == "agent":
             self.bufs[request.path][:] = [request.agent, 99, False]
-        return self.outcome
+        ticket.answer(self.outcome)
 
     def notify(self, message: str, level: str = "info") -> None:
         self.notes.append((message, level))
@@ -93,7 +94,7 @@ class Files:
 
     def __init__(self, ws, editor, notices: list[tuple[str, str]], log: LogRing) -> None:
         self.ledger = FileLedger()
-        voice = FileNotices(log, lambda text, kind: notices.append((text, kind)), editor.notify)
+        voice = FileVoice(log, lambda text, kind: notices.append((text, kind)), editor, Questions(), "s")
         self.service = FileService(editor, PathPolicy([str(ws)]), self.ledger, ChangeLog(), voice)
         self.reconciler = Reconciler(editor, self.ledger, self.service.changes, voice)
         self.changes = self.service.changes

@@ -24,21 +24,18 @@ class ReviewEditor(FakeEditor):
     """Answers reviews with ``decide(review)``; keeps rules and rejected copies under ``state``."""
 
     def __init__(self, state: Path, decide=None, answer_kind: str | None = "allow_once") -> None:
-        super().__init__(answer_kind)
-        self.state = state
+        super().__init__(answer_kind, state_dir=str(state))
         self.decide = decide
-        self.reviews: list = []
-        self.dismissed: list = []
+        self.deciding: list[asyncio.Task] = []
 
-    async def review(self, question, review):
+    def show_review(self, ticket, question, review) -> None:
+        self.questions.append(question)
         self.reviews.append(review)
-        return await self.decide(review)
+        self.tickets.append(ticket)
+        self.deciding.append(asyncio.ensure_future(self._decide(ticket, review)))
 
-    async def state_dir(self) -> str:
-        return str(self.state)
-
-    def dismiss_permission(self, question) -> None:
-        self.dismissed.append(question)
+    async def _decide(self, ticket, review) -> None:
+        ticket.answer(await self.decide(review))
 
 
 def accept_with(transform):
@@ -216,12 +213,21 @@ async def test_policies_per_session(tmp_path):
         await session.close()
 
 
-async def test_editor_without_a_review_view_asks_plainly(tmp_path):
+class FailingReviewEditor(FakeEditor):
+    """An editor whose review view fails to open (the verdict carries the error)."""
+
+    def show_review(self, ticket, question, review) -> None:
+        self.reviews.append(review)
+        ticket.answer(ReviewVerdict((), error="no review view"))
+
+
+async def test_a_review_view_that_fails_asks_plainly(tmp_path):
     path = workspace_file(tmp_path)
-    editor = FakeEditor(answer_kind="allow_once")
+    editor = FailingReviewEditor(answer_kind="allow_once")
     session = await started(tmp_path, editor)
     try:
-        await turn(session, f"edit {path}", 1)
-        assert len(editor.questions) == 1 and "edited by demo" in path.read_text()
+        text = await turn(session, f"edit {path}", 1)
+        assert "the review view failed (no review view): asking without it" in text
+        assert len(editor.reviews) == 1 and len(editor.questions) == 1 and "edited by demo" in path.read_text()
     finally:
         await session.close()

@@ -70,14 +70,7 @@ async def test_cancel_answers_pending_permission_cancelled(tmp_path):
 
     target = tmp_path / "a.txt"
     target.write_text("one\n")
-    editor = FakeEditor(answer_kind=None)
-    never = asyncio.get_running_loop().create_future()
-
-    async def hang(question):
-        editor.questions.append(question)
-        return await never
-
-    editor.ask_permission = hang
+    editor = FakeEditor(hold=True)
     _, session = await started(tmp_path, editor)
     try:
         session.submit(Prompt(f"edit {target}"))
@@ -85,7 +78,7 @@ async def test_cancel_answers_pending_permission_cancelled(tmp_path):
         assert await session.cancel()
         await until(lambda: "turn ended: cancelled" in chat_text(session), timeout=5)
         assert target.read_text() == "one\n"
-        assert not session.pending
+        assert not session.pending and editor.dismissed == editor.tickets
     finally:
         await session.close()
 

@@ -1,9 +1,21 @@
-"""The port through which the core talks to an editor. Neovim implements it; tests may fake it."""
+"""The port through which the core talks to an editor. Neovim implements it; tests fake it.
+
+Every method is required (``tests/unit/test_port.py`` checks both implementations). Besides
+the protocol, this module holds the data the two sides exchange: buffer states and writes,
+permission questions, reviews and their verdicts, three-way views. Questions to the user are
+shown with a ``Ticket`` of ``core/questions.py`` and answered through it, never by the return
+value of a port method.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from .questions import Ticket
+
+RenderOp = list[object]
+"""One transcript render operation (see ``core/transcript/transcript.py``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +36,6 @@ class PermissionQuestion:
     kind: str
     detail: str
     choices: tuple[PermissionChoice, ...]
-    tool_call: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +74,82 @@ class ThreeWay:
     title: str = ""
 
 
+@dataclass(slots=True)
+class FileReview:
+    """One file of a review: the text now, the agent's whole-file proposal, how it was found."""
+
+    path: str
+    current: str | None
+    loaded: bool
+    agent_text: str
+    located: str
+    note: str = ""
+    snippet_old: str = ""
+
+    @property
+    def snippet_only(self) -> bool:
+        """The edit could not be placed in the file: the review shows the diff as sent."""
+        return self.located == "not-found"
+
+    @property
+    def base(self) -> str:
+        """The left side of the review."""
+        if self.snippet_only:
+            return self.snippet_old
+        return self.current or ""
+
+
+@dataclass(slots=True)
+class Review:
+    """Every file of one permission request (built by ``core/permissions/review.py``)."""
+
+    session_key: str
+    number: int
+    title: str
+    kind: str
+    files: list[FileReview] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class FileVerdict:
+    """The user's decision on one file: ``text`` is what they accepted (None: file rejected)."""
+
+    path: str
+    text: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewVerdict:
+    """The user's decision on a whole review: the answer of a review's ticket."""
+
+    files: tuple[FileVerdict, ...]
+    error: str = ""
+    """Set when the editor could not show the review (the request is then asked plainly)."""
+
+    @property
+    def accepted(self) -> bool:
+        return any(f.text is not None for f in self.files)
+
+    @staticmethod
+    def from_editor(data: object) -> ReviewVerdict:
+        """Parse the editor's answer: ``{"files": [{"path": ..., "text": ... or None}], "error": ...}``.
+
+        Entries without a path are skipped; a file whose text is not a string counts as rejected.
+        """
+        raw = data if isinstance(data, dict) else {}
+        files = raw.get("files")
+        verdicts = []
+        for item in files if isinstance(files, list) else []:
+            if isinstance(item, dict) and item.get("path") is not None:
+                text = item.get("text")
+                verdicts.append(FileVerdict(str(item["path"]), text if isinstance(text, str) else None))
+        return ReviewVerdict(tuple(verdicts), str(raw.get("error") or ""))
+
+
 class EditorPort(Protocol):
     """What the core needs from the editor. Every method is safe to call from the event loop."""
+
+    # -- buffers -------------------------------------------------------------------
 
     async def buffer_text(self, path: str) -> str | None:
         """The text of the loaded buffer for ``path`` (unsaved edits included), or None."""
@@ -93,25 +178,29 @@ class EditorPort(Protocol):
     async def loaded_files(self) -> list[tuple[str, bool, int]]:
         """(resolved path, modified, changedtick) of every loaded file buffer."""
 
-    async def three_way(self, request: ThreeWay) -> str:
-        """Show the user's text, the agent's and the base; await ``agent``, ``mine`` or ``gone``."""
+    # -- questions: shown here, answered through the ticket -----------------------------
 
-    async def ask_permission(self, question: PermissionQuestion) -> str | None:
-        """Ask the user; the chosen option id, or None when dismissed."""
+    def show_permission(self, ticket: Ticket, question: PermissionQuestion) -> None:
+        """Ask the user; answer ``ticket`` with the chosen option id, or None when dismissed."""
 
-    async def choose(self, prompt: str, items: list[str]) -> int | None:
-        """Let the user pick one of ``items`` (a picker); its index, or None when dismissed."""
+    def show_review(self, ticket: Ticket, question: PermissionQuestion, review: Review) -> None:
+        """Show the review (or queue it behind the open one); answer ``ticket`` with a ``ReviewVerdict``."""
 
-    def dismiss_permission(self, question: PermissionQuestion) -> None:
-        """Close the prompt or review for ``question`` (the turn was cancelled)."""
+    def show_three_way(self, ticket: Ticket, request: ThreeWay) -> None:
+        """Show the user's text, the agent's and the base; answer ``agent``, ``mine`` or ``gone``."""
 
-    async def review(self, question: PermissionQuestion, review: Any) -> Any:
-        """Show a ``core.review.Review`` and wait: a ``ReviewVerdict``, or None when dismissed."""
+    def show_choice(self, ticket: Ticket, prompt: str, items: list[str]) -> None:
+        """Let the user pick one of ``items``; answer its index (as text), or None when dismissed."""
+
+    def dismiss(self, ticket: Ticket) -> None:
+        """Close the view of ``ticket``, already answered (the turn was cancelled)."""
+
+    # -- the rest ------------------------------------------------------------------
 
     async def state_dir(self) -> str:
-        """A folder where the plugin may keep files (remembered rules, rejected proposals)."""
+        """A folder where the plugin may keep files (remembered rules, rejected proposals); '' for none."""
 
-    def render(self, session_key: str, ops: list[list[Any]]) -> None:
+    def render(self, session_key: str, ops: list[RenderOp]) -> None:
         """Apply transcript render operations to the session's chat view (fire-and-forget)."""
 
     def session_changed(self, session_key: str) -> None:

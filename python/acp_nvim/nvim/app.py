@@ -15,6 +15,7 @@ import pynvim
 from ..core import tasks
 from ..core.config import parse_settings
 from ..core.errors import AcpNvimError
+from ..core.questions import Questions
 from ..core.session.manager import SessionManager
 from ..core.session.session import Prompt, Session
 from ..core.transcript.block_view import ViewLimits
@@ -33,9 +34,9 @@ class App:
     def __init__(self, nvim: pynvim.Nvim) -> None:
         self.nvim = nvim
         self.bridge = Bridge(nvim)
-        self.editor = NvimEditor(self.bridge)
-        self.editor.describe = self.describe
-        self.manager = SessionManager(self.editor, parse_settings({}))
+        questions = Questions()
+        self.editor = NvimEditor(self.bridge, questions, self.describe)
+        self.manager = SessionManager(self.editor, parse_settings({}), questions)
         self.subcommands: dict[str, Callable[[dict[str, Any]], None]] = {
             "open": self.cmd_open, "send": self.cmd_send, "cancel": self.cmd_cancel,
             "new": self.cmd_new, "close": self.cmd_close,

@@ -2,31 +2,36 @@
 
 from __future__ import annotations
 
-import asyncio
-import itertools
+from collections.abc import Callable
 from typing import Any
 
-from ..core.permissions.review import Review, ReviewVerdict
-from ..core.port import BufferState, BufferWrite, PermissionQuestion, ThreeWay
+from ..core.port import BufferState, BufferWrite, PermissionQuestion, RenderOp, Review, ReviewVerdict, ThreeWay
+from ..core.questions import CHOICE, PERMISSION, REVIEW, Questions, Ticket, choice_index
 from .bridge import Bridge
 from .buffer_cache import BufferCache
 from .render_queue import RenderQueue
 from .review_spec import review_table
 
+Describe = Callable[[str], dict[str, Any]]
+"""A session's state for Lua (statusline, completion), by session key."""
+
+DISMISSABLE = {PERMISSION: "acp_nvim.permission", REVIEW: "acp_nvim.review"}
+"""The Lua module of each view a cancelled turn closes."""
+
 
 class NvimEditor:
-    """Buffers, prompts and chat rendering in Neovim, driven from the event loop."""
+    """Buffers, prompts and chat rendering in Neovim, driven from the event loop.
 
-    def __init__(self, bridge: Bridge) -> None:
+    Questions are shown under their ticket's id; the answers Lua sends back (``answer``,
+    ``review_done``) go to the shared ``Questions`` registry. The editor keeps no futures.
+    """
+
+    def __init__(self, bridge: Bridge, questions: Questions, describe: Describe) -> None:
         self.bridge = bridge
-        self.states: dict[str, dict[str, Any]] = {}
-        self.queue = RenderQueue(bridge.lua_async, self._state_of)
-        self._questions: dict[int, tuple[PermissionQuestion | None, asyncio.Future[str | None]]] = {}
-        self._ids = itertools.count(1)
+        self.questions = questions
+        self.queue = RenderQueue(bridge.lua_async, describe)
         self.buffer_cache = BufferCache()
-        self._reviews: set[int] = set()
         self._state_dir: str | None = None
-        self.describe: Any = lambda key: {}
 
     # -- files ---------------------------------------------------------------------
 
@@ -59,77 +64,49 @@ class NvimEditor:
         raw = await self.bridge.lua("return require('acp_nvim.buffers').loaded()")
         return [(str(p), bool(m), int(t)) for p, m, t in raw or []]
 
-    async def three_way(self, request: ThreeWay) -> str:
-        qid = next(self._ids)
-        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
-        self._questions[qid] = (None, future)
+    # -- questions -----------------------------------------------------------------
+
+    def show_three_way(self, ticket: Ticket, request: ThreeWay) -> None:
         self.queue.flush()
         spec = {"path": request.path, "base": request.base, "agent": request.agent,
                 "purpose": request.purpose, "title": request.title}
-        self.bridge.lua_async("require('acp_nvim.threeway').open(...)", qid, spec)
-        try:
-            return (await future) or "mine"
-        finally:
-            self._questions.pop(qid, None)
+        self.bridge.lua_async("require('acp_nvim.threeway').open(...)", ticket.id, spec)
 
-    # -- permissions ---------------------------------------------------------------
-
-    async def ask_permission(self, question: PermissionQuestion) -> str | None:
-        qid = next(self._ids)
-        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
-        self._questions[qid] = (question, future)
+    def show_permission(self, ticket: Ticket, question: PermissionQuestion) -> None:
         self.queue.flush()
-        self.bridge.lua_async("require('acp_nvim.permission').ask(...)", qid, _question_table(question))
-        try:
-            return await future
-        finally:
-            self._questions.pop(qid, None)
+        self.bridge.lua_async("require('acp_nvim.permission').ask(...)", ticket.id, _question_table(question))
+
+    def show_review(self, ticket: Ticket, question: PermissionQuestion, review: Review) -> None:
+        """Open the vimdiff review (or queue it behind the open one)."""
+        self.queue.flush()
+        self.bridge.lua_async("require('acp_nvim.review').open(...)", ticket.id, review_table(review))
+
+    def show_choice(self, ticket: Ticket, prompt: str, items: list[str]) -> None:
+        self.bridge.lua_async("require('acp_nvim.ui').select(...)", ticket.id, prompt, items)
+
+    def dismiss(self, ticket: Ticket) -> None:
+        module = DISMISSABLE.get(ticket.view)
+        if module is not None:
+            self.bridge.lua_async(f"require('{module}').dismiss(...)", ticket.id)
 
     async def choose(self, prompt: str, items: list[str]) -> int | None:
-        qid = next(self._ids)
-        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
-        self._questions[qid] = (None, future)
-        self.bridge.lua_async("require('acp_nvim.ui').select(...)", qid, prompt, items)
-        try:
-            answer = await future
-        finally:
-            self._questions.pop(qid, None)
-        return None if answer is None else int(answer)
+        """Let the user pick one of ``items`` (``vim.ui.select``): its index, or None when dismissed."""
+        answer = await self.questions.ask("", CHOICE, lambda ticket: self.show_choice(ticket, prompt, items))
+        return choice_index(answer, len(items))
 
     def answer(self, qid: int, option_id: str | None) -> None:
-        """The user's answer (from Lua); unknown or already answered ids are ignored."""
-        entry = self._questions.get(qid)
-        if entry is not None and not entry[1].done():
-            entry[1].set_result(option_id or None)
+        """An answer from Lua (prompt, three-way view, picker); unknown or answered ids are ignored."""
+        ticket = self.questions.get(qid)
+        if ticket is not None and ticket.view != REVIEW:
+            ticket.answer(option_id or None)
 
-    def dismiss_permission(self, question: PermissionQuestion) -> None:
-        for qid, (candidate, _) in list(self._questions.items()):
-            if candidate is question:
-                view = "review" if qid in self._reviews else "permission"
-                self.bridge.lua_async(f"require('acp_nvim.{view}').dismiss(...)", qid)
+    def review_done(self, rid: int, verdict: object) -> None:
+        """A review's verdict from Lua; a second answer for the same review is ignored."""
+        ticket = self.questions.get(rid)
+        if ticket is not None and ticket.view == REVIEW:
+            ticket.answer(ReviewVerdict.from_editor(verdict if isinstance(verdict, dict) else {"files": []}))
 
-    # -- review --------------------------------------------------------------------
-
-    async def review(self, question: PermissionQuestion, review: Review) -> ReviewVerdict | None:
-        """Open the vimdiff review (or queue it behind the open one) and await the verdict."""
-        rid = next(self._ids)
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._questions[rid] = (question, future)
-        self._reviews.add(rid)
-        self.queue.flush()
-        self.bridge.lua_async("require('acp_nvim.review').open(...)", rid, review_table(review))
-        try:
-            answer = await future
-        finally:
-            self._questions.pop(rid, None)
-            self._reviews.discard(rid)
-        return None if answer is None else ReviewVerdict.from_editor(answer)
-
-    def review_done(self, rid: int, verdict: Any) -> None:
-        """The review's verdict (from Lua); a second answer for the same review is ignored."""
-        entry = self._questions.get(rid)
-        if entry is not None and rid in self._reviews and not entry[1].done():
-            entry[1].set_result(verdict if isinstance(verdict, dict) else {"files": []})  # type: ignore[arg-type]
+    # -- the rest ------------------------------------------------------------------
 
     async def state_dir(self) -> str:
         if self._state_dir is None:
@@ -138,14 +115,11 @@ class NvimEditor:
 
     # -- rendering -----------------------------------------------------------------
 
-    def render(self, session_key: str, ops: list[list[Any]]) -> None:
+    def render(self, session_key: str, ops: list[RenderOp]) -> None:
         self.queue.push(session_key, ops)
 
     def session_changed(self, session_key: str) -> None:
         self.queue.changed(session_key)
-
-    def _state_of(self, key: str) -> dict[str, Any]:
-        return self.describe(key)
 
     def notify(self, message: str, level: str = "info") -> None:
         self.queue.flush()  # the chat shows what the message is about before the message appears

@@ -21,7 +21,7 @@ from . import disk
 from .changes import ChangeLog
 from .disk import Snapshot
 from .ledger import FileLedger
-from .notices import FileNotices
+from .voice import FileVoice
 
 FINAL_STATUSES = ("completed", "failed")
 
@@ -29,11 +29,11 @@ FINAL_STATUSES = ("completed", "failed")
 class Reconciler:
     """Per-session watcher of the files an agent touches on its own."""
 
-    def __init__(self, editor: EditorPort, ledger: FileLedger, changes: ChangeLog, notices: FileNotices) -> None:
+    def __init__(self, editor: EditorPort, ledger: FileLedger, changes: ChangeLog, voice: FileVoice) -> None:
         self._editor = editor
         self._ledger = ledger
         self._changes = changes
-        self._notices = notices
+        self._voice = voice
         self.warned: set[str] = set()
         self._stats: dict[str, tuple[int, int] | None] = {}
         self._touched: set[str] = set()
@@ -51,7 +51,7 @@ class Reconciler:
             loaded = await self._editor.loaded_files()
             self._stats, dirty = await asyncio.to_thread(_stat_and_snapshot, loaded)
         except Exception as exc:
-            self._notices.log("error", f"turn start snapshot failed: {type(exc).__name__}: {exc}")
+            self._voice.log("error", f"turn start snapshot failed: {type(exc).__name__}: {exc}")
             return
         for path, snap in dirty.items():
             self._changes.current.note_baseline(path, snap)
@@ -107,7 +107,7 @@ class Reconciler:
             if seen is not None and seen.tick == loaded[path]:
                 continue
             self.warned.add(path)
-            self._notices.tell(f"{path} has unsaved changes in Neovim: the agent works on the file on "
+            self._voice.tell(f"{path} has unsaved changes in Neovim: the agent works on the file on "
                                "disk and does not see them", "warn")
 
     # -- one file ------------------------------------------------------------------
@@ -141,7 +141,7 @@ class Reconciler:
         if not state.modified:
             changeset.record(path, text, "disk", before or Snapshot(True, state.text))
             if await self._editor.reload_buffer(path, text) != "modified":
-                self._notices.log("info", f"reloaded {path} (changed on disk by the agent)")
+                self._voice.log("info", f"reloaded {path} (changed on disk by the agent)")
                 return
         if not await self._disk_changed(path, before, text):
             return  # only the user's unsaved edits differ from the disk
@@ -157,20 +157,20 @@ class Reconciler:
         return False
 
     def _conflict(self, path: str, base: str | None, text: str) -> None:
-        self._notices.tell(f"{path} changed on disk while its buffer has unsaved changes: nothing was "
+        self._voice.tell(f"{path} changed on disk while its buffer has unsaved changes: nothing was "
                            "reloaded. Decide in the three-way view.", "warn")
         self._ledger.open_view(path)
         tasks.spawn(self._three_way(path, base, text), self._report, "three-way view")
 
     async def _three_way(self, path: str, base: str | None, text: str) -> None:
         try:
-            outcome = await self._editor.three_way(ThreeWay(path, base, text, "disk", "on disk"))
+            outcome = await self._voice.three_way(ThreeWay(path, base, text, "disk", "on disk"))
         finally:
             self._ledger.close_view(path)
-        self._notices.log("info", f"three-way view for {path} closed: {outcome}")
+        self._voice.log("info", f"three-way view for {path} closed: {outcome}")
 
     def _report(self, message: str) -> None:
-        self._notices.log("error", message)
+        self._voice.log("error", message)
         self._editor.notify(message, "error")
 
 

@@ -22,9 +22,9 @@ from . import disk
 from .changes import ChangeLog
 from .disk import Snapshot
 from .ledger import FileLedger, ReadRecord
-from .notices import FileNotices
 from .paths import REFUSED, PathPolicy, PathRefused, file_error
 from .text_slice import slice_lines
+from .voice import FileVoice
 
 INTERNAL = -32603
 
@@ -35,14 +35,14 @@ class FileService:
     """Answers the agent's file requests through the editor port and the path policy."""
 
     def __init__(self, editor: EditorPort, policy: PathPolicy, ledger: FileLedger, changes: ChangeLog,
-                 notices: FileNotices, content_filter: ContentFilter | None = None) -> None:
+                 voice: FileVoice, content_filter: ContentFilter | None = None) -> None:
         self.editor = editor
         self.policy = policy
         self.changes = changes
         self.content_filter = content_filter
         """Applied to the agent's content before a write (the review substitutes the accepted text)."""
         self._ledger = ledger
-        self._notices = notices
+        self._voice = voice
 
     # -- fs/read_text_file ---------------------------------------------------------
 
@@ -52,7 +52,7 @@ class FileService:
         try:
             text = await self._load(resolved)
         except RequestError as exc:
-            self._notices.log("info", f"fs/read_text_file {path}: {exc.data.get('reason') if exc.data else exc}")
+            self._voice.log("info", f"fs/read_text_file {path}: {exc.data.get('reason') if exc.data else exc}")
             raise
         return ReadTextFileResponse(content=slice_lines(text, line, limit))
 
@@ -69,10 +69,14 @@ class FileService:
 
     # -- fs/write_text_file --------------------------------------------------------
 
-    async def write(self, path: str, content: str) -> None:
-        """Write through the loaded buffer (one undo step, saved) or the disk; never over unseen edits."""
+    async def write(self, path: str, content: str, *, filtered: bool = True) -> None:
+        """Write through the loaded buffer (one undo step, saved) or the disk; never over unseen edits.
+
+        ``filtered`` False skips the content filter (the review's own correction of a write).
+        """
         resolved = self._check(path, "write")
-        content = await self._filtered(resolved, content)
+        if filtered:
+            content = await self._filtered(resolved, content)
         key = str(resolved)
         async with self._ledger.lock(key):
             if self._ledger.view_open(key):
@@ -87,7 +91,7 @@ class FileService:
         result = await self.editor.apply_to_buffer(key, content, seen.tick if seen else None,
                                                    key not in changeset.files)
         if result.status == "error":  # a buffer that is not modifiable, a failed save
-            self._notices.tell(f"{key}: the agent's write failed: {result.text}", "error")
+            self._voice.tell(f"{key}: the agent's write failed: {result.text}", "error")
             raise file_error(key, f"not written: {result.text}", INTERNAL)
         if result.status == "not_loaded":
             before = await asyncio.to_thread(disk.snapshot, resolved)
@@ -102,19 +106,19 @@ class FileService:
         self.changes.current.record(key, content, "fs", before)
         self._ledger.note_read(key, tick, content)
         self._ledger.note_disk(key, disk.fingerprint(content))
-        self._notices.log("info", f"fs/write_text_file {key}: written ({'buffer' if tick is not None else 'disk'})")
+        self._voice.log("info", f"fs/write_text_file {key}: written ({'buffer' if tick is not None else 'disk'})")
 
     async def _write_conflict(self, resolved: Path, content: str, seen: ReadRecord | None, mine: str) -> None:
         key = str(resolved)
         base = seen.text if seen else (await asyncio.to_thread(disk.snapshot, resolved)).text
-        self._notices.tell(f"{key}: the agent's write waits for you: the buffer has unsaved changes the agent "
+        self._voice.tell(f"{key}: the agent's write waits for you: the buffer has unsaved changes the agent "
                   "has not read. Decide in the three-way view.", "warn")
         self._ledger.open_view(key)
         try:
-            outcome = await self.editor.three_way(ThreeWay(key, base, content, "write", "agent's write"))
+            outcome = await self._voice.three_way(ThreeWay(key, base, content, "write", "agent's write"))
         finally:
             self._ledger.close_view(key)
-        self._notices.log("info", f"fs/write_text_file {key}: three-way view closed: {outcome}")
+        self._voice.log("info", f"fs/write_text_file {key}: three-way view closed: {outcome}")
         if outcome == "agent":
             self.changes.current.record(key, content, "fs", Snapshot(True, mine))
             self._ledger.forget_read(key)
@@ -135,10 +139,10 @@ class FileService:
         try:
             return self.policy.check(path)
         except PathRefused as exc:
-            self._notices.tell(f"refused to {action} {exc.path}: {exc.reason}", "warn")
+            self._voice.tell(f"refused to {action} {exc.path}: {exc.reason}", "warn")
             raise
         except RequestError as exc:
-            self._notices.log("info", f"fs {action} {path}: {exc}")
+            self._voice.log("info", f"fs {action} {path}: {exc}")
             raise
 
 

@@ -7,21 +7,23 @@ The answer always names an option chosen by its ``kind``; it goes out exactly on
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import itertools
 import json
 import re
-from collections.abc import Awaitable, Callable
-from os import PathLike
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from acp import RequestError, text_block
 from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 
-from ..port import PermissionChoice, PermissionQuestion
-from ..tasks import spawn
+from ..files.paths import PathPolicy
+from ..port import EditorPort, PermissionChoice, PermissionQuestion
+from ..questions import PERMISSION, REVIEW, Questions, Show, Ticket
+from ..tasks import ErrorReporter, spawn
 from ..transcript.tool_calls import ToolCallState, command_of
+from ..transcript.transcript import Transcript
 from . import review as review_model
 from .accepted import AcceptedEdit, AcceptedEdits, agent_note
 from .policy import (
@@ -37,50 +39,82 @@ from .policy import (
 from .review import Current, ProposedEdit, Review, ReviewVerdict
 from .rules import RulesFileError, RuleStore, make_rule
 
-if TYPE_CHECKING:
-    from ..session.session import Session
-
 DETAIL_LINES = 20
 MAX_REVIEW_BYTES = 32 * 1024 * 1024
 RULES_FILE = ("acp_nvim", "rules.json")
 REJECTED_DIR = ("acp_nvim", "rejected")
 
-_correcting: contextvars.ContextVar[bool] = contextvars.ContextVar("acp_nvim_correcting", default=False)
+Waiting = Callable[[bool], None]
+"""Told True when the user is asked, False when the answer came."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Whose requests a broker answers: the session (questions, rejected copies), agent and workspace (rules)."""
+
+    session_key: str
+    agent: str
+    cwd: str
+
+
+class FileAccess(Protocol):
+    """What the broker needs of the session's files (``FileService``)."""
+
+    @property
+    def policy(self) -> PathPolicy: ...
+
+    async def write(self, path: str, content: str, *, filtered: bool = True) -> None: ...
 
 
 class PermissionBroker:
     """Decides, asks or reviews; remembers "always" answers; corrects writes after a review."""
 
-    def __init__(self, session: Session, settings: PermissionSettings) -> None:
-        self._session = session
+    def __init__(self, scope: Scope, settings: PermissionSettings, *, questions: Questions, editor: EditorPort,
+                 transcript: Transcript, files: FileAccess, accepted: AcceptedEdits, report: ErrorReporter,
+                 waiting: Waiting) -> None:
         self.policy = settings.policy
-        self.accepted = AcceptedEdits()
+        self.accepted = accepted
+        self._scope = scope
+        self._questions = questions
+        self._editor = editor
+        self._transcript = transcript
+        self._files = files
+        self._report = report
+        self._waiting = waiting
         self._notes: list[str] = []
         self._numbers = itertools.count(1)
         self._rules: RuleStore | None = None
         self._state_dir: str | None = None
-        session.files.content_filter = self.content_filter
 
     # -- entry points ----------------------------------------------------------------
 
     async def handle(self, tool_call: Any, options: list[Any]) -> RequestPermissionResponse:
-        """Answer one ``session/request_permission``."""
-        transcript = self._session.transcript
-        earlier = review_model.content_edits(transcript.tool_calls.get(tool_call.tool_call_id))
-        state = transcript.tool_call(tool_call)
-        question = _question(self._session.key, state, options)
+        """Answer one ``session/request_permission``.
+
+        The request is registered before anything is prepared (rules read, review texts loaded):
+        a cancel meanwhile answers it ``cancelled`` and nothing is shown.
+        """
+        with self._questions.open(self._scope.session_key, PERMISSION) as ticket:
+            return await self._answer(ticket, tool_call, options)
+
+    async def _answer(self, ticket: Ticket, tool_call: Any, options: list[Any]) -> RequestPermissionResponse:
+        earlier = review_model.content_edits(self._transcript.tool_calls.get(tool_call.tool_call_id))
+        state = self._transcript.tool_call(tool_call)
+        question = _question(self._scope.session_key, state, options)
         edits = review_model.proposed_edits(state, earlier)
         auto = await self._automatic(question, state, edits)
+        if ticket.cancelled:
+            return _cancelled()
         if auto is not None:
             return _selected(auto.choice)
-        if edits and hasattr(self._session.editor, "review"):
-            return await self._review(question, state, edits)
-        return await self._prompt(question, state)  # an editor without a review view asks plainly
+        if edits:
+            return await self._review(ticket, question, state, edits)
+        return await self._prompt(ticket, question, state)
 
     def set_policy(self, policy: str) -> None:
         """Switch this session's policy (ValueError for an unknown one)."""
         self.policy = check_policy(policy)
-        self._session.transcript.notice(f"permission policy: {policy}", "info")
+        self._transcript.notice(f"permission policy: {policy}", "info")
 
     def start_turn(self) -> list[Any]:
         """A new prompt: blocks telling the agent how its reviewed edits really landed (once).
@@ -100,13 +134,7 @@ class PermissionBroker:
         elif state.status == "completed":
             left = self.accepted.settle(state.tool_call_id)
             if left:
-                spawn(self._correct(left), self._session._report, f"{self._session.key} review write")
-
-    async def content_filter(self, path: str | PathLike[str], content: str) -> str:
-        """``FileService`` hook: the user's accepted text replaces the agent's."""
-        if _correcting.get():
-            return content
-        return await self.accepted.filter(path, content)
+                spawn(self._correct(left), self._report, f"{self._scope.session_key} review write")
 
     async def rule_store(self) -> RuleStore:
         """The shared rules file (in memory only when the editor has no state folder)."""
@@ -119,18 +147,18 @@ class PermissionBroker:
 
     async def _automatic(self, question: PermissionQuestion, state: ToolCallState,
                          edits: list[ProposedEdit]) -> AutoAnswer | None:
-        session = self._session
+        scope = self._scope
         try:
             rule = await (await self.rule_store()).match(
-                session.agent_name, session.cwd, question.kind, command_of(state.raw_input))
+                scope.agent, scope.cwd, question.kind, command_of(state.raw_input))
         except RulesFileError as exc:
-            session.transcript.notice(str(exc), "error")
+            self._transcript.notice(str(exc), "error")
             rule = None
         inside = self._inside_workspace(edits, state)
         auto = decide(question.choices, question.kind, self.policy, rule, inside)
         if auto is not None:
             verb = "allowed" if auto.allowed else "rejected"
-            session.transcript.notice(
+            self._transcript.notice(
                 f"{verb} automatically ({auto.reason}): {question.kind} · {question.title} → {auto.choice.name}",
                 "info")
         return auto
@@ -139,7 +167,7 @@ class PermissionBroker:
         paths = [edit.path for edit in edits] + [path for path, _ in state.locations]
         if not paths:
             return False
-        policy = self._session.files.policy  # the session's roots, workspace_roots included
+        policy = self._files.policy  # the session's roots, workspace_roots included
         try:
             for path in paths:
                 policy.check(path)
@@ -149,8 +177,19 @@ class PermissionBroker:
 
     # -- asking the user ------------------------------------------------------------------
 
-    async def _prompt(self, question: PermissionQuestion, state: ToolCallState) -> RequestPermissionResponse:
-        answer = await self._session._ask(question)
+    async def _ask(self, ticket: Ticket, view: str, show: Show) -> object:
+        """Show the request and await the user's answer (None when cancelled)."""
+        if ticket.cancelled:
+            return None
+        self._waiting(True)
+        try:
+            return await ticket.ask(view, show)
+        finally:
+            self._waiting(False)
+
+    async def _prompt(self, ticket: Ticket, question: PermissionQuestion,
+                      state: ToolCallState) -> RequestPermissionResponse:
+        answer = await self._ask(ticket, PERMISSION, lambda t: self._editor.show_permission(t, question))
         choice = next((c for c in question.choices if c.option_id == answer), None)
         if choice is None:
             return _cancelled()
@@ -159,35 +198,33 @@ class PermissionBroker:
         return _selected(choice)
 
     async def _remember(self, question: PermissionQuestion, state: ToolCallState, choice: PermissionChoice) -> None:
-        session = self._session
-        rule = make_rule(session.agent_name, session.cwd, question.kind, command_of(state.raw_input),
+        scope = self._scope
+        rule = make_rule(scope.agent, scope.cwd, question.kind, command_of(state.raw_input),
                          allow=choice.kind.startswith("allow"))
         try:
             await (await self.rule_store()).add(rule)
         except RulesFileError as exc:
-            session.transcript.notice(f"not remembered: {exc}", "error")
+            self._transcript.notice(f"not remembered: {exc}", "error")
             return
-        session.transcript.notice(f"remembered: {rule.describe()} (:Ai rules lists and removes rules)", "info")
+        self._transcript.notice(f"remembered: {rule.describe()} (:Ai rules lists and removes rules)", "info")
 
-    async def _review(self, question: PermissionQuestion, state: ToolCallState,
+    async def _review(self, ticket: Ticket, question: PermissionQuestion, state: ToolCallState,
                       edits: list[ProposedEdit]) -> RequestPermissionResponse:
-        session = self._session
-        review = await review_model.build(session.key, next(self._numbers), question.title, question.kind,
-                                          edits, self._read_current, session.cwd)
+        review = await review_model.build(self._scope.session_key, next(self._numbers), question.title,
+                                          question.kind, edits, self._read_current, self._scope.cwd)
         for file in review.files:
             if file.note:
-                session.transcript.notice(f"review of {file.path}: {file.note}", "info")
-        editor: Any = session.editor
-        verdict = await session._ask(question, lambda q: editor.review(q, review))
+                self._transcript.notice(f"review of {file.path}: {file.note}", "info")
+        verdict = await self._ask(ticket, REVIEW, lambda t: self._editor.show_review(t, question, review))
         if not isinstance(verdict, ReviewVerdict):
             return _cancelled()
         if verdict.error:
-            session.transcript.notice(f"the review view failed ({verdict.error}): asking without it", "error")
-            return await self._prompt(question, state)
+            self._transcript.notice(f"the review view failed ({verdict.error}): asking without it", "error")
+            return await self._prompt(ticket, question, state)
         return await self._settle(question, state, review, verdict)
 
     async def _read_current(self, path: str) -> Current:
-        text = await self._session.editor.buffer_text(path)
+        text = await self._editor.buffer_text(path)
         if text is not None:
             return Current(text, loaded=True)
         return await asyncio.to_thread(_read_file, Path(path))
@@ -196,7 +233,7 @@ class PermissionBroker:
 
     async def _settle(self, question: PermissionQuestion, state: ToolCallState, review: Review,
                       verdict: ReviewVerdict) -> RequestPermissionResponse:
-        transcript = self._session.transcript
+        transcript = self._transcript
         texts = {file.path: file.text for file in verdict.files}
         rejected = [file for file in review.files if texts.get(file.path) is None]
         await self._keep_rejected(review, rejected)
@@ -221,7 +258,7 @@ class PermissionBroker:
         note = agent_note(file.path, file.agent_text, text)
         if note:
             self._notes.append(note)
-            self._session.transcript.notice(f"note for the agent, sent with your next prompt: {note}", "info")
+            self._transcript.notice(f"note for the agent, sent with your next prompt: {note}", "info")
 
     async def _keep_rejected(self, review: Review, files: list[review_model.FileReview]) -> None:
         if not files:
@@ -230,7 +267,7 @@ class PermissionBroker:
         for file in files:
             where = await self._save_copy(state_dir, review, file) if state_dir else None
             kept = f"kept in {where} (:edit it to see it)" if where else "not kept: no state folder"
-            self._session.transcript.notice(f"rejected proposal for {file.path} {kept}", "info")
+            self._transcript.notice(f"rejected proposal for {file.path} {kept}", "info")
 
     async def _save_copy(self, state_dir: str, review: Review, file: review_model.FileReview) -> str | None:
         folder = Path(state_dir, *REJECTED_DIR, re.sub(r"[^\w.-]+", "-", review.session_key))
@@ -238,28 +275,26 @@ class PermissionBroker:
         try:
             await asyncio.to_thread(_write_copy, target, file.agent_text)
         except OSError as exc:
-            self._session.transcript.notice(f"could not keep the rejected proposal: {exc}", "error")
+            self._transcript.notice(f"could not keep the rejected proposal: {exc}", "error")
             return None
         return str(target)
 
     async def _correct(self, edits: list[AcceptedEdit]) -> None:
         """The agent wrote the disk itself: put the accepted text in place where it differs."""
-        _correcting.set(True)
         for edit in edits:
             target = edit.target
             if target is None or await asyncio.to_thread(_disk_text, Path(edit.path)) == target:
                 continue
             try:
-                await self._session.files.write(edit.path, target)
+                await self._files.write(edit.path, target, filtered=False)
             except Exception as exc:
-                self._session.transcript.notice(f"could not put your reviewed text in {edit.path}: {exc}", "error")
+                self._transcript.notice(f"could not put your reviewed text in {edit.path}: {exc}", "error")
                 continue
-            self._session.transcript.notice(f"{edit.path} now holds the text you accepted in the review", "info")
+            self._transcript.notice(f"{edit.path} now holds the text you accepted in the review", "info")
 
     async def _get_state_dir(self) -> str | None:
         if self._state_dir is None:
-            getter: Callable[[], Awaitable[str]] | None = getattr(self._session.editor, "state_dir", None)
-            self._state_dir = (await getter()) if getter else ""
+            self._state_dir = await self._editor.state_dir()
         return self._state_dir or None
 
 
@@ -269,7 +304,7 @@ class PermissionBroker:
 def _question(session_key: str, state: ToolCallState, options: list[Any]) -> PermissionQuestion:
     choices = tuple(PermissionChoice(o.option_id, o.name, _value(o.kind)) for o in options)
     return PermissionQuestion(session_key=session_key, title=state.title, kind=state.kind,
-                              detail=describe_request(state), choices=choices, tool_call=state)
+                              detail=describe_request(state), choices=choices)
 
 
 def describe_request(state: ToolCallState) -> str:

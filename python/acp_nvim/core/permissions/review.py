@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from ..port import FileReview as FileReview
+from ..port import FileVerdict as FileVerdict
+from ..port import Review as Review
+from ..port import ReviewVerdict as ReviewVerdict
 from ..transcript.tool_calls import ToolCallState
 from .text_merge import carry_over
 
@@ -42,73 +46,6 @@ class Current:
     text: str | None
     loaded: bool = False
     problem: str = ""
-
-
-@dataclass(slots=True)
-class FileReview:
-    """One file of a review: the text now, the agent's whole-file proposal, how it was found."""
-
-    path: str
-    current: str | None
-    loaded: bool
-    agent_text: str
-    located: str
-    note: str = ""
-    snippet_old: str = ""
-
-    @property
-    def snippet_only(self) -> bool:
-        """The edit could not be placed in the file: the review shows the diff as sent."""
-        return self.located == "not-found"
-
-    @property
-    def base(self) -> str:
-        """The left side of the review."""
-        if self.snippet_only:
-            return self.snippet_old
-        return self.current or ""
-
-
-@dataclass(slots=True)
-class Review:
-    """Every file of one permission request."""
-
-    session_key: str
-    number: int
-    title: str
-    kind: str
-    files: list[FileReview] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class FileVerdict:
-    """The user's decision on one file: ``text`` is what they accepted (None: file rejected)."""
-
-    path: str
-    text: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class ReviewVerdict:
-    """The user's decision on a whole review."""
-
-    files: tuple[FileVerdict, ...]
-    error: str = ""
-    """Set when the editor could not show the review (the request is then asked plainly)."""
-
-    @property
-    def accepted(self) -> bool:
-        return any(f.text is not None for f in self.files)
-
-    @staticmethod
-    def from_editor(data: Any) -> ReviewVerdict:
-        """Parse the editor's answer: ``{"files": [{"path": ..., "text": ... or None}], "error": ...}``."""
-        data = data if isinstance(data, dict) else {}
-        verdicts = []
-        for item in data.get("files") or []:
-            text = item.get("text")
-            verdicts.append(FileVerdict(str(item["path"]), text if isinstance(text, str) else None))
-        return ReviewVerdict(tuple(verdicts), str(data.get("error") or ""))
 
 
 # -- diff sources -----------------------------------------------------------------

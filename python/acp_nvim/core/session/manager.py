@@ -6,15 +6,18 @@ from collections import defaultdict
 
 from ..config import Settings
 from ..port import EditorPort
+from ..questions import Questions
 from .session import Session
 
 
 class SessionManager:
     """Creates sessions (one agent process each) and remembers which one is current."""
 
-    def __init__(self, editor: EditorPort, settings: Settings) -> None:
+    def __init__(self, editor: EditorPort, settings: Settings, questions: Questions | None = None) -> None:
         self.editor = editor
         self.settings = settings
+        self.questions = questions or Questions()
+        """Shared by every session: the editor routes the user's answers here by id."""
         self.sessions: dict[str, Session] = {}
         self.current_key: str | None = None
         self._counters: defaultdict[str, int] = defaultdict(int)
@@ -24,7 +27,7 @@ class SessionManager:
         name, spec = self.settings.agent(agent)
         self._counters[name] += 1
         key = f"{name}/{self._counters[name]}"
-        session = Session(key, name, spec, self.settings, self.editor, cwd)
+        session = Session(key, name, spec, self.settings, self.editor, cwd, self.questions)
         self.sessions[key] = session
         self.current_key = key
         return session

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,20 +17,21 @@ from ..config import AgentSpec, Settings
 from ..errors import SessionClosedError
 from ..files.changes import ChangeLog
 from ..files.ledger import FileLedger
-from ..files.notices import FileNotices
 from ..files.paths import PathPolicy
 from ..files.reconcile import Reconciler
 from ..files.service import FileService
+from ..files.voice import FileVoice
 from ..log.redact import Redactor
 from ..log.ring import LogRing
-from ..permissions.broker import PermissionBroker
-from ..port import EditorPort, PermissionQuestion
+from ..permissions.accepted import AcceptedEdits
+from ..permissions.broker import PermissionBroker, Scope
+from ..port import EditorPort
+from ..questions import CHOICE, Questions, Ticket, choice_index
 from ..transcript.transcript import Transcript
 from . import attachments, auth, reattach
 from .client import client_for
 from .details import SessionDetails
 
-Asker = Callable[[PermissionQuestion], Awaitable[Any]]
 STATES = ("starting", "idle", "running", "waiting", "closed", "failed")
 
 
@@ -49,19 +49,22 @@ class Session:
     """Owns one agent process and one ACP session on it."""
 
     def __init__(self, key: str, agent_name: str, spec: AgentSpec, settings: Settings,
-                 editor: EditorPort, cwd: str) -> None:
+                 editor: EditorPort, cwd: str, questions: Questions) -> None:
         self.key = key
         self.agent_name = agent_name
         self.cwd = cwd
         self.editor = editor
+        self.questions = questions
         self.log = LogRing(settings.log.max_entries, settings.log.max_bytes, settings.log.level,
                            redact=Redactor.for_env(spec.env))
         self._noise = NoiseReporter(lambda text: editor.notify(f"{key}: {text}", "warn"))
         self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name)
         roots = [*settings.workspace_roots, *([spec.cwd] if spec.cwd else [])]
-        ledger, notices = FileLedger(), FileNotices(self.log, self.transcript.notice, editor.notify)
-        self.files = FileService(editor, PathPolicy.for_workspace(cwd, roots), ledger, ChangeLog(), notices)
-        self.reconciler = Reconciler(editor, ledger, self.files.changes, notices)
+        ledger, voice = FileLedger(), FileVoice(self.log, self.transcript.notice, editor, questions, key)
+        accepted = AcceptedEdits()
+        self.files = FileService(editor, PathPolicy.for_workspace(cwd, roots), ledger, ChangeLog(), voice,
+                                 content_filter=accepted.filter)
+        self.reconciler = Reconciler(editor, ledger, self.files.changes, voice)
         self.spec = spec
         self.process = AgentProcess(agent_name, spec, client_for(self), self.log, cwd, self._noise)
         self.session_id: str | None = None
@@ -73,11 +76,13 @@ class Session:
         self.usage: str | None = None
         self.commands: list[str] = []
         self.details = SessionDetails()
-        self.pending: dict[PermissionQuestion, asyncio.Future[Any]] = {}
         self._cancelling = False
         self._replaying = False
         self._runner: asyncio.Task[None] | None = None
-        self.permissions = PermissionBroker(self, settings.permissions)
+        self.permissions = PermissionBroker(
+            Scope(key, agent_name, cwd), settings.permissions, questions=questions, editor=editor,
+            transcript=self.transcript, files=self.files, accepted=accepted, report=self._report,
+            waiting=self._waiting)
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -108,7 +113,7 @@ class Session:
 
     async def restart(self) -> None:
         """A fresh agent process, back on the same conversation when the agent can resume or load it."""
-        self._answer_pending(None)
+        self._cancel_questions()
         self._set_state("starting")
         await self.process.close()
         self.process = AgentProcess(self.agent_name, self.spec, client_for(self), self.log, self.cwd,
@@ -157,7 +162,7 @@ class Session:
                 raise
         self.transcript.notice("the agent asks you to log in", "info")
         methods = list(self.process.info.auth_methods or []) if self.process.info else []
-        await auth.authenticate(self.agent_name, self.process.conn, methods, self.editor)
+        await auth.authenticate(self.agent_name, self.process.conn, methods, self._choose)
         return await self.process.conn.new_session(cwd=self.cwd, mcp_servers=[])
 
     def _drop_queue(self) -> None:
@@ -170,13 +175,13 @@ class Session:
         if self.state != "closed" and process is self.process:
             self.transcript.notice(f"agent exited with code {code}", "error")
             self.editor.notify(f"{self.key}: agent exited with code {code}", "error")
-            self._answer_pending(None)
+            self._cancel_questions()
             self._set_state("failed")
             self._drop_queue()
 
     async def close(self) -> None:
         self._set_state("closed")
-        self._answer_pending(None)
+        self._cancel_questions()
         await self.process.close()
 
     def _report(self, message: str) -> None:
@@ -263,7 +268,7 @@ class Session:
         if self.state not in ("running", "waiting"):
             return False
         self._cancelling = True
-        self._answer_pending(None)
+        self._cancel_questions()
         await self.process.conn.cancel(session_id=self.session_id)
         return True
 
@@ -284,32 +289,27 @@ class Session:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return await self.permissions.handle(tool_call, options)
 
-    async def _ask(self, question: PermissionQuestion, asker: Asker | None = None) -> Any:
-        """Wait for the user's answer (None when cancelled); ``asker`` defaults to the prompt."""
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self.pending[question] = future
-        self.details.asked += 1
-        self._set_state("waiting")
-        forward = self._forward_answer(question, future, asker or self.editor.ask_permission)
-        tasks.spawn(forward, self._report, f"{self.key} permission")
-        try:
-            return await future
-        finally:
-            self.pending.pop(question, None)
-            if self.state == "waiting":
-                self._set_state("running" if not self.pending else "waiting")
+    @property
+    def pending(self) -> list[Ticket]:
+        """Permission requests shown to the user and not answered yet."""
+        return self.questions.waiting(self.key)
 
-    async def _forward_answer(self, question: PermissionQuestion, future: asyncio.Future[Any],
-                              asker: Asker) -> None:
-        answer = await asker(question)
-        if not future.done():
-            future.set_result(answer)
+    def _waiting(self, asked: bool) -> None:
+        """The broker asks the user (True) or got the answer (False)."""
+        if asked:
+            self.details.asked += 1
+            self._set_state("waiting")
+        elif self.state == "waiting":
+            self._set_state("running" if not self.pending else "waiting")
 
-    def _answer_pending(self, answer: str | None) -> None:
-        for question, future in list(self.pending.items()):
-            if not future.done():
-                future.set_result(answer)
-                self.editor.dismiss_permission(question)
+    def _cancel_questions(self) -> None:
+        """Answer every permission request of this session ``cancelled`` and close its view."""
+        for ticket in self.questions.cancel(self.key):
+            self.editor.dismiss(ticket)
+
+    async def _choose(self, prompt: str, items: list[str]) -> int | None:
+        answer = await self.questions.ask(self.key, CHOICE, lambda t: self.editor.show_choice(t, prompt, items))
+        return choice_index(answer, len(items))
 
     async def set_mode(self, mode_id: str) -> None:
         await self.process.conn.set_session_mode(session_id=self.session_id, mode_id=mode_id)

@@ -1,0 +1,123 @@
+"""Every question open to the user, by id: permission prompts, reviews, three-way views, pickers.
+
+A question is registered (a ``Ticket``) before anything is prepared or shown, so cancelling
+a turn always finds it. The editor shows it under the ticket's id and routes the user's
+answer back here by that id; the first answer is taken and later ones are ignored. The one
+future of each question lives here: the editor keeps none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+PERMISSION = "permission"
+REVIEW = "review"
+THREE_WAY = "three_way"
+CHOICE = "choice"
+TURN_VIEWS = frozenset({PERMISSION, REVIEW})
+"""The views of a permission request: cancelling the turn (or ending the session) answers them."""
+
+Show = Callable[["Ticket"], None]
+
+
+class Ticket:
+    """One question: its id, its owner (a session key; '' for the editor's own) and its view."""
+
+    __slots__ = ("_future", "cancelled", "id", "owner", "view")
+
+    def __init__(self, qid: int, owner: str, view: str) -> None:
+        self.id = qid
+        self.owner = owner
+        self.view = view
+        self.cancelled = False
+        """Set by ``Questions.cancel``: the question is answered ``cancelled`` and never shown again."""
+        self._future: asyncio.Future[object] | None = None
+
+    @property
+    def waiting(self) -> bool:
+        """Shown to the user and not answered yet."""
+        return self._future is not None and not self._future.done()
+
+    def answer(self, value: object) -> bool:
+        """The user's answer; False (ignored) when the question is not waiting for one."""
+        if self._future is None or self._future.done():
+            return False
+        self._future.set_result(value)
+        return True
+
+    async def ask(self, view: str, show: Show) -> object:
+        """Show the question as ``view`` and await its one answer (None at once when cancelled).
+
+        A question may be shown again after an answer (a review the editor could not show is
+        asked as a plain prompt); each showing is answered exactly once.
+        """
+        if self.cancelled:
+            return None
+        self.view = view
+        self._future = asyncio.get_running_loop().create_future()
+        try:
+            show(self)
+        except BaseException:
+            self._future = None
+            raise
+        return await self._future
+
+
+class Questions:
+    """The registry of open questions of one editor (all its sessions)."""
+
+    def __init__(self) -> None:
+        self._open: dict[int, Ticket] = {}
+        self._ids = itertools.count(1)
+
+    @contextmanager
+    def open(self, owner: str, view: str) -> Iterator[Ticket]:
+        """Register a question for the duration of the ``with`` block."""
+        ticket = Ticket(next(self._ids), owner, view)
+        self._open[ticket.id] = ticket
+        try:
+            yield ticket
+        finally:
+            self._open.pop(ticket.id, None)
+
+    async def ask(self, owner: str, view: str, show: Show) -> object:
+        """Register, show and await one question (None when dismissed)."""
+        with self.open(owner, view) as ticket:
+            return await ticket.ask(view, show)
+
+    def get(self, qid: int) -> Ticket | None:
+        """The open question with this id (None: unknown, or already closed)."""
+        return self._open.get(qid)
+
+    def waiting(self, owner: str) -> list[Ticket]:
+        """The owner's permission requests shown to the user and not answered yet."""
+        return [t for t in self._open.values() if t.owner == owner and t.view in TURN_VIEWS and t.waiting]
+
+    def cancel(self, owner: str) -> list[Ticket]:
+        """Answer every open permission request of ``owner`` with None (``cancelled``).
+
+        Requests still being prepared are marked and never shown. Returns those that were
+        shown: their views are to be closed.
+        """
+        shown = []
+        for ticket in list(self._open.values()):
+            if ticket.owner != owner or ticket.view not in TURN_VIEWS:
+                continue
+            ticket.cancelled = True
+            if ticket.answer(None):
+                shown.append(ticket)
+        return shown
+
+
+def choice_index(answer: object, count: int) -> int | None:
+    """A picker's answer (the index as text or a number) as an index into ``count`` items, or None."""
+    if isinstance(answer, bool) or not isinstance(answer, (int, str)):
+        return None
+    try:
+        index = int(answer)
+    except ValueError:
+        return None
+    return index if 0 <= index < count else None
