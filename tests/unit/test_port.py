@@ -1,0 +1,36 @@
+"""The port is a contract: the Neovim editor and the test fake implement every method, as declared."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from fake_editor import FakeEditor
+
+from acp_nvim.core.port import EditorPort
+from acp_nvim.nvim.editor import NvimEditor
+
+PORT_METHODS = sorted(name for name, value in vars(EditorPort).items()
+                      if inspect.isfunction(value) and not name.startswith("_"))
+
+
+def test_the_port_declares_what_the_core_uses():
+    assert PORT_METHODS == sorted([
+        "buffer_text", "read_buffer", "apply_to_buffer", "reload_buffer", "sync_buffer", "loaded_files",
+        "show_permission", "show_review", "show_three_way", "show_choice", "dismiss",
+        "state_dir", "render", "session_changed", "notify",
+    ])
+
+
+@pytest.mark.parametrize("implementation", [NvimEditor, FakeEditor])
+@pytest.mark.parametrize("name", PORT_METHODS)
+def test_every_port_method_is_implemented_with_the_ports_signature(implementation, name):
+    declared = getattr(EditorPort, name)
+    implemented = getattr(implementation, name, None)
+    assert implemented is not None, f"{implementation.__name__} lacks {name}"
+    assert inspect.signature(implemented) == inspect.signature(declared), f"{implementation.__name__}.{name}"
+    assert inspect.iscoroutinefunction(implemented) == inspect.iscoroutinefunction(declared), name
+
+
+def test_the_fake_answers_only_what_it_implements():
+    assert not hasattr(FakeEditor(), "no_such_port_method")
