@@ -9,13 +9,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import ConfigError
+from .log.ring import LOG_LEVELS as LOG_LEVELS
 from .permissions.policy import PermissionSettings
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 """The folder that holds the ``acp_nvim`` package (``<plugin>/python``)."""
 
 DEMO_AGENT_NAME = "demo"
-LOG_LEVELS = ("trace", "debug", "info", "warn", "error")
 
 
 class AgentSpec(BaseModel):

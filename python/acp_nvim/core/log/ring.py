@@ -15,9 +15,10 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..config import LOG_LEVELS
 from .summary import summarize
 
+LOG_LEVELS = ("trace", "debug", "info", "warn", "error")
+"""Lowest first; a ring keeps the entries at or above its level."""
 LEVEL_RANK = {name: rank for rank, name in enumerate(LOG_LEVELS)}
 STREAMING_UPDATES = frozenset({"agent_message_chunk", "agent_thought_chunk", "user_message_chunk"})
 WIRE_KINDS = frozenset({"request", "response", "notification"})

@@ -2,24 +2,44 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 from acp import Client, RequestError
 from acp.schema import ReadTextFileResponse, RequestPermissionResponse, WriteTextFileResponse
 
 from ..agent import quirks
+from ..agent.process import AgentProcess
+from ..files.service import FileService
+from ..log.ring import LogRing
 
-if TYPE_CHECKING:
-    from .session import Session
+
+class Served(Protocol):
+    """What the client side needs of its session (``Session``)."""
+
+    @property
+    def session_id(self) -> str | None: ...
+
+    @property
+    def files(self) -> FileService: ...
+
+    @property
+    def log(self) -> LogRing: ...
+
+    @property
+    def process(self) -> AgentProcess: ...
+
+    def on_update(self, update: Any) -> None: ...
+
+    async def request_permission(self, tool_call: Any, options: list[Any]) -> RequestPermissionResponse: ...
 
 
 class SessionClient:
     """Implements the SDK's Client protocol for one session's agent process."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Served) -> None:
         self._session = session
 
-    def _own(self, session_id: str) -> Session:
+    def _own(self, session_id: str) -> Served:
         if self._session.session_id not in (None, session_id):
             raise RequestError.invalid_params({"sessionId": session_id, "reason": "unknown session"})
         return self._session
@@ -57,7 +77,7 @@ class SessionClient:
         self._session.log.add("debug", "notification", f"ignored extension notification {method}")
 
 
-def client_for(session: Session) -> Client:
+def client_for(session: Served) -> Client:
     """The session's client, typed as the SDK's ``Client``.
 
     ``SessionClient`` leaves out ``terminal/*`` and elicitation on purpose (we advertise
