@@ -151,7 +151,7 @@ class App:
 
     def _current_or_new(self, agent: str | None) -> Session:
         current = self.manager.current
-        if current is not None and current.state not in ("closed", "failed"):
+        if current is not None and not current.ended:
             return current
         return self._start(agent)
 

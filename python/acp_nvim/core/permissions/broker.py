@@ -302,7 +302,7 @@ class PermissionBroker:
 
 
 def _question(session_key: str, state: ToolCallState, options: list[Any]) -> PermissionQuestion:
-    choices = tuple(PermissionChoice(o.option_id, o.name, _value(o.kind)) for o in options)
+    choices = tuple(PermissionChoice(o.option_id, o.name, o.kind) for o in options)
     return PermissionQuestion(session_key=session_key, title=state.title, kind=state.kind,
                               detail=describe_request(state), choices=choices)
 
@@ -332,10 +332,6 @@ def _selected_or_cancelled(choice: PermissionChoice | None) -> RequestPermission
 
 def _cancelled() -> RequestPermissionResponse:
     return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-
-
-def _value(enum_or_str: Any) -> str:
-    return str(getattr(enum_or_str, "value", enum_or_str))
 
 
 def _write_copy(path: Path, text: str) -> None:

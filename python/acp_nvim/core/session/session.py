@@ -33,6 +33,8 @@ from .client import client_for
 from .details import SessionDetails
 
 STATES = ("starting", "idle", "running", "waiting", "closed", "failed")
+ENDED = ("closed", "failed")
+"""States a session never leaves: its agent is gone; a prompt needs a new session."""
 
 
 @dataclass(slots=True)
@@ -188,6 +190,11 @@ class Session:
         self.log.add("error", "error", message)
         self.editor.notify(f"{self.key}: {message}", "error")
 
+    @property
+    def ended(self) -> bool:
+        """Closed or failed: the agent is gone."""
+        return self.state in ENDED
+
     def _set_state(self, state: str) -> None:
         self.state = state
         self.editor.session_changed(self.key)
@@ -196,7 +203,7 @@ class Session:
 
     def submit(self, prompt: Prompt) -> str:
         """Queue a prompt; it starts at once when no turn runs. Returns "started" or "queued"."""
-        if self.state in ("closed", "failed"):
+        if self.ended:
             raise SessionClosedError(f"session {self.key} is {self.state}: start a new one with :Ai new")
         self.queue.append(prompt)
         if self.state == "starting" or (self._runner is not None and not self._runner.done()):
@@ -209,9 +216,9 @@ class Session:
         self._runner = tasks.spawn(self._run_queue(), self._report, f"{self.key} turn")
 
     async def _run_queue(self) -> None:
-        while self.queue and self.state not in ("closed", "failed"):
+        while self.queue and not self.ended:
             await self._run_turn(self.queue.popleft())
-        if self.state not in ("closed", "failed"):
+        if not self.ended:
             self._set_state("idle")
 
     async def _run_turn(self, prompt: Prompt) -> None:
@@ -234,8 +241,8 @@ class Session:
         finally:
             self._cancelling = False
             self.reconciler.end_turn()
-        self.details.turn_ended(_value(response.stop_reason), response.usage)
-        self.transcript.turn_end(_value(response.stop_reason), _usage_text(response.usage))
+        self.details.turn_ended(response.stop_reason, response.usage)
+        self.transcript.turn_end(response.stop_reason, _usage_text(response.usage))
 
     def _embedded_context(self) -> bool:
         """Whether the agent accepts embedded resources in prompts (else: resource links)."""
@@ -285,7 +292,7 @@ class Session:
         handler(self, update)
 
     async def request_permission(self, tool_call: Any, options: list[Any]) -> RequestPermissionResponse:
-        if self._cancelling or self.state in ("closed", "failed"):
+        if self._cancelling or self.ended:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return await self.permissions.handle(tool_call, options)
 
@@ -389,10 +396,6 @@ _UPDATE_HANDLERS = {
     "usage_update": Session._on_usage,
     "config_option_update": Session._on_config,
 }
-
-
-def _value(enum_or_str: Any) -> str:
-    return str(getattr(enum_or_str, "value", enum_or_str))
 
 
 def _content_text(block: Any) -> str:

@@ -38,7 +38,7 @@ class ToolCallState:
         for attr in ("title", "kind", "status"):
             value = getattr(update, attr, None)
             if value is not None:
-                setattr(self, attr, getattr(value, "value", value))
+                setattr(self, attr, value)
         if getattr(update, "raw_input", None) not in (None, {}):
             self.raw_input = update.raw_input
         if getattr(update, "raw_output", None) is not None:

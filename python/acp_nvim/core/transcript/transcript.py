@@ -202,7 +202,7 @@ class Transcript:
 
     def plan(self, entries: list[Any], plan_id: str = "") -> None:
         """Show the plan as a checklist, updated in place for the rest of the turn."""
-        lines = ["Plan:"] + [f"- {PLAN_MARKS.get(_value(e.status), '[ ]')} {e.content}" for e in entries]
+        lines = ["Plan:"] + [f"- {PLAN_MARKS.get(e.status, '[ ]')} {e.content}" for e in entries]
         self._show_plan(plan_id, "\n".join(lines))
 
     def plan_text(self, text: str, plan_id: str = "") -> None:
@@ -227,7 +227,3 @@ class Transcript:
 
 def _lines(block: Block) -> list[str]:
     return block.text().split("\n")
-
-
-def _value(enum_or_str: Any) -> str:
-    return getattr(enum_or_str, "value", enum_or_str)
