@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -21,6 +20,7 @@ from acp_nvim.core.session import attachments
 from acp_nvim.core.session.details import SessionDetails
 from acp_nvim.core.session.manager import SessionManager
 from acp_nvim.nvim.render_queue import RenderQueue
+from helpers import async_wait_for
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -65,9 +65,9 @@ async def test_session_links_context_when_the_agent_lacks_embedded_context(tmp_p
     session = manager.create(None, str(tmp_path))
     session.process.info = SimpleNamespace(agent_capabilities=SimpleNamespace(
         prompt_capabilities=SimpleNamespace(embedded_context=False)))
-    assert session._embedded_context() is False
+    assert session._link.embedded_context is False
     session.process.info.agent_capabilities.prompt_capabilities.embedded_context = True
-    assert session._embedded_context() is True
+    assert session._link.embedded_context is True
 
 
 async def test_unknown_update_kinds_are_logged_and_skipped(tmp_path: Path):
@@ -102,7 +102,7 @@ async def test_render_queue_coalesces_appends_and_replaces_sets():
     queue.push("s", [["set", 2, ["x"], None]])
     queue.push("s", [["set", 2, ["y"], None]])
     queue.changed("s")
-    await asyncio.sleep(0.05)
+    await async_wait_for(lambda: sent)
     assert sent == [({"s": [["new", 1, "agent", ["a"], None], ["append", 1, "bcd"], ["set", 2, ["y"], None]]},
                      {"s": {"k": "s"}})]
 

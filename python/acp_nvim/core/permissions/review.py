@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..port import FileReview as FileReview
@@ -20,6 +21,7 @@ from ..port import ReviewVerdict as ReviewVerdict
 from ..transcript.tool_calls import ToolCallState
 from .text_merge import carry_over
 
+MAX_REVIEW_BYTES = 32 * 1024 * 1024
 PATH_KEYS = ("file_path", "filePath", "path", "filename", "file")
 OLD_KEYS = ("old_string", "oldString", "old_str", "old_text", "oldText")
 NEW_KEYS = ("new_string", "newString", "new_str", "new_text", "newText")
@@ -191,3 +193,25 @@ def _merged(text: str, edit: ProposedEdit) -> tuple[str, str, str] | None:
     if merged is None:
         return None
     return merged, "merged", "the file changed since the agent read it: its changes are shown on the current text"
+
+
+# -- the file on disk -------------------------------------------------------------------
+
+
+def read_file(path: Path) -> Current:
+    """The file on disk for the left side of a review (never raising)."""
+    try:
+        if path.stat().st_size > MAX_REVIEW_BYTES:
+            return Current(None, problem="the file is too large to review")
+        return Current(path.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
+        return Current(None)
+    except UnicodeDecodeError:
+        return Current(None, problem="the file is not UTF-8 text")
+    except OSError as exc:
+        return Current(None, problem=f"cannot read it: {exc.strerror or exc}")
+
+
+def disk_text(path: Path) -> str | None:
+    """The file's text, None when it is missing or cannot be reviewed."""
+    return read_file(path).text

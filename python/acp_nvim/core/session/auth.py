@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from acp import RequestError
+from acp.client.connection import ClientSideConnection
+from acp.schema import AuthMethodAgent, EnvVarAuthMethod, InitializeResponse, NewSessionResponse, TerminalAuthMethod
 
 from ..errors import AgentStartError
 
+AuthMethod = EnvVarAuthMethod | TerminalAuthMethod | AuthMethodAgent
 Choose = Callable[[str, list[str]], Awaitable[int | None]]
 """Lets the user pick one of the labels: its index, or None when dismissed."""
 
@@ -19,7 +21,21 @@ def is_auth_required(exc: BaseException) -> bool:
     return isinstance(exc, RequestError) and exc.code == AUTH_REQUIRED
 
 
-async def authenticate(agent: str, conn: Any, methods: list[Any], choose: Choose) -> None:
+async def new_session(agent: str, conn: ClientSideConnection, info: InitializeResponse | None, cwd: str,
+                      choose: Choose, notice: Callable[[str, str], None]) -> NewSessionResponse:
+    """``session/new`` in ``cwd``; when the agent wants a login first, log in and try once more."""
+    try:
+        return await conn.new_session(cwd=cwd, mcp_servers=[])
+    except RequestError as exc:
+        if not is_auth_required(exc):
+            raise
+    notice("the agent asks you to log in", "info")
+    methods = list(info.auth_methods or []) if info is not None else []
+    await authenticate(agent, conn, methods, choose)
+    return await conn.new_session(cwd=cwd, mcp_servers=[])
+
+
+async def authenticate(agent: str, conn: ClientSideConnection, methods: list[AuthMethod], choose: Choose) -> None:
     """Let the user pick one of the agent's methods, then ``authenticate`` with it."""
     if not methods:
         raise AgentStartError(f"agent {agent!r} requires authentication but offers no method; "
@@ -35,7 +51,6 @@ async def authenticate(agent: str, conn: Any, methods: list[Any], choose: Choose
         raise AgentStartError(f"authentication of agent {agent!r} with {_label(method)} failed: {exc}") from None
 
 
-def _label(method: Any) -> str:
-    name = str(getattr(method, "name", None) or getattr(method, "id", "?"))
-    description = getattr(method, "description", None)
-    return f"{name} ({description})" if description else name
+def _label(method: AuthMethod) -> str:
+    name = method.name or method.id or "?"
+    return f"{name} ({method.description})" if method.description else name

@@ -1,4 +1,4 @@
-"""What a session shows besides its transcript: config options, commands, tokens, counters.
+"""What a session shows besides its transcript: mode, title, config options, commands, tokens, counters.
 
 Config options (``session/set_config_option``) carry the agent's models too: the option
 whose category is ``model`` (or whose id is ``model``) is what ``:Ai model`` picks.
@@ -6,8 +6,20 @@ whose category is ``model`` (or whose id is ``model``) is what ``:Ai model`` pic
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+
+from acp.schema import (
+    AvailableCommand,
+    SessionConfigOptionBoolean,
+    SessionConfigOptionSelect,
+    SessionConfigSelectGroup,
+    SessionConfigSelectOption,
+    Usage,
+    UsageUpdate,
+)
+
+AgentOption = SessionConfigOptionSelect | SessionConfigOptionBoolean
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +53,12 @@ class ConfigOption:
 class SessionDetails:
     """Mutable details of one session, updated from ACP responses and notifications."""
 
+    mode: str | None = None
+    modes: list[tuple[str, str]] = field(default_factory=list)
+    """(id, name) of every mode the agent offers."""
+    title: str | None = None
+    usage: str | None = None
+    """The last ``usage_update`` as shown in the statusline: '12/200 tokens · 0.1 USD'."""
     options: list[ConfigOption] = field(default_factory=list)
     commands: list[tuple[str, str]] = field(default_factory=list)
     used: int | None = None
@@ -52,7 +70,7 @@ class SessionDetails:
     stop_reason: str = ""
     asked: int = 0
 
-    def set_options(self, options: list[Any] | None) -> None:
+    def set_options(self, options: Sequence[AgentOption] | None) -> None:
         if options is not None:
             self.options = [_option(o) for o in options]
 
@@ -64,15 +82,22 @@ class SessionDetails:
     def option_by_id(self, option_id: str) -> ConfigOption | None:
         return next((o for o in self.options if o.id == option_id), None)
 
-    def set_commands(self, commands: list[Any]) -> None:
+    def set_commands(self, commands: list[AvailableCommand]) -> None:
         self.commands = [(c.name, c.description or "") for c in commands]
 
-    def usage_update(self, update: Any) -> None:
-        self.used, self.size = update.used, update.size
-        cost = getattr(update, "cost", None)
-        self.cost = f"{cost.amount:g} {cost.currency}" if cost is not None else ""
+    def mode_from_options(self) -> None:
+        """The mode as the config options say (agents that report modes only as an option)."""
+        option = self.option("mode")
+        if option is not None and not option.is_boolean and option.category == "mode":
+            self.mode = str(option.current)
 
-    def turn_ended(self, stop_reason: str, usage: Any = None) -> None:
+    def usage_update(self, update: UsageUpdate) -> None:
+        self.used, self.size = update.used, update.size
+        cost = update.cost
+        self.cost = f"{cost.amount:g} {cost.currency}" if cost is not None else ""
+        self.usage = f"{update.used}/{update.size} tokens" + (f" · {self.cost}" if self.cost else "")
+
+    def turn_ended(self, stop_reason: str, usage: Usage | None = None) -> None:
         self.turns += 1
         self.stop_reason = stop_reason
         if usage is not None:
@@ -90,13 +115,14 @@ class SessionDetails:
         return f"{text} · {self.cost}" if self.cost else text
 
 
-def _option(raw: Any) -> ConfigOption:
+def _option(raw: AgentOption) -> ConfigOption:
     values: list[OptionValue] = []
-    for item in getattr(raw, "options", None) or []:
-        group = getattr(item, "options", None)
-        for value in group if group is not None else [item]:
+    items: Sequence[SessionConfigSelectOption | SessionConfigSelectGroup] = (
+        raw.options if isinstance(raw, SessionConfigOptionSelect) else [])
+    for item in items:
+        for value in item.options if isinstance(item, SessionConfigSelectGroup) else [item]:
             values.append(OptionValue(value.value, value.name, value.description or ""))
-    category = getattr(raw, "category", None)
+    category = raw.category
     return ConfigOption(raw.id, raw.name, category if isinstance(category, str) else "",
                         raw.current_value, tuple(values))
 

@@ -1,0 +1,144 @@
+"""After a review: the answer it gives, what is kept, what the agent is told, what is corrected.
+
+Rejected proposals are kept as files under the state folder. Accepted texts wait in
+``AcceptedEdits`` for the agent's write (``fs/write_text_file`` gets them instead of its own
+content); agents that write the disk themselves are corrected once their tool call completes.
+Where the user changed or rejected the agent's edit, a note goes out with the next prompt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Protocol
+
+from acp import text_block
+from acp.helpers import ContentBlock
+from acp.schema import RequestPermissionResponse
+
+from ..files.paths import PathPolicy
+from ..port import FileReview, PermissionQuestion, Review, ReviewVerdict
+from ..tasks import ErrorReporter, spawn
+from ..transcript.tool_calls import ToolCallState
+from ..transcript.transcript import Transcript
+from .accepted import AcceptedEdit, AcceptedEdits, agent_note
+from .answers import cancelled, selected, selected_or_cancelled
+from .policy import ALLOW_ONCE_FIRST, REJECT_ONCE_FIRST, pick
+from .review import disk_text
+
+REJECTED_DIR = ("acp_nvim", "rejected")
+
+StateDir = Callable[[], Awaitable[str | None]]
+"""The editor's state folder, or None when it has none."""
+
+
+class FileAccess(Protocol):
+    """What permissions need of the session's files (``FileService``)."""
+
+    @property
+    def policy(self) -> PathPolicy: ...
+
+    async def write(self, path: str, content: str, *, filtered: bool = True) -> None: ...
+
+
+class Settlement:
+    """The outcome of reviews of one session, from the verdict until the agent's next prompt."""
+
+    def __init__(self, key: str, transcript: Transcript, files: FileAccess, accepted: AcceptedEdits,
+                 state_dir: StateDir, report: ErrorReporter) -> None:
+        self.accepted = accepted
+        self._key = key
+        self._transcript = transcript
+        self._files = files
+        self._state_dir = state_dir
+        self._report = report
+        self._notes: list[str] = []
+
+    async def settle(self, question: PermissionQuestion, state: ToolCallState, review: Review,
+                     verdict: ReviewVerdict) -> RequestPermissionResponse:
+        """The answer a verdict gives; rejected files are kept, accepted ones wait for the write."""
+        transcript = self._transcript
+        texts = {file.path: file.text for file in verdict.files}
+        rejected = [file for file in review.files if texts.get(file.path) is None]
+        await self._keep_rejected(review, rejected)
+        if not verdict.accepted:
+            transcript.notice(f"review: you rejected {question.title}", "info")
+            return selected_or_cancelled(pick(question.choices, REJECT_ONCE_FIRST))
+        choice = pick(question.choices, ALLOW_ONCE_FIRST)
+        if choice is None:
+            transcript.notice("the agent offered no allow option: answered cancelled", "error")
+            return cancelled()
+        for file in review.files:
+            self._record(state.tool_call_id, file, texts.get(file.path))
+        accepted = len(review.files) - len(rejected)
+        transcript.notice(f"review: you accepted {accepted} of {len(review.files)} file(s) of {question.title}",
+                          "info")
+        return selected(choice)
+
+    def start_turn(self) -> list[ContentBlock]:
+        """A new prompt: blocks telling the agent how its reviewed edits really landed (once).
+
+        Accepted texts still waiting for a write expire here: their turn is over.
+        """
+        self.accepted.clear()
+        if not self._notes:
+            return []
+        notes, self._notes = self._notes, []
+        return [text_block("[Note from the editor, acp.nvim]\n" + "\n\n".join(notes))]
+
+    def on_tool_call(self, state: ToolCallState) -> None:
+        """A tool call changed: once a reviewed edit completes, make the files what the user accepted."""
+        if state.status == "failed":
+            self.accepted.settle(state.tool_call_id)
+        elif state.status == "completed":
+            left = self.accepted.settle(state.tool_call_id)
+            if left:
+                spawn(self._correct(left), self._report, f"{self._key} review write")
+
+    def _record(self, tool_call_id: str, file: FileReview, text: str | None) -> None:
+        if file.snippet_only and text is not None:
+            return  # shown as sent, read-only: the agent's own write is what was accepted
+        self.accepted.add(AcceptedEdit(tool_call_id, file.path, file.agent_text, text, file.current))
+        note = agent_note(file.path, file.agent_text, text)
+        if note:
+            self._notes.append(note)
+            self._transcript.notice(f"note for the agent, sent with your next prompt: {note}", "info")
+
+    async def _keep_rejected(self, review: Review, files: list[FileReview]) -> None:
+        if not files:
+            return
+        state_dir = await self._state_dir()
+        for file in files:
+            where = await self._save_copy(state_dir, review, file) if state_dir else None
+            kept = f"kept in {where} (:edit it to see it)" if where else "not kept: no state folder"
+            self._transcript.notice(f"rejected proposal for {file.path} {kept}", "info")
+
+    async def _save_copy(self, state_dir: str, review: Review, file: FileReview) -> str | None:
+        folder = Path(state_dir, *REJECTED_DIR, re.sub(r"[^\w.-]+", "-", review.session_key))
+        target = folder / f"{review.number}-{Path(file.path).name}"
+        try:
+            await asyncio.to_thread(_write_copy, target, file.agent_text)
+        except OSError as exc:
+            self._transcript.notice(f"could not keep the rejected proposal: {exc}", "error")
+            return None
+        return str(target)
+
+    async def _correct(self, edits: list[AcceptedEdit]) -> None:
+        """The agent wrote the disk itself: put the accepted text in place where it differs."""
+        for edit in edits:
+            target = edit.target
+            if target is None or await asyncio.to_thread(disk_text, Path(edit.path)) == target:
+                continue
+            try:
+                await self._files.write(edit.path, target, filtered=False)
+            except Exception as exc:
+                self._transcript.notice(f"could not put your reviewed text in {edit.path}: {exc}", "error")
+                continue
+            self._transcript.notice(f"{edit.path} now holds the text you accepted in the review", "info")
+
+
+def _write_copy(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")

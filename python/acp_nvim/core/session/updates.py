@@ -1,0 +1,113 @@
+"""``session/update`` notifications: each kind to the transcript and the session's details."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from acp.helpers import ContentBlock, SessionUpdate
+from acp.schema import (
+    AgentMessageChunk,
+    AgentPlanContentUpdate,
+    AgentPlanRemovedUpdate,
+    AgentPlanUpdate,
+    AgentThoughtChunk,
+    AvailableCommandsUpdate,
+    ConfigOptionUpdate,
+    CurrentModeUpdate,
+    PlanUpdateFile,
+    PlanUpdateItems,
+    PlanUpdateMarkdown,
+    ResourceContentBlock,
+    SessionInfoUpdate,
+    TextContentBlock,
+    ToolCallProgress,
+    ToolCallStart,
+    UsageUpdate,
+    UserMessageChunk,
+)
+
+from ..log.ring import LogRing
+from ..transcript.tool_calls import ToolCallState
+from ..transcript.transcript import Transcript
+from .details import SessionDetails
+
+ToolCallObserver = Callable[[ToolCallState], None]
+
+
+class UpdateRouter:
+    """Routes one session's updates; ``replaying`` drops them (a reloaded history already shown)."""
+
+    def __init__(self, transcript: Transcript, details: SessionDetails, log: LogRing,
+                 on_tool_call: ToolCallObserver, changed: Callable[[], None]) -> None:
+        self.replaying = False
+        self._transcript = transcript
+        self._details = details
+        self._log = log
+        self._on_tool_call = on_tool_call
+        self._changed = changed
+
+    def route(self, update: SessionUpdate) -> None:
+        """Dispatch one update; an unknown kind is logged and skipped."""
+        if self.replaying:
+            return
+        match update:
+            case UserMessageChunk() | AgentMessageChunk() | AgentThoughtChunk():
+                self._text(update)
+            case ToolCallStart() | ToolCallProgress():
+                self._on_tool_call(self._transcript.tool_call(update))
+            case AgentPlanUpdate():
+                self._transcript.plan(list(update.entries))
+            case AgentPlanContentUpdate():
+                self._plan(update)
+            case AgentPlanRemovedUpdate():
+                self._transcript.plan_removed(update.plan_id)
+            case _:
+                self._status(update)
+
+    def _status(self, update: object) -> None:
+        match update:
+            case AvailableCommandsUpdate():
+                self._details.set_commands(update.available_commands)
+            case CurrentModeUpdate():
+                self._details.mode = update.current_mode_id
+                self._transcript.notice(f"mode: {update.current_mode_id}", "info")
+            case SessionInfoUpdate():
+                if not update.title:
+                    return
+                self._details.title = update.title
+            case UsageUpdate():
+                self._details.usage_update(update)
+            case ConfigOptionUpdate():
+                self._log.add("debug", "notification", "config options updated")
+                self._details.set_options(update.config_options)
+                self._details.mode_from_options()
+            case _:
+                self._log.add("warn", "notification", f"skipped unknown session update {update!r:.120}")
+                return
+        self._changed()
+
+    def _text(self, update: UserMessageChunk | AgentMessageChunk | AgentThoughtChunk) -> None:
+        text = content_text(update.content)
+        if isinstance(update, AgentMessageChunk):
+            self._transcript.agent_chunk(text)
+        elif isinstance(update, AgentThoughtChunk):
+            self._transcript.thought_chunk(text)
+        else:
+            self._transcript.user_chunk(text)
+
+    def _plan(self, update: AgentPlanContentUpdate) -> None:
+        plan = update.plan
+        if isinstance(plan, PlanUpdateItems):
+            self._transcript.plan(list(plan.entries), plan.plan_id)
+        elif isinstance(plan, PlanUpdateMarkdown):
+            self._transcript.plan_text(plan.content or f"[{plan.type} plan]", plan.plan_id)
+        elif isinstance(plan, PlanUpdateFile):
+            self._transcript.plan_text(plan.uri or f"[{plan.type} plan]", plan.plan_id)
+
+
+def content_text(block: ContentBlock) -> str:
+    """The text of a content block; other kinds as ``[kind uri]``."""
+    if isinstance(block, TextContentBlock):
+        return block.text
+    uri = block.uri if isinstance(block, ResourceContentBlock) else getattr(block, "uri", None)
+    return f"[{block.type}{f' {uri}' if uri else ''}]"
