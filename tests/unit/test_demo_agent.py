@@ -6,7 +6,6 @@ import asyncio
 import json
 import os
 import sys
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -43,6 +42,7 @@ from acp.schema import (
 from acp_nvim.demo_agent import SCENARIOS
 from acp_nvim.demo_agent.chat import default_reply
 from acp_nvim.demo_agent.edits import ADDED_LINE, EDIT_MARK, NEW_FILE_TEXT, demo_edit
+from helpers import async_wait_for
 
 PYTHON_DIR = Path(__file__).resolve().parents[2] / "python"
 LIMIT = 50 * 1024 * 1024
@@ -123,13 +123,6 @@ async def demo_agent(client: RecordingClient, cwd: Path, *, fs: bool = True) -> 
         yield Demo(conn, process, session.session_id, client)
 
 
-async def wait_for(predicate: Any, timeout: float = 2.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not reached"
-        await asyncio.sleep(0.01)
-
-
 async def test_initialize_new_session_and_commands(tmp_path: Path) -> None:
     client = RecordingClient()
     async with demo_agent(client, tmp_path) as demo:
@@ -144,7 +137,7 @@ async def test_initialize_new_session_and_commands(tmp_path: Path) -> None:
         assert [m.id for m in session.modes.available_modes] == ["ask", "code"]
         assert session.config_options is not None
         assert session.config_options[0].current_value == "demo-small"
-        await wait_for(lambda: len(client.of(AvailableCommandsUpdate)) >= 2)
+        await async_wait_for(lambda: len(client.of(AvailableCommandsUpdate)) >= 2)
         names = [c.name for c in client.of(AvailableCommandsUpdate)[0].available_commands]
         assert names == list(SCENARIOS)
 
@@ -246,9 +239,9 @@ async def test_cancel_while_permission_pending(tmp_path: Path) -> None:
     client = RecordingClient(files={path: SAMPLE}, permission_kind="hang")
     async with demo_agent(client, tmp_path) as demo:
         turn = asyncio.create_task(demo.prompt(f"edit {path}"))
-        await wait_for(lambda: bool(client.permissions))
+        await async_wait_for(lambda: bool(client.permissions))
         await demo.conn.cancel(session_id=demo.session_id)
-        assert (await asyncio.wait_for(turn, 1.0)).stop_reason == "cancelled"
+        assert (await turn).stop_reason == "cancelled"
         assert client.writes == []
 
 
@@ -303,12 +296,11 @@ async def test_cancel_during_slow_is_prompt(tmp_path: Path) -> None:
     client = RecordingClient()
     async with demo_agent(client, tmp_path) as demo:
         turn = asyncio.create_task(demo.prompt("slow 200"))
-        await wait_for(lambda: len(client.of(AgentMessageChunk)) >= 2)
-        started = time.monotonic()
+        await async_wait_for(lambda: len(client.of(AgentMessageChunk)) >= 2)
         await demo.conn.cancel(session_id=demo.session_id)
-        response = await asyncio.wait_for(turn, 1.0)
+        response = await turn
         assert response.stop_reason == "cancelled"
-        assert time.monotonic() - started < 1.0
+        assert len(client.of(AgentMessageChunk)) < 200, "cancelled before the slow scenario's end"
         assert (await demo.prompt("hi")).stop_reason == "end_turn"
 
 
@@ -351,7 +343,7 @@ async def test_set_mode_and_config_option(tmp_path: Path) -> None:
     client = RecordingClient()
     async with demo_agent(client, tmp_path) as demo:
         await demo.conn.set_session_mode(session_id=demo.session_id, mode_id="code")
-        await wait_for(lambda: bool(client.of(CurrentModeUpdate)))
+        await async_wait_for(lambda: bool(client.of(CurrentModeUpdate)))
         assert client.of(CurrentModeUpdate)[-1].current_mode_id == "code"
         await demo.prompt("mode")
         assert client.of(CurrentModeUpdate)[-1].current_mode_id == "ask"

@@ -19,6 +19,7 @@ from acp_nvim.core.log.ring import LogRing
 from acp_nvim.core.port import BufferState, BufferWrite, ThreeWay
 from acp_nvim.core.questions import Questions, Ticket
 from acp_nvim.core.transcript.tool_calls import ToolCallState
+from helpers import async_wait_for
 
 pytestmark = pytest.mark.timeout(10)
 
@@ -113,9 +114,10 @@ def service(ws, editor) -> tuple[Files, list[tuple[str, str]], LogRing]:
 
 
 async def settle():
-    for _ in range(20):
-        await asyncio.sleep(0)
-    await asyncio.sleep(0.05)
+    """Wait until every background task (snapshots, reconciles, three-way views) has finished."""
+    me = asyncio.current_task()
+    await async_wait_for(lambda: all(task is me or task.done() for task in asyncio.all_tasks()),
+                         what="the background tasks")
 
 
 async def test_read_serves_unsaved_buffer_text_and_slices(ws):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-import time
 
 import pytest
 from fake_editor import FakeEditor
@@ -15,6 +14,7 @@ from acp_nvim.core.config import parse_settings
 from acp_nvim.core.session.manager import SessionManager
 from acp_nvim.core.session.session import Prompt
 from acp_nvim.demo_agent.misbehave import GARBAGE_LINE
+from helpers import async_wait_for
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -62,11 +62,8 @@ async def run_turn(tmp_path, text, level="trace", editor=None):
     session = manager.create(None, str(tmp_path))
     await session.start()
     session.submit(Prompt(text))
-    deadline = time.monotonic() + 15
-    while not (session.state in ("idle", "failed") and any(op[0] == "new" and op[2] in ("turn_end", "error")
-                                                         for op in editor.ops)):
-        assert time.monotonic() < deadline, "turn did not end"
-        await asyncio.sleep(0.01)
+    await async_wait_for(lambda: session.state in ("idle", "failed") and any(
+        op[0] == "new" and op[2] in ("turn_end", "error") for op in editor.ops), timeout=15, what="the turn's end")
     return editor, session
 
 
@@ -98,10 +95,7 @@ async def test_stderr_lines_interleave_with_wire_messages(tmp_path):
 async def test_lifecycle_entries_spawn_initialize_exit(tmp_path):
     _, session = await run_turn(tmp_path, "crash")
     try:
-        deadline = time.monotonic() + 5
-        while not any("exited" in e.summary for e in session.log.entries()):
-            assert time.monotonic() < deadline
-            await asyncio.sleep(0.01)
+        await async_wait_for(lambda: any("exited" in e.summary for e in session.log.entries()))
         lifecycle = [e.summary for e in session.log.entries() if e.kind == "lifecycle"]
         assert lifecycle[0].startswith(f"spawned pid {session.process.process.pid}: ")
         assert "-m acp_nvim.demo_agent" in lifecycle[0]
@@ -136,10 +130,7 @@ async def test_a_huge_stderr_line_keeps_a_short_entry_line(tmp_path):
     session = manager.create(None, str(tmp_path))
     await session.start()
     try:
-        deadline = time.monotonic() + 5
-        while not any(e.kind == "stderr" for e in session.log.entries()):
-            assert time.monotonic() < deadline
-            await asyncio.sleep(0.01)
+        await async_wait_for(lambda: any(e.kind == "stderr" for e in session.log.entries()))
         entry = next(e for e in session.log.entries() if e.kind == "stderr")
         assert len(entry.summary) == 500 and entry.raw == "x" * 5000
     finally:

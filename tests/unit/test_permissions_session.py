@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from acp_nvim.core.config import parse_settings
 from acp_nvim.core.permissions.review import FileVerdict, ReviewVerdict
 from acp_nvim.core.session.manager import SessionManager
 from acp_nvim.core.session.session import Prompt
+from helpers import async_wait_for
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -51,20 +51,13 @@ async def started(tmp_path, editor, settings=None):
     return session
 
 
-async def until(predicate, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.01)
-
-
 def chat(session) -> str:
     return "\n\n".join(block.text() for block in session.transcript.blocks)
 
 
 async def turn(session, text: str, count: int) -> str:
     session.submit(Prompt(text))
-    await until(lambda: chat(session).count("turn ended") >= count)
+    await async_wait_for(lambda: chat(session).count("turn ended") >= count)
     return chat(session)
 
 
@@ -99,7 +92,7 @@ async def test_agent_writing_the_disk_ends_with_the_accepted_text(tmp_path):
     session = await started(tmp_path, editor)
     try:
         await turn(session, f"edit-disk {path}", 1)
-        await until(lambda: "line 4 by me" in path.read_text())
+        await async_wait_for(lambda: "line 4 by me" in path.read_text())
         assert path.read_text().splitlines()[0].endswith("edited by demo")
     finally:
         await session.close()
@@ -166,14 +159,14 @@ async def test_cancel_dismisses_the_review_and_late_requests_are_cancelled(tmp_p
     session = await started(tmp_path, editor)
     try:
         session.submit(Prompt(f"edit {path}"))
-        await until(lambda: session.state == "waiting")
+        await async_wait_for(lambda: session.state == "waiting")
         assert await session.cancel()
         assert len(editor.dismissed) == 1
         late = await session.request_permission(
             ToolCallUpdate(tool_call_id="late", title="late", kind="execute"),
             [PermissionOption(option_id="y", name="Yes", kind="allow_once")])
         assert late.outcome.outcome == "cancelled"
-        await until(lambda: "turn ended: cancelled" in chat(session))
+        await async_wait_for(lambda: "turn ended: cancelled" in chat(session))
         assert path.read_text() == TEXT and not session.pending
     finally:
         await session.close()

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
 
 import pytest
 
 from acp_nvim.core.agent import process_tree
+from helpers import async_wait_for
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -16,13 +16,11 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="re
 async def test_reap_ends_the_children_a_dead_launcher_left_behind() -> None:
     launcher = subprocess.Popen(["sh", "-c", "sleep 60 & sleep 60 & wait"])
     try:
-        tree = []
-        for _ in range(100):
-            tree = process_tree.descendants(launcher.pid)
-            if len(tree) == 2:
-                break
-            await asyncio.sleep(0.02)
-        assert len(tree) == 2, tree
+        def both_children() -> list[process_tree.Proc] | None:
+            found = process_tree.descendants(launcher.pid)
+            return found if len(found) == 2 else None
+
+        tree = await async_wait_for(both_children, what="both children of the launcher")
         launcher.kill()
         launcher.wait()
         assert process_tree.signal_all(tree, 0) == tree, "the children outlive their launcher"

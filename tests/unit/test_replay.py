@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ from acp_nvim.core.config import PACKAGE_ROOT, parse_settings
 from acp_nvim.core.session.manager import SessionManager
 from acp_nvim.core.session.session import Prompt
 from acp_nvim.replay.script import ScriptError, load
+from helpers import async_wait_for
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -33,10 +32,8 @@ async def run_session(tmp_path, prompts, agent=None, agents=None, editor=None):
     await session.start()
     for count, text in enumerate(prompts, 1):
         session.submit(Prompt(text))
-        deadline = time.monotonic() + 20
-        while sum(b.kind == "turn_end" for b in session.transcript.blocks) < count:
-            assert time.monotonic() < deadline, f"turn {count} did not end"
-            await asyncio.sleep(0.01)
+        await async_wait_for(lambda n=count: sum(b.kind == "turn_end" for b in session.transcript.blocks) >= n,
+                             timeout=20, what=f"the end of turn {count}")
     return editor, session
 
 

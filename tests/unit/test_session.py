@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
-
 import pytest
 from fake_editor import FakeEditor
 
 from acp_nvim.core.config import parse_settings
 from acp_nvim.core.errors import AgentStartError
 from acp_nvim.core.session.manager import SessionManager
+from helpers import async_wait_for
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -21,13 +19,6 @@ async def started(tmp_path, editor=None, agents=None, agent=None):
     session = manager.create(agent, str(tmp_path))
     await session.start()
     return editor, session
-
-
-async def until(predicate, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.01)
 
 
 def chat_text(session) -> str:
@@ -42,7 +33,7 @@ async def test_prompt_turn_streams_and_ends(tmp_path):
         from acp_nvim.core.session.session import Prompt
 
         assert session.submit(Prompt("hello core")) == "started"
-        await until(lambda: session.state == "idle" and "turn ended" in chat_text(session))
+        await async_wait_for(lambda: session.state == "idle" and "turn ended" in chat_text(session))
         text = chat_text(session)
         assert "You said: hello core" in text
         assert "turn ended: end_turn" in text
@@ -58,7 +49,7 @@ async def test_second_prompt_queues_until_turn_ends(tmp_path):
     try:
         assert session.submit(Prompt("slow 20")) == "started"
         assert session.submit(Prompt("after the slow one")) == "queued"
-        await until(lambda: "You said: after the slow one" in chat_text(session))
+        await async_wait_for(lambda: "You said: after the slow one" in chat_text(session))
         text = chat_text(session)
         assert text.index("slow 20") < text.index("after the slow one")
     finally:
@@ -74,9 +65,9 @@ async def test_cancel_answers_pending_permission_cancelled(tmp_path):
     _, session = await started(tmp_path, editor)
     try:
         session.submit(Prompt(f"edit {target}"))
-        await until(lambda: session.state == "waiting")
+        await async_wait_for(lambda: session.state == "waiting")
         assert await session.cancel()
-        await until(lambda: "turn ended: cancelled" in chat_text(session), timeout=5)
+        await async_wait_for(lambda: "turn ended: cancelled" in chat_text(session), timeout=5)
         assert target.read_text() == "one\n"
         assert not session.pending and editor.dismissed == editor.tickets
     finally:
@@ -93,7 +84,7 @@ async def test_edit_allowed_writes_through_editor_buffer(tmp_path):
     _, session = await started(tmp_path, editor)
     try:
         session.submit(Prompt(f"edit {target}"))
-        await until(lambda: "turn ended" in chat_text(session))
+        await async_wait_for(lambda: "turn ended" in chat_text(session))
         assert editor.questions[0].choices[0].option_id == "demo-yes"
         assert editor.buffers[str(target)].startswith("buffer text // edited by demo")
     finally:
@@ -111,7 +102,7 @@ async def test_crash_mid_turn_marks_session_failed(tmp_path):
     editor, session = await started(tmp_path)
     try:
         session.submit(Prompt("crash"))
-        await until(lambda: session.state == "failed")
+        await async_wait_for(lambda: session.state == "failed")
         assert "agent exited with code 3" in chat_text(session)
         assert any("exited with code 3" in note for note, _ in editor.notes)
     finally:
@@ -124,7 +115,7 @@ async def test_log_ring_records_wire_and_lifecycle(tmp_path):
     _, session = await started(tmp_path)
     try:
         session.submit(Prompt("hello"))
-        await until(lambda: "turn ended" in chat_text(session))
+        await async_wait_for(lambda: "turn ended" in chat_text(session))
         summaries = [e.summary for e in session.log.entries()]
         assert any(s.startswith("spawned pid") for s in summaries)
         assert any("request initialize" in s for s in summaries)
