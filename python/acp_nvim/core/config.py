@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -82,7 +82,7 @@ def demo_agent_spec() -> AgentSpec:
     )
 
 
-def parse_settings(raw: dict[str, Any] | None) -> Settings:
+def parse_settings(raw: Mapping[str, object] | None) -> Settings:
     """Validate user configuration, naming the offending key path in the error."""
     try:
         return Settings.model_validate(_lua_empty_tables(raw or {}))
@@ -93,14 +93,14 @@ def parse_settings(raw: dict[str, Any] | None) -> Settings:
         raise ConfigError(f"invalid configuration: {problems}") from None
 
 
-def _lua_empty_tables(value: Any) -> Any:
+def _lua_empty_tables(value: object) -> object:
     """Lua's ``{}`` arrives as an empty list; treat it as an empty mapping where one is expected."""
     if isinstance(value, dict):
         return {key: _empty_to_dict(key, item) for key, item in value.items()}
     return value
 
 
-def _empty_to_dict(key: str, item: Any) -> Any:
+def _empty_to_dict(key: str, item: object) -> object:
     if item == [] and key in {"agents", "env", "log", "permissions"}:
         return {}
     return _lua_empty_tables(item)

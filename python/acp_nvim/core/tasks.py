@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TypeVar
 
+T = TypeVar("T")
 ErrorReporter = Callable[[str], None]
 
-_live: set[asyncio.Task[Any]] = set()
+_live: set[asyncio.Task[object]] = set()
 
 
-def spawn(coro: Coroutine[Any, Any, Any], report: ErrorReporter, name: str) -> asyncio.Task[Any]:
+def spawn(coro: Coroutine[object, None, T], report: ErrorReporter, name: str) -> asyncio.Task[T]:
     """Run ``coro`` as a task; an exception other than cancellation goes to ``report``."""
     task = asyncio.ensure_future(coro)
     task.set_name(name)
@@ -20,7 +21,7 @@ def spawn(coro: Coroutine[Any, Any, Any], report: ErrorReporter, name: str) -> a
     return task
 
 
-def _finished(task: asyncio.Task[Any], report: ErrorReporter) -> None:
+def _finished(task: asyncio.Task[object], report: ErrorReporter) -> None:
     _live.discard(task)
     if task.cancelled():
         return

@@ -6,13 +6,14 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from contextlib import AsyncExitStack
-from typing import Any
 
 from acp import PROTOCOL_VERSION, Client, connect_to_agent, spawn_stdio_transport
+from acp.client.connection import ClientSideConnection
 from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation, InitializeResponse
 
+from .. import tasks
 from ..config import AgentSpec
 from ..errors import AgentStartError
 from ..log.ring import LogRing
@@ -32,20 +33,23 @@ class AgentProcess:
     """Spawns an agent, initializes it, drains its stderr, and shuts it down cleanly."""
 
     def __init__(self, name: str, spec: AgentSpec, client: Client, log: LogRing, cwd: str,
-                 on_noise: Callable[[str], None] | None = None) -> None:
+                 on_noise: Callable[[str], None] | None = None, report: tasks.ErrorReporter | None = None) -> None:
         self.name = name
         self.spec = spec
         self.log = log
         self.cwd = spec.cwd or cwd
         self._client = client
         self._stack = AsyncExitStack()
-        self.conn: Any = None
+        self.conn: ClientSideConnection | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.info: InitializeResponse | None = None
         self.exited: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self._stderr_tail: list[str] = []
+        self._helpers: list[asyncio.Task[None]] = []
         self.on_noise = on_noise or (lambda line: None)
         """Called with each (redacted) non-JSON line the agent prints on stdout."""
+        self._report: tasks.ErrorReporter = report or self._log_failure
+        """Failures of the helper tasks (stderr drain, exit watch)."""
 
     async def start(self) -> InitializeResponse:
         """Spawn and ``initialize``; raise AgentStartError with a readable reason on failure."""
@@ -65,8 +69,8 @@ class AgentProcess:
             reader, writer, self.process = await self._stack.enter_async_context(spawn_stdio_transport(
                 self.spec.command, *self.spec.args, env=env, cwd=self.cwd, limit=LINE_LIMIT,
             ))
-            self.conn = connect_to_agent(self._client, WireTransport(reader, writer, self))
-            self._stack.push_async_callback(self.conn.close)
+            conn = self.conn = connect_to_agent(self._client, WireTransport(reader, writer, self))
+            self._stack.push_async_callback(conn.close)
         except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
             raise AgentStartError(f"cannot start agent {self.name!r}: {self.spec.command}: "
                                   f"{exc.strerror or exc}") from None
@@ -74,15 +78,18 @@ class AgentProcess:
         self.log.add("info", "lifecycle", f"spawned pid {self.process.pid}: "
                      f"{' '.join([self.spec.command, *self.spec.args])}")
         self._stack.push_async_callback(self._cancel_helpers)
-        self._helpers = [asyncio.ensure_future(self._drain_stderr()),
-                         asyncio.ensure_future(self._watch_exit())]
+        self._helpers = [tasks.spawn(self._drain_stderr(), self._report, f"{self.name} stderr"),
+                         tasks.spawn(self._watch_exit(), self._report, f"{self.name} exit")]
 
     async def _initialize(self) -> InitializeResponse:
+        assert self.conn is not None
+        # awaited right here (against the exit), not a background task: no tasks.spawn
         init = asyncio.ensure_future(self.conn.initialize(
             protocol_version=PROTOCOL_VERSION, client_capabilities=CAPABILITIES, client_info=CLIENT_INFO,
         ))
-        done, _ = await asyncio.wait({init, self.exited}, timeout=INITIALIZE_TIMEOUT,
-                                     return_when=asyncio.FIRST_COMPLETED)
+        both: set[asyncio.Future[InitializeResponse] | asyncio.Future[int]] = {init, self.exited}
+        done: Collection[object]
+        done, _ = await asyncio.wait(both, timeout=INITIALIZE_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
         if init in done and init.exception() is None:
             return init.result()
         init.cancel()
@@ -91,7 +98,7 @@ class AgentProcess:
             done, _ = await asyncio.wait({self.exited}, timeout=2.0)
         raise AgentStartError(self._init_failure(init, done))
 
-    def _init_failure(self, init: asyncio.Future[Any], done: set[asyncio.Future[Any]]) -> str:
+    def _init_failure(self, init: asyncio.Future[InitializeResponse], done: Collection[object]) -> str:
         tail = f"; stderr: {' | '.join(self._stderr_tail[-3:])}" if self._stderr_tail else ""
         if self.exited in done:
             return f"agent {self.name!r} exited with code {self.exited.result()} during initialize{tail}"
@@ -99,7 +106,10 @@ class AgentProcess:
             return f"agent {self.name!r} failed to initialize: {init.exception()}{tail}"
         return f"agent {self.name!r} did not answer initialize within {INITIALIZE_TIMEOUT:g}s{tail}"
 
-    def message(self, direction: str, message: dict[str, Any], raw: str | bytes) -> None:
+    def _log_failure(self, message: str) -> None:
+        self.log.add("error", "error", message)
+
+    def message(self, direction: str, message: Mapping[str, object], raw: str | bytes) -> None:
         """Wire tap: every JSON-RPC message, as it crossed the pipe."""
         self.log.record_message(direction, message, raw)
 
@@ -124,7 +134,7 @@ class AgentProcess:
             self.exited.set_result(code)
 
     async def _cancel_helpers(self) -> None:
-        for task in getattr(self, "_helpers", []):
+        for task in self._helpers:
             task.cancel()
             with contextlib.suppress(BaseException):
                 await task

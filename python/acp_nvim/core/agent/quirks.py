@@ -7,9 +7,8 @@ agent gives in ``initialize`` (``agentInfo.name``).
 
 from __future__ import annotations
 
-from typing import Any
-
 from acp import RequestError
+from acp.schema import InitializeResponse
 
 RESOURCE_NOT_FOUND = -32002
 
@@ -21,12 +20,12 @@ RESOURCE_NOT_FOUND = -32002
 _MISSING_FILE_READS_EMPTY = frozenset({"gemini-cli"})
 
 
-def agent_name(info: Any) -> str | None:
+def agent_name(info: InitializeResponse | None) -> str | None:
     """The agent's self-reported name from its ``InitializeResponse`` (None if unknown)."""
-    agent = getattr(info, "agent_info", None)
-    return getattr(agent, "name", None)
+    agent = info.agent_info if info is not None else None
+    return agent.name if agent is not None else None
 
 
-def missing_file_reads_empty(info: Any, error: RequestError) -> bool:
+def missing_file_reads_empty(info: InitializeResponse | None, error: RequestError) -> bool:
     """True when ``error`` (from reading a file) should be answered with empty text instead."""
     return error.code == RESOURCE_NOT_FOUND and agent_name(info) in _MISSING_FILE_READS_EMPTY

@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Callable
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping
+from typing import Protocol
 
 try:
     import orjson
@@ -24,7 +24,7 @@ NOISE_NOTICES = 5
 """Noise lines shown to the user per session; the rest stay in the log only."""
 
 
-def encode_line(message: dict[str, Any]) -> bytes:
+def encode_line(message: Mapping[str, object]) -> bytes:
     """One compact JSON line (UTF-8, newline-terminated).
 
     orjson, when installed, encodes a large ``fs/read_text_file`` answer about five times
@@ -41,7 +41,7 @@ def encode_line(message: dict[str, Any]) -> bytes:
 class Tap(Protocol):
     """Where the transport reports what it sees."""
 
-    def message(self, direction: str, message: dict[str, Any], raw: str | bytes) -> None: ...
+    def message(self, direction: str, message: Mapping[str, object], raw: str | bytes) -> None: ...
 
     def noise(self, line: str) -> None: ...
 
@@ -54,13 +54,13 @@ class WireTransport:
         self._writer = writer
         self._tap = tap
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: dict[str, object]) -> None:
         line = encode_line(message)
         self._writer.write(line)
         self._tap.message("out", message, line[:-1])
         await self._writer.drain()
 
-    async def receive(self) -> dict[str, Any] | None:
+    async def receive(self) -> dict[str, object] | None:
         while True:
             line = await self._read_line()
             if not line:
@@ -72,7 +72,7 @@ class WireTransport:
             if message is not None:
                 return message
 
-    def _parse(self, line: bytes) -> dict[str, Any] | None:
+    def _parse(self, line: bytes) -> dict[str, object] | None:
         try:
             message = json.loads(line)
         except ValueError:  # also invalid UTF-8

@@ -13,10 +13,10 @@ import asyncio
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from .. import tasks
 from ..port import EditorPort, ThreeWay
+from ..transcript.tool_calls import DiffContent, ToolCallState
 from . import disk
 from .changes import ChangeLog
 from .disk import Snapshot
@@ -69,7 +69,7 @@ class Reconciler:
 
     # -- tool calls ----------------------------------------------------------------
 
-    def observe(self, state: Any) -> None:
+    def observe(self, state: ToolCallState) -> None:
         """Snapshot files a tool call names before it runs; reconcile them once it ends."""
         paths = touched_paths(state)
         fresh = [p for p in paths if p not in self._touched]
@@ -92,7 +92,7 @@ class Reconciler:
                 else:
                     changeset.note_baseline(path, await asyncio.to_thread(disk.snapshot, Path(path)))
 
-    async def _after_tool(self, paths: list[str], diffs: list[Any]) -> None:
+    async def _after_tool(self, paths: list[str], diffs: list[DiffContent]) -> None:
         for path in paths:
             await self.reconcile(path, diffs)
         await self._warn_unsaved(paths)
@@ -112,7 +112,7 @@ class Reconciler:
 
     # -- one file ------------------------------------------------------------------
 
-    async def reconcile(self, path: str, diffs: Iterable[Any]) -> None:
+    async def reconcile(self, path: str, diffs: Iterable[DiffContent]) -> None:
         """Bring the buffer of ``path`` (if loaded) in line with the disk, and note the change."""
         async with self._ledger.lock(path):
             if self._ledger.view_open(path):
@@ -174,14 +174,14 @@ class Reconciler:
         self._editor.notify(message, "error")
 
 
-def touched_paths(state: Any) -> list[str]:
+def touched_paths(state: ToolCallState) -> list[str]:
     """Absolute paths a tool call names (locations and diffs), resolved, without duplicates."""
-    names = [path for path, _ in getattr(state, "locations", [])]
+    names = [path for path, _ in state.locations]
     names += [diff.path for diff in state.diffs()]
     return list(dict.fromkeys(os.path.realpath(n) for n in names if isinstance(n, str) and os.path.isabs(n)))
 
 
-def _before_from(diffs: Iterable[Any], path: str, text: str | None) -> Snapshot | None:
+def _before_from(diffs: Iterable[DiffContent], path: str, text: str | None) -> Snapshot | None:
     """A whole-file diff's ``oldText`` is the file before, if its ``newText`` is what the disk holds."""
     for diff in diffs:
         if os.path.realpath(diff.path) == path and diff.new_text == text:
@@ -189,7 +189,8 @@ def _before_from(diffs: Iterable[Any], path: str, text: str | None) -> Snapshot 
     return None
 
 
-def _stat_and_snapshot(loaded: list[tuple[str, bool, int]]) -> tuple[dict[str, Any], dict[str, Snapshot]]:
+def _stat_and_snapshot(loaded: list[tuple[str, bool, int]]
+                       ) -> tuple[dict[str, tuple[int, int] | None], dict[str, Snapshot]]:
     stats = {path: disk.stat_key(Path(path)) for path, _, _ in loaded}
     dirty = {path: disk.snapshot(Path(path)) for path, modified, _ in loaded if modified}
     return stats, dirty

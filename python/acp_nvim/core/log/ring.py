@@ -12,8 +12,7 @@ from __future__ import annotations
 import json
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
 
 from .summary import summarize
 
@@ -32,7 +31,7 @@ SUMMARY_ESTIMATE = 100
 """Bytes charged for a summary not built yet."""
 
 Redact = Callable[[str], str]
-Record = tuple[Any, ...]
+Record = tuple[int, float, str, str, str, str | None, object, float | None, int, str | None, str | bytes | None]
 """(seq, time, level, direction, kind, method, msg_id, elapsed_ms, size, summary, text); a wire entry
 has summary None and its text as it crossed the wire, unredacted until read."""
 
@@ -46,6 +45,18 @@ class LogEntry:
 
     __slots__ = ("_raw", "_redact", "_summary", "direction", "elapsed_ms", "kind", "level", "method", "msg_id",
                  "seq", "size", "time")
+
+    seq: int
+    time: float
+    level: str
+    direction: str
+    kind: str
+    method: str | None
+    msg_id: object
+    elapsed_ms: float | None
+    size: int
+    _summary: str | None
+    _raw: str | bytes | None
 
     def __init__(self, record: Record, redact: Redact) -> None:
         (self.seq, self.time, self.level, self.direction, self.kind, self.method, self.msg_id, self.elapsed_ms,
@@ -64,7 +75,8 @@ class LogEntry:
         """The full message or text (redacted), None when there is none."""
         if self._redact is not None:
             self._materialize(self._redact)
-        return self._raw
+        raw = self._raw
+        return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
 
     def _materialize(self, redact: Redact) -> None:
         """Build the summary and redact the text of a wire entry recorded as it arrived."""
@@ -115,7 +127,7 @@ class LogRing:
         self._bytes = 0
         self._seq = 0
         self._listeners: list[Listener] = []
-        self._started: dict[tuple[str, Any], tuple[str, float]] = {}
+        self._started: dict[tuple[str, int | str], tuple[str, float]] = {}
 
     # -- configuration -------------------------------------------------------------
 
@@ -170,7 +182,7 @@ class LogRing:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def export(self, header: dict[str, Any]) -> Iterator[str]:
+    def export(self, header: Mapping[str, object]) -> Iterator[str]:
         """JSONL lines: a header object, then every kept entry (see :meth:`LogEntry.export_line`)."""
         meta = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "exported": time.time(), **header}
         yield self.redact(json.dumps(meta, ensure_ascii=False))
@@ -180,7 +192,7 @@ class LogRing:
     # -- writing -------------------------------------------------------------------
 
     def add(self, level: str, kind: str, summary: str, *, direction: str = "", method: str | None = None,
-            msg_id: Any = None, elapsed_ms: float | None = None, raw: str | None = None) -> LogEntry | None:
+            msg_id: object = None, elapsed_ms: float | None = None, raw: str | None = None) -> LogEntry | None:
         """Append an entry if its level passes the filter, trimming the oldest beyond the bounds."""
         if not self.enabled_for(level):
             return None
@@ -190,11 +202,12 @@ class LogRing:
         return LogEntry(self._append(level, direction, kind, method, msg_id, elapsed_ms, size, summary, text),
                         self.redact)
 
-    def _append(self, level: str, direction: str, kind: str, method: str | None, msg_id: Any,
+    def _append(self, level: str, direction: str, kind: str, method: str | None, msg_id: object,
                 elapsed_ms: float | None, size: int, summary: str | None, text: str | bytes | None) -> Record:
         self._seq += 1
         size += ENTRY_OVERHEAD
-        record = (self._seq, time.time(), level, direction, kind, method, msg_id, elapsed_ms, size, summary, text)
+        record: Record = (self._seq, time.time(), level, direction, kind, method, msg_id, elapsed_ms, size, summary,
+                          text)
         self._records.append(record)
         self._bytes += size
         while len(self._records) > self.max_entries or self._bytes > self.max_bytes:
@@ -205,7 +218,7 @@ class LogRing:
                 listener(entry)
         return record
 
-    def record_message(self, direction: str, message: dict[str, Any], raw: str | bytes | None = None) -> None:
+    def record_message(self, direction: str, message: Mapping[str, object], raw: str | bytes | None = None) -> None:
         """Log one JSON-RPC message as it crossed the wire (``raw``: its exact line, if known)."""
         if not self.enabled:
             return
@@ -226,12 +239,12 @@ class LogRing:
         """A line on the agent's stdout that is not a JSON-RPC message (kept as such)."""
         return self.add("warn", "stdout", f"stdout (not JSON-RPC): {line[:300]}", direction="in", raw=line)
 
-    def _remember(self, direction: str, msg_id: Any, method: str) -> None:
+    def _remember(self, direction: str, msg_id: object, method: str) -> None:
         if len(self._started) >= MAX_PENDING:
             self._started.pop(next(iter(self._started)))
         self._started[(direction, _key(msg_id))] = (method, time.monotonic())
 
-    def _answered(self, direction: str, msg_id: Any) -> tuple[str | None, float | None]:
+    def _answered(self, direction: str, msg_id: object) -> tuple[str | None, float | None]:
         requester = "in" if direction == "out" else "out"
         started = self._started.pop((requester, _key(msg_id)), None)
         if started is None:
@@ -239,10 +252,11 @@ class LogRing:
         return started[0], round((time.monotonic() - started[1]) * 1000, 1)
 
 
-def _classify(message: dict[str, Any]) -> tuple[str, str | None, str]:
-    method = message.get("method")
-    if method is None:
+def _classify(message: Mapping[str, object]) -> tuple[str, str | None, str]:
+    raw_method = message.get("method")
+    if raw_method is None:
         return "response", None, "warn" if "error" in message else "debug"
+    method = raw_method if isinstance(raw_method, str) else str(raw_method)
     if "id" in message:
         return "request", method, "debug"
     params = message.get("params")
@@ -251,7 +265,7 @@ def _classify(message: dict[str, Any]) -> tuple[str, str | None, str]:
     return "notification", method, "trace" if streaming else "debug"
 
 
-def _key(msg_id: Any) -> Any:
+def _key(msg_id: object) -> int | str:
     return msg_id if isinstance(msg_id, (int, str)) else repr(msg_id)
 
 

@@ -9,10 +9,9 @@ text the user sees now; when it cannot be found, the snippet diff is shown as it
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..port import FileReview as FileReview
 from ..port import FileVerdict as FileVerdict
@@ -66,7 +65,7 @@ def content_edits(state: ToolCallState | None) -> list[ProposedEdit]:
     return [ProposedEdit(d.path, d.old_text, d.new_text) for d in state.diffs()]
 
 
-def raw_input_edits(raw_input: Any) -> list[ProposedEdit]:
+def raw_input_edits(raw_input: object) -> list[ProposedEdit]:
     """Old/new strings in a tool call's raw input (Edit, MultiEdit, Write, replace, write_file …)."""
     if not isinstance(raw_input, dict):
         return []
@@ -83,7 +82,7 @@ def raw_input_edits(raw_input: Any) -> list[ProposedEdit]:
     return [ProposedEdit(path, None, content)] if content is not None else []
 
 
-def _string_edit(path: str, data: Any) -> ProposedEdit | None:
+def _string_edit(path: str, data: object) -> ProposedEdit | None:
     if not isinstance(data, dict):
         return None
     old, new = _first_str(data, OLD_KEYS), _first_str(data, NEW_KEYS)
@@ -93,7 +92,7 @@ def _string_edit(path: str, data: Any) -> ProposedEdit | None:
     return ProposedEdit(path, old, new, replace_all)
 
 
-def _first_str(data: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+def _first_str(data: Mapping[str, object], keys: tuple[str, ...]) -> str | None:
     for key in keys:
         value = data.get(key)
         if isinstance(value, str):

@@ -12,7 +12,6 @@ import os
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from ..errors import AcpNvimError
 
@@ -49,7 +48,7 @@ class Rule:
         return f"always {self.decision} {self.kind}{scope} ({self.agent} in {self.workspace})"
 
     @staticmethod
-    def from_dict(data: Any) -> Rule:
+    def from_dict(data: object) -> Rule:
         """Parse one stored rule; raise ValueError on anything malformed."""
         if not isinstance(data, dict):
             raise ValueError("a rule must be an object")
@@ -147,7 +146,7 @@ class RuleStore:
         self._stamp = (stat.st_mtime_ns, stat.st_size)
 
 
-def _to_dict(rule: Rule) -> dict[str, Any]:
+def _to_dict(rule: Rule) -> dict[str, object]:
     return {key: value for key, value in asdict(rule).items() if value is not None}
 
 

@@ -14,10 +14,8 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from acp.helpers import embedded_text_resource, resource_block, resource_link_block
-from acp.schema import EmbeddedResourceContentBlock, ResourceContentBlock
+from acp.helpers import ContentBlock, embedded_text_resource, resource_block, resource_link_block
 
 MAX_EMBED_BYTES = 1 << 20
 """Mentioned files larger than this are linked, not embedded."""
@@ -81,9 +79,9 @@ def _mime(name: str) -> str | None:
     return mimetypes.guess_type(name)[0] if name else None
 
 
-async def to_blocks(attachments: list[Attachment], embedded: bool, read: Reader) -> list[Any]:
+async def to_blocks(attachments: list[Attachment], embedded: bool, read: Reader) -> list[ContentBlock]:
     """ACP content blocks: embedded resources when allowed and readable, else resource links."""
-    blocks: list[EmbeddedResourceContentBlock | ResourceContentBlock] = []
+    blocks: list[ContentBlock] = []
     for item in attachments:
         text = item.text if item.text is not None or not embedded or item.path is None else await read(item.path)
         if embedded and text is not None:

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol, cast
+from typing import Protocol, cast
 
 from acp import Client, RequestError
-from acp.schema import ReadTextFileResponse, RequestPermissionResponse, WriteTextFileResponse
+from acp.helpers import SessionUpdate
+from acp.schema import (
+    PermissionOption,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
+    ToolCallUpdate,
+    WriteTextFileResponse,
+)
 
 from ..agent import quirks
 from ..agent.process import AgentProcess
@@ -28,9 +35,10 @@ class Served(Protocol):
     @property
     def process(self) -> AgentProcess: ...
 
-    def on_update(self, update: Any) -> None: ...
+    def on_update(self, update: SessionUpdate) -> None: ...
 
-    async def request_permission(self, tool_call: Any, options: list[Any]) -> RequestPermissionResponse: ...
+    async def request_permission(self, tool_call: ToolCallUpdate,
+                                 options: list[PermissionOption]) -> RequestPermissionResponse: ...
 
 
 class SessionClient:
@@ -44,16 +52,16 @@ class SessionClient:
             raise RequestError.invalid_params({"sessionId": session_id, "reason": "unknown session"})
         return self._session
 
-    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+    async def session_update(self, session_id: str, update: SessionUpdate, **kwargs: object) -> None:
         self._own(session_id).on_update(update)
 
     async def request_permission(
-        self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
+        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption], **kwargs: object
     ) -> RequestPermissionResponse:
         return await self._own(session_id).request_permission(tool_call, options)
 
     async def read_text_file(
-        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: Any
+        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: object
     ) -> ReadTextFileResponse:
         session = self._own(session_id)
         try:
@@ -65,15 +73,15 @@ class SessionClient:
             return ReadTextFileResponse(content="")
 
     async def write_text_file(
-        self, session_id: str, path: str, content: str, **kwargs: Any
+        self, session_id: str, path: str, content: str, **kwargs: object
     ) -> WriteTextFileResponse:
         await self._own(session_id).files.write(path, content)
         return WriteTextFileResponse()
 
-    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def ext_method(self, method: str, params: dict[str, object]) -> dict[str, object]:
         raise RequestError.method_not_found(method)
 
-    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+    async def ext_notification(self, method: str, params: dict[str, object]) -> None:
         self._session.log.add("debug", "notification", f"ignored extension notification {method}")
 
 

@@ -17,6 +17,7 @@ from ..agent.process import AgentProcess
 from ..config import AgentSpec
 from ..errors import SessionClosedError
 from ..log.ring import LogRing
+from ..tasks import ErrorReporter
 from . import auth, reattach
 from .details import SessionDetails
 
@@ -32,7 +33,7 @@ class AgentLink:
 
     def __init__(self, key: str, agent: str, spec: AgentSpec, cwd: str, *, client: Client, log: LogRing,
                  details: SessionDetails, notice: Notice, warn: Callable[[str], None], choose: auth.Choose,
-                 replaying: Replaying, noise: Callable[[str], None]) -> None:
+                 replaying: Replaying, noise: Callable[[str], None], report: ErrorReporter) -> None:
         self.key = key
         self.agent = agent
         self.spec = spec
@@ -46,10 +47,11 @@ class AgentLink:
         self._choose = choose
         self._replaying = replaying
         self._noise = noise
+        self._report = report
         self.process = self._new_process()
 
     def _new_process(self) -> AgentProcess:
-        return AgentProcess(self.agent, self.spec, self._client, self._log, self.cwd, self._noise)
+        return AgentProcess(self.agent, self.spec, self._client, self._log, self.cwd, self._noise, self._report)
 
     @property
     def connection(self) -> ClientSideConnection:

@@ -2,31 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from acp import RequestError
+from acp.client.connection import ClientSideConnection
+from acp.schema import InitializeResponse, LoadSessionResponse, ResumeSessionResponse
 
 
-def can_resume(info: Any) -> bool:
-    caps = getattr(info, "agent_capabilities", None)
-    sessions = getattr(caps, "session_capabilities", None)
-    return getattr(sessions, "resume", None) is not None
+def can_resume(info: InitializeResponse) -> bool:
+    caps = info.agent_capabilities
+    sessions = caps.session_capabilities if caps is not None else None
+    return sessions is not None and sessions.resume is not None
 
 
-def can_load(info: Any) -> bool:
-    return bool(getattr(getattr(info, "agent_capabilities", None), "load_session", False))
+def can_load(info: InitializeResponse) -> bool:
+    caps = info.agent_capabilities
+    return bool(caps is not None and caps.load_session)
 
 
-async def reattach(conn: Any, info: Any, session_id: str, cwd: str) -> tuple[Any, str] | None:
+async def reattach(conn: ClientSideConnection, info: InitializeResponse, session_id: str,
+                   cwd: str) -> tuple[ResumeSessionResponse | LoadSessionResponse, str] | None:
     """Try ``session/resume`` then ``session/load``; the response and how, or None if neither worked."""
-    attempts = []
     if can_resume(info):
-        attempts.append(("resumed", conn.resume_session))
-    if can_load(info):
-        attempts.append(("reloaded", conn.load_session))
-    for how, method in attempts:
         try:
-            return await method(session_id=session_id, cwd=cwd, mcp_servers=[]), how
+            return await conn.resume_session(session_id=session_id, cwd=cwd, mcp_servers=[]), "resumed"
         except (RequestError, ConnectionError):
-            continue
+            pass
+    if can_load(info):
+        try:
+            return await conn.load_session(session_id=session_id, cwd=cwd, mcp_servers=[]), "reloaded"
+        except (RequestError, ConnectionError):
+            pass
     return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 
+from acp.helpers import SessionUpdate
 from acp.schema import DeniedOutcome, PermissionOption, RequestPermissionResponse, ToolCallUpdate
 
 from .. import tasks
@@ -38,7 +39,7 @@ from .details import SessionDetails
 from .link import AgentLink, Attached
 from .prompt import Prompt as Prompt
 from .prompt import TurnRunner
-from .updates import SessionUpdate, UpdateRouter
+from .updates import UpdateRouter
 
 STATES = ("starting", "idle", "running", "waiting", "closed", "failed")
 ENDED = ("closed", "failed")
@@ -73,7 +74,8 @@ class Session:
         self._link = AgentLink(key, agent_name, spec, cwd, client=client_for(self), log=self.log,
                                details=self.details, notice=self.transcript.notice, warn=self._mode_warning,
                                choose=self._choose, replaying=self._replaying,
-                               noise=NoiseReporter(lambda text: editor.notify(f"{key}: {text}", "warn")))
+                               noise=NoiseReporter(lambda text: editor.notify(f"{key}: {text}", "warn")),
+                               report=self._report)
         self._cancelling = False
         self._runner: asyncio.Task[None] | None = None
 

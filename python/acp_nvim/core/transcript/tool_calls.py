@@ -5,7 +5,20 @@ from __future__ import annotations
 import difflib
 import json
 from dataclasses import dataclass, field
-from typing import Any
+
+from acp.helpers import ToolCallContentVariant
+from acp.schema import (
+    ContentToolCallContent,
+    FileEditToolCallContent,
+    TerminalToolCallContent,
+    TextContentBlock,
+    ToolCallProgress,
+    ToolCallStart,
+    ToolCallUpdate,
+)
+
+ToolCallPiece = ToolCallStart | ToolCallProgress | ToolCallUpdate
+"""A ``tool_call`` or ``tool_call_update`` notification, or the tool call of a permission request."""
 
 STATUS_ICONS = {"pending": "○", "in_progress": "◐", "completed": "●", "failed": "✗"}
 MAX_TEXT_LINES = 12
@@ -27,30 +40,30 @@ class ToolCallState:
     title: str = "tool"
     kind: str = "other"
     status: str = "pending"
-    raw_input: Any = None
-    raw_output: Any = None
-    content: list[Any] = field(default_factory=list)
+    raw_input: object = None
+    raw_output: object = None
+    content: list[ToolCallContentVariant] = field(default_factory=list)
     locations: list[tuple[str, int | None]] = field(default_factory=list)
     _counts: dict[tuple[str, int, int], tuple[int, int]] = field(default_factory=dict, repr=False)
 
-    def merge(self, update: Any) -> None:
+    def merge(self, update: ToolCallPiece) -> None:
         """Fold a ``ToolCallStart``/``ToolCallProgress``/``ToolCallUpdate`` into this state."""
-        for attr in ("title", "kind", "status"):
-            value = getattr(update, attr, None)
-            if value is not None:
-                setattr(self, attr, value)
-        if getattr(update, "raw_input", None) not in (None, {}):
+        self.title = update.title if update.title is not None else self.title
+        self.kind = update.kind if update.kind is not None else self.kind
+        self.status = update.status if update.status is not None else self.status
+        if update.raw_input not in (None, {}):
             self.raw_input = update.raw_input
-        if getattr(update, "raw_output", None) is not None:
+        if update.raw_output is not None:
             self.raw_output = update.raw_output
-        if getattr(update, "content", None) is not None:
+        if update.content is not None:
             self.content = list(update.content)
-        if getattr(update, "locations", None) is not None:
+        if update.locations is not None:
             self.locations = [(loc.path, loc.line) for loc in update.locations]
 
     def diffs(self) -> list[DiffContent]:
         """The ``diff`` content blocks, in order."""
-        return [DiffContent(c.path, c.old_text, c.new_text) for c in self.content if _type(c) == "diff"]
+        return [DiffContent(c.path, c.old_text, c.new_text) for c in self.content
+                if isinstance(c, FileEditToolCallContent)]
 
     def render(self) -> str:
         """The chat block for this tool call (text content clipped to a preview)."""
@@ -83,33 +96,31 @@ class ToolCallState:
             lines.append(f"  → {path}{f':{line}' if line else ''}")
         return lines
 
-    def _render_content(self, item: Any, preview: bool) -> list[str]:
-        kind = _type(item)
-        if kind == "diff":
+    def _render_content(self, item: ToolCallContentVariant, preview: bool) -> list[str]:
+        if isinstance(item, FileEditToolCallContent):
             return [self._diff_summary(item)]
-        if kind == "terminal":
+        if isinstance(item, TerminalToolCallContent):
             return [f"  ▸ terminal {item.terminal_id}"]
-        block = getattr(item, "content", None)
-        text = getattr(block, "text", None)
-        if text is None:
-            uri = getattr(block, "uri", None)
-            return [f"  [{getattr(block, 'type', kind)} content{f' {uri}' if uri else ''}]"]
-        return _clip(text) if preview else ["  │ " + line for line in text.split("\n")]
+        return _render_block(item, preview)
 
-    def _diff_summary(self, item: Any) -> str:
+    def _diff_summary(self, item: FileEditToolCallContent) -> str:
         added, removed = self._diff_counts(item)
         label = " (new file)" if item.old_text is None else ""
         return f"  ± {item.path} +{added} −{removed}{label}"
 
-    def _diff_counts(self, item: Any) -> tuple[int, int]:
+    def _diff_counts(self, item: FileEditToolCallContent) -> tuple[int, int]:
         key = (item.path, hash(item.old_text), hash(item.new_text))
         if key not in self._counts:
             self._counts[key] = diff_counts(item.old_text, item.new_text)
         return self._counts[key]
 
 
-def _type(content: Any) -> str:
-    return getattr(content, "type", "")
+def _render_block(item: ContentToolCallContent, preview: bool) -> list[str]:
+    block = item.content
+    if not isinstance(block, TextContentBlock):
+        uri = getattr(block, "uri", None)
+        return [f"  [{block.type} content{f' {uri}' if uri else ''}]"]
+    return _clip(block.text) if preview else ["  │ " + line for line in block.text.split("\n")]
 
 
 def _clip(text: str) -> list[str]:
@@ -120,7 +131,7 @@ def _clip(text: str) -> list[str]:
     return shown
 
 
-def _json_lines(value: Any) -> list[str]:
+def _json_lines(value: object) -> list[str]:
     return ["  " + line for line in json.dumps(value, indent=2, ensure_ascii=False, default=str).split("\n")]
 
 
@@ -143,7 +154,7 @@ def unified_diff(diff: DiffContent) -> list[str]:
     return list(body) or [f"--- a/{diff.path}", f"+++ b/{diff.path}", "(no changes)"]
 
 
-def command_of(raw_input: Any) -> str | None:
+def command_of(raw_input: object) -> str | None:
     """The shell command of an execute tool call's raw input, if it names one."""
     if not isinstance(raw_input, dict):
         return None
@@ -156,7 +167,7 @@ def command_of(raw_input: Any) -> str | None:
     return None
 
 
-def describe_input(raw_input: Any) -> str:
+def describe_input(raw_input: object) -> str:
     """A short printable form of a tool call's raw input (permission prompts)."""
     command = command_of(raw_input)
     if command:

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
+from acp.schema import PlanEntry
+
+from ..port import RenderOp
 from . import tool_calls
 from .block_view import StreamView, ViewLimits, clip_lines, project
 
-Op = list[Any]
+Op = RenderOp
+Meta = dict[str, object]
 OpSink = Callable[[Op], None]
 
 PLAN_MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
@@ -36,7 +39,7 @@ class Block:
     chunks: list[str] = field(default_factory=list)
     view: StreamView | None = None
     """The incremental view of a streamed block (None for blocks rendered whole)."""
-    meta: dict[str, Any] | None = None
+    meta: Meta | None = None
 
     def text(self) -> str:
         return "".join(self.chunks)
@@ -151,7 +154,7 @@ class Transcript:
             self._sink(["clip", block.id, view.marker()])
         return block
 
-    def _new_block(self, kind: str, text: str, meta: dict[str, Any] | None = None) -> Block:
+    def _new_block(self, kind: str, text: str, meta: Meta | None = None) -> Block:
         block = self._add(Block(self._take_id(), kind, [text], None, meta))
         self._sink(["new", block.id, kind, clip_lines(_lines(block), self.limits), meta])
         return block
@@ -174,7 +177,7 @@ class Transcript:
             self._sink(["clip", last.id, last.view.marker()])
 
     def _set_block(self, block_id: int | None, kind: str, text: str,
-                   meta: dict[str, Any] | None = None) -> int:
+                   meta: Meta | None = None) -> int:
         block = self._by_id.get(block_id) if block_id is not None else None
         if block is None:
             return self._new_block(kind, text, meta).id
@@ -185,7 +188,7 @@ class Transcript:
 
     # -- structured updates --------------------------------------------------------
 
-    def tool_call(self, update: Any) -> tool_calls.ToolCallState:
+    def tool_call(self, update: tool_calls.ToolCallPiece) -> tool_calls.ToolCallState:
         """Merge a ``tool_call`` or ``tool_call_update`` and re-render its block in place."""
         call_id = update.tool_call_id
         state = self.tool_calls.get(call_id)
@@ -194,13 +197,13 @@ class Transcript:
         state.merge(update)
         if call_id not in self._tool_blocks:
             self._answer_heading()
-        meta = {"status": state.status, "kind": state.kind}
+        meta: Meta = {"status": state.status, "kind": state.kind}
         block_id = self._set_block(self._tool_blocks.get(call_id), "tool", state.render(), meta)
         self._tool_blocks[call_id] = block_id
         self._tool_of_block[block_id] = call_id
         return state
 
-    def plan(self, entries: list[Any], plan_id: str = "") -> None:
+    def plan(self, entries: list[PlanEntry], plan_id: str = "") -> None:
         """Show the plan as a checklist, updated in place for the rest of the turn."""
         lines = ["Plan:"] + [f"- {PLAN_MARKS.get(e.status, '[ ]')} {e.content}" for e in entries]
         self._show_plan(plan_id, "\n".join(lines))
