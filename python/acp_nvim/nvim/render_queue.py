@@ -1,7 +1,7 @@
 """Coalesces render operations and status changes into one Lua call per short tick.
 
-One RPC per streamed chunk is 50-100x slower than one per batch (GUIDE.md §4), so
-operations wait here for a few milliseconds: consecutive appends to one block become one
+One RPC per streamed chunk is 50-100x slower than one per batch, so operations wait here
+for one frame (``FLUSH_DELAY``): consecutive appends to one block become one
 append, and a newer ``set``/``clip`` of a block replaces the queued one.
 """
 
