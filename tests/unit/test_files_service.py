@@ -10,11 +10,8 @@ from acp import RequestError
 
 from acp_nvim.core.files.changes import ChangeLog
 from acp_nvim.core.files.disk import Snapshot
-from acp_nvim.core.files.ledger import FileLedger
 from acp_nvim.core.files.paths import PathPolicy
-from acp_nvim.core.files.reconcile import Reconciler
-from acp_nvim.core.files.service import FileService
-from acp_nvim.core.files.voice import FileVoice
+from acp_nvim.core.files.side import FileSide
 from acp_nvim.core.log.ring import LogRing
 from acp_nvim.core.port import BufferState, BufferWrite, ThreeWay
 from acp_nvim.core.questions import Questions, Ticket
@@ -91,20 +88,16 @@ def ws(tmp_path):
 
 
 class Files:
-    """A session's file side as the session composes it: the fs methods and the reconciler on one ledger."""
+    """A session's file side as the session composes it (``FileSide.create``), with shortcuts."""
 
     def __init__(self, ws, editor, notices: list[tuple[str, str]], log: LogRing) -> None:
-        self.ledger = FileLedger()
-        voice = FileVoice(log, lambda text, kind: notices.append((text, kind)), editor, Questions(), "s")
-        self.service = FileService(editor, PathPolicy([str(ws)]), self.ledger, ChangeLog(), voice)
-        self.reconciler = Reconciler(editor, self.ledger, self.service.changes, voice)
+        self.side = FileSide.create(editor, PathPolicy([str(ws)]), questions=Questions(), owner="s", log=log,
+                                    notice=lambda text, kind: notices.append((text, kind)))
+        self.service, self.reconciler = self.side.service, self.side.reconciler
+        self.ledger = self.side.ledger
         self.changes = self.service.changes
-        self.read, self.write = self.service.read, self.service.write
+        self.read, self.write, self.begin_turn = self.service.read, self.service.write, self.side.begin_turn
         self.observe_tool_call, self.end_turn = self.reconciler.observe, self.reconciler.end_turn
-
-    async def begin_turn(self) -> None:
-        self.changes.begin_turn()
-        await self.reconciler.begin_turn()
 
 
 def service(ws, editor) -> tuple[Files, list[tuple[str, str]], LogRing]:
@@ -314,7 +307,6 @@ async def test_warns_once_when_the_agent_works_on_a_file_with_unsaved_changes(ws
 
 
 def test_changeset_keeps_the_first_before():
-    from acp_nvim.core.files.changes import ChangeLog
 
     log = ChangeLog()
     turn = log.begin_turn()

@@ -28,7 +28,7 @@ from .voice import FileVoice
 
 INTERNAL = -32603
 
-ContentFilter = Callable[[Path, str], "str | Awaitable[str]"]
+ContentFilter = Callable[[Path, str], str | Awaitable[str]]
 
 
 class FileService:

@@ -15,8 +15,7 @@ from acp.client.connection import ClientSideConnection
 from acp.helpers import ContentBlock
 from acp.schema import Usage
 
-from ..files.changes import ChangeLog
-from ..files.reconcile import Reconciler
+from ..files.side import FileSide
 from ..transcript.transcript import Transcript
 from . import attachments
 from .details import SessionDetails
@@ -35,12 +34,11 @@ class Prompt:
 class TurnRunner:
     """Runs one prompt turn of a session, start to end."""
 
-    def __init__(self, transcript: Transcript, details: SessionDetails, changes: ChangeLog, reconciler: Reconciler,
+    def __init__(self, transcript: Transcript, details: SessionDetails, files: FileSide,
                  notes: Callable[[], list[ContentBlock]], read: attachments.Reader) -> None:
         self._transcript = transcript
         self._details = details
-        self._changes = changes
-        self._reconciler = reconciler
+        self._files = files
         self._notes = notes
         self._read = read
 
@@ -49,8 +47,7 @@ class TurnRunner:
         self._transcript.user_message(prompt.text, [a.label for a in prompt.attachments])
         context = await attachments.to_blocks(prompt.attachments, embedded, self._read)
         blocks = [*self._notes(), text_block(prompt.text), *prompt.blocks, *context]
-        self._changes.begin_turn()
-        await self._reconciler.begin_turn()
+        await self._files.begin_turn()
         try:
             response = await conn.prompt(session_id=session_id, prompt=blocks)
         except RequestError as exc:
@@ -61,7 +58,7 @@ class TurnRunner:
             self._details.turn_ended("error")
             return  # the exit watcher reports the crash
         finally:
-            self._reconciler.end_turn()
+            self._files.reconciler.end_turn()
         self._details.turn_ended(response.stop_reason, response.usage)
         self._transcript.turn_end(response.stop_reason, usage_text(response.usage))
 

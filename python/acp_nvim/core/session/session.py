@@ -19,12 +19,8 @@ from ..agent.process import AgentProcess
 from ..agent.wire import NoiseReporter
 from ..config import AgentSpec, Settings
 from ..errors import SessionClosedError
-from ..files.changes import ChangeLog
-from ..files.ledger import FileLedger
 from ..files.paths import PathPolicy
-from ..files.reconcile import Reconciler
-from ..files.service import FileService
-from ..files.voice import FileVoice
+from ..files.side import FileSide
 from ..log.redact import Redactor
 from ..log.ring import LogRing
 from ..permissions.accepted import AcceptedEdits
@@ -63,14 +59,18 @@ class Session:
         self.log = LogRing(settings.log.max_entries, settings.log.max_bytes, settings.log.level,
                            redact=Redactor.for_env(spec.env))
         self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name)
-        self._compose_files(settings, spec)
+        roots = [*settings.workspace_roots, *([spec.cwd] if spec.cwd else [])]
+        self._accepted = AcceptedEdits()
+        files = FileSide.create(editor, PathPolicy.for_workspace(cwd, roots), questions=questions, owner=key,
+                                log=self.log, notice=self.transcript.notice, content_filter=self._accepted.filter)
+        self.files, self.reconciler = files.service, files.reconciler
         self.permissions = PermissionBroker(
             Scope(key, agent_name, cwd), settings.permissions, questions=questions, editor=editor,
             transcript=self.transcript, files=self.files, accepted=self._accepted, report=self._report,
             waiting=self._waiting)
         self._updates = UpdateRouter(self.transcript, self.details, self.log, self._tool_call_changed, self._changed)
-        self._turns = TurnRunner(self.transcript, self.details, self.files.changes, self.reconciler,
-                                 self.permissions.start_turn, attachments.file_reader(editor.buffer_text))
+        self._turns = TurnRunner(self.transcript, self.details, files, self.permissions.start_turn,
+                                 attachments.file_reader(editor.buffer_text))
         self._link = AgentLink(key, agent_name, spec, cwd, client=client_for(self), log=self.log,
                                details=self.details, notice=self.transcript.notice, warn=self._mode_warning,
                                choose=self._choose, replaying=self._replaying,
@@ -78,15 +78,6 @@ class Session:
                                report=self._report)
         self._cancelling = False
         self._runner: asyncio.Task[None] | None = None
-
-    def _compose_files(self, settings: Settings, spec: AgentSpec) -> None:
-        roots = [*settings.workspace_roots, *([spec.cwd] if spec.cwd else [])]
-        ledger = FileLedger()
-        voice = FileVoice(self.log, self.transcript.notice, self.editor, self.questions, self.key)
-        self._accepted = AcceptedEdits()
-        self.files = FileService(self.editor, PathPolicy.for_workspace(self.cwd, roots), ledger, ChangeLog(), voice,
-                                 content_filter=self._accepted.filter)
-        self.reconciler = Reconciler(self.editor, ledger, self.files.changes, voice)
 
     # -- what the editor shows -----------------------------------------------------
 
