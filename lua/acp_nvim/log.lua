@@ -8,6 +8,7 @@
 local M = {}
 
 local api = vim.api
+local scratch = require('acp_nvim.kit.scratch')
 
 ---@class acp_nvim.LogView
 ---@field buf integer
@@ -71,15 +72,8 @@ end
 
 local function create(key)
   define_highlights()
-  local buf = api.nvim_create_buf(false, true)
-  api.nvim_buf_set_name(buf, 'acp://log/' .. key)
-  local bo = vim.bo[buf]
-  bo.buftype = 'nofile'
-  bo.bufhidden = 'hide'
-  bo.swapfile = false
-  bo.undolevels = -1
-  bo.modifiable = false
-  bo.filetype = 'acp_log'
+  local buf = scratch.create({ name = 'acp://log/' .. key, kind = 'log', buftype = 'nofile', bufhidden = 'hide',
+    undolevels = -1, modifiable = false, filetype = 'acp_log' })
   api.nvim_buf_call(buf, function()
     vim.cmd(SYNTAX)
   end)

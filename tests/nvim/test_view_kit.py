@@ -113,6 +113,13 @@ def test_a_buffer_that_cannot_be_set_up_is_wiped(nvim, workspace):
     assert nvim.funcs.bufexists("acp://kit/broken") == 0
 
 
+def test_an_unnamed_spec_makes_an_unnamed_buffer(nvim):
+    first, _ = create(nvim, {"kind": "float", "lines": ["one"], "modifiable": False})
+    second, created = create(nvim, {"kind": "float", "lines": ["two"]})
+    assert created and first != second and nvim.api.buf_get_name(first) == ""
+    assert nvim.api.buf_get_lines(first, 0, -1, False) == ["one"]
+
+
 def test_relative_names_are_found_by_their_full_path(nvim, workspace):
     buf, _ = create(nvim, {"name": "notes.md (proposal)", "bufhidden": "hide"})
     assert nvim.api.buf_get_name(buf) == f"{workspace}/notes.md (proposal)"

@@ -2,7 +2,7 @@
 ---
 --- A spec says what the buffer is; the buffer is named before it is filled:
 --- >lua
----   { name = 'acp://…',        -- its identity (see "Leftovers" below)
+---   { name = 'acp://…',        -- its identity (see "Leftovers" below); nil: unnamed (floats)
 ---     kind = 'review',          -- which view made it (kept in b:acp_nvim_scratch)
 ---     buftype = 'nofile',       -- 'nofile' | 'acwrite' | 'nowrite'
 ---     bufhidden = 'wipe', swapfile = false,
@@ -92,7 +92,9 @@ local function configure(buf, spec)
 end
 
 local function setup(buf, spec)
-  api.nvim_buf_set_name(buf, spec.name)
+  if spec.name then
+    api.nvim_buf_set_name(buf, spec.name)
+  end
   vim.b[buf][M.MARK] = spec.kind or true
   configure(buf, spec)
 end
@@ -112,7 +114,7 @@ end
 ---@return integer buf
 ---@return boolean created false when an existing buffer was reused
 function M.create(spec)
-  local existing = M.find(spec.name)
+  local existing = spec.name and M.find(spec.name)
   local reused = existing and settle_leftover(existing, spec)
   if reused then
     configure(reused, spec)
