@@ -20,13 +20,6 @@ local windows = require('acp_nvim.review.windows')
 ---@type table[] pending reviews in arrival order (review/queue.lua): { id, spec, files, state }
 M.reviews = queue.reviews
 
-local function highlights()
-  api.nvim_set_hl(0, 'AcpNvimReviewBar', { link = 'WinBar', default = true })
-  api.nvim_set_hl(0, 'AcpNvimReviewTitle', { link = 'Title', default = true })
-  api.nvim_set_hl(0, 'AcpNvimReviewKey', { link = 'Special', default = true })
-  api.nvim_set_hl(0, 'AcpNvimReviewNote', { link = 'DiagnosticWarn', default = true })
-end
-
 local function notify(msg, level)
   vim.notify('[acp.nvim] ' .. msg, level or vim.log.levels.INFO)
 end
@@ -79,7 +72,7 @@ local function actions(review, file)
 end
 
 local function show(review)
-  highlights()
+  require('acp_nvim.highlights').setup()
   build(review)
   vim.cmd('stopinsert')
   review.state = 'open'
