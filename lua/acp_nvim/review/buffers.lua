@@ -13,23 +13,27 @@ function M.display_name(path)
   return vim.fn.fnamemodify(path, ':.')
 end
 
-local function name(review, file, scheme)
-  return ('acp://%s/%s/%d/%s'):format(scheme, review.spec.session, review.spec.number,
-    M.display_name(file.spec.path))
+--- `{file} (review {n} of {session})`, the left copy `{file} (current, review …)`: named after
+--- the file, with no '/' after it, so the tab page's default label is the file's name (the
+--- default tabline shortens every directory of the current buffer's name to one letter).
+local function name(review, file, role)
+  local session = review.spec.session:gsub('/', ':')
+  return ('%s (%sreview %d of %s)'):format(M.display_name(file.spec.path), role and (role .. ', ') or '',
+    review.spec.number, session)
 end
 
 --- Make `file.prop` and `file.left` (`file.live` when the left side is the user's buffer).
 function M.make(review, file)
   local spec = file.spec
   local readable = spec.located ~= 'not-found'
-  file.prop = scratch.create({ name = name(review, file, 'review'), kind = M.KIND, buftype = 'acwrite',
+  file.prop = scratch.create({ name = name(review, file), kind = M.KIND, buftype = 'acwrite',
     bufhidden = 'hide', filetype_from = spec.path, lines = spec.agent, modifiable = readable })
   local live = spec.loaded and readable and require('acp_nvim.buffers').find(spec.path)
   if live then
     file.left, file.live = live, true
     return
   end
-  file.left = scratch.create({ name = name(review, file, 'review-base'), kind = M.KIND, buftype = 'nofile',
+  file.left = scratch.create({ name = name(review, file, 'current'), kind = M.KIND, buftype = 'nofile',
     bufhidden = 'hide', filetype_from = spec.path, lines = spec.left, modifiable = false })
 end
 
