@@ -9,6 +9,8 @@ local M = {}
 
 local api = vim.api
 local buffers = require('acp_nvim.buffers')
+local diff = require('acp_nvim.kit.diff')
+local scratch = require('acp_nvim.kit.scratch')
 
 ---@type table<integer, { key: string, turn: integer, entries: table[], rows: table<integer, integer> }>
 M.lists = {}
@@ -75,10 +77,7 @@ local function render(buf)
     lines[#lines + 1] = entry_line(entry)
     list.rows[#lines] = i
   end
-  vim.bo[buf].modifiable = true
-  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
-  vim.bo[buf].modified = false
+  scratch.fill(buf, lines)
 end
 
 local function entry_at_cursor(buf)
@@ -89,17 +88,6 @@ end
 
 local function notify(msg, level)
   vim.notify('[acp.nvim] ' .. msg, level or vim.log.levels.INFO)
-end
-
-local function scratch(name)
-  local old = vim.fn.bufnr(name)
-  if old ~= -1 then
-    api.nvim_buf_delete(old, { force = true })
-  end
-  local buf = api.nvim_create_buf(false, true)
-  api.nvim_buf_set_name(buf, name)
-  vim.bo[buf].swapfile = false
-  return buf
 end
 
 --- The buffer of `path`, loaded (a hidden one is created for a file that is not open).
@@ -120,33 +108,22 @@ function M.diff(entry)
     return
   end
   local target = file_buffer(entry.path)
-  local before = scratch(('acp://before/%s'):format(entry.path))
-  api.nvim_buf_set_lines(before, 0, -1, false, entry.before and (buffers.parse(entry.before)) or {})
-  vim.bo[before].bufhidden = 'wipe'
-  vim.bo[before].modifiable = false
-  vim.bo[before].filetype = vim.bo[target].filetype
-  vim.cmd(('tab sbuffer %d'):format(before))
-  local left = api.nvim_get_current_win()
-  local right = api.nvim_open_win(target, true, { split = 'right', win = left })
-  for _, win in ipairs({ left, right }) do
-    api.nvim_win_call(win, function()
-      vim.cmd('diffthis')
-    end)
-  end
-  vim.wo[left].winbar = '%#AcpNvimHeader#BEFORE the turn · dp revert hunk · q close'
-  vim.wo[right].winbar = '%#AcpNvimHeader#NOW · do revert hunk · :w save'
+  local before = scratch.create({ name = ('acp://before/%s'):format(entry.path), kind = 'changes',
+    buftype = 'nofile', bufhidden = 'wipe', lines = entry.before and (buffers.parse(entry.before)) or {},
+    modifiable = false, filetype = vim.bo[target].filetype })
+  local left, right = unpack(diff.tab({ before, target }))
+  diff.set(left, { winbar = '%#AcpNvimHeader#BEFORE the turn · dp revert hunk · q close' })
+  diff.set(right, { winbar = '%#AcpNvimHeader#NOW · do revert hunk · :w save' })
   vim.keymap.set('n', 'q', function()
     vim.cmd('tabclose')
   end, { buffer = before, nowait = true })
+  -- one side closed: the other leaves diff mode with its options given back
   api.nvim_create_autocmd('WinClosed', {
-    pattern = tostring(left),
+    pattern = { tostring(left), tostring(right) },
     once = true,
     callback = function()
-      if api.nvim_win_is_valid(right) then
-        api.nvim_win_call(right, function()
-          vim.cmd('diffoff')
-        end)
-      end
+      diff.stop(left)
+      diff.stop(right)
     end,
   })
   return { before = before, target = target, left = left, right = right }
@@ -218,14 +195,9 @@ end
 
 --- Show the changeset of `turn` of session `key`. entries: { path, before, known, via }.
 function M.open(key, turn, entries)
-  local name = 'acp://changes/' .. key
-  local buf = vim.fn.bufnr(name)
-  if buf == -1 then
-    buf = api.nvim_create_buf(false, true)
-    api.nvim_buf_set_name(buf, name)
-    vim.bo[buf].swapfile = false
-    vim.bo[buf].bufhidden = 'hide'
-    vim.bo[buf].filetype = 'acp_nvim_changes'
+  local buf, created = scratch.create({ name = 'acp://changes/' .. key, kind = 'changes', buftype = 'nofile',
+    bufhidden = 'hide', filetype = 'acp_nvim_changes', modifiable = false, reuse = true })
+  if created then
     set_keys(buf)
   end
   for _, entry in ipairs(entries) do

@@ -11,6 +11,7 @@ local M = {}
 
 local api = vim.api
 local markdown = require('acp_nvim.markdown')
+local scratch = require('acp_nvim.kit.scratch')
 local ns = api.nvim_create_namespace('acp_nvim.chat')
 local ns_hl = api.nvim_create_namespace('acp_nvim.chat.hl') -- extmark id = block id
 local ns_blocks = api.nvim_create_namespace('acp_nvim.chat.blocks') -- extmark id = block id
@@ -227,15 +228,9 @@ end
 local SEPARATOR = '── prompt · %s or <CR> sends · %s cancels · %s/%s history · <C-x><C-o> completes / and @ ──'
 
 local function create(key)
-  local buf = api.nvim_create_buf(false, true)
-  api.nvim_buf_set_name(buf, 'acp://chat/' .. key)
-  local bo = vim.bo[buf]
-  bo.buftype = 'nofile'
-  bo.bufhidden = 'hide'
-  bo.swapfile = false
-  bo.undolevels = -1 -- streamed output must not become undo steps the user could undo
-  bo.filetype = 'acp_chat'
-  api.nvim_buf_set_lines(buf, 0, -1, false, { '# acp.nvim · ' .. key, '' })
+  local buf = scratch.create({ name = 'acp://chat/' .. key, kind = 'chat', buftype = 'nofile', bufhidden = 'hide',
+    undolevels = -1, -- streamed output must not become undo steps the user could undo
+    filetype = 'acp_chat', lines = { '# acp.nvim · ' .. key, '' } })
   api.nvim_buf_set_extmark(buf, ns, 0, 0, { line_hl_group = 'AcpNvimHeader' })
   local keys = require('acp_nvim').config.keymaps
   local chat = { buf = buf, key = key, order = {}, index = {}, kinds = {}, sizes = {}, clipped = {},

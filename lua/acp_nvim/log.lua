@@ -8,6 +8,7 @@
 local M = {}
 
 local api = vim.api
+local scratch = require('acp_nvim.kit.scratch')
 
 ---@class acp_nvim.LogView
 ---@field buf integer
@@ -19,17 +20,6 @@ local api = vim.api
 
 ---@type table<string, acp_nvim.LogView>
 M.views = {}
-
-local HIGHLIGHTS = {
-  AcpNvimLogTime = 'Comment',
-  AcpNvimLogOut = 'Function',
-  AcpNvimLogIn = 'String',
-  AcpNvimLogLocal = 'Identifier',
-  AcpNvimLogStderr = 'Comment',
-  AcpNvimLogLifecycle = 'Special',
-  AcpNvimLogWarn = 'DiagnosticWarn',
-  AcpNvimLogError = 'DiagnosticError',
-}
 
 -- Later rules win where several match at the same column.
 local SYNTAX = [[
@@ -43,12 +33,6 @@ syntax match AcpNvimLogWarn /^\S\+ WRN .*$/ contains=AcpNvimLogTime
 syntax match AcpNvimLogError /^\S\+ ERR .*$/ contains=AcpNvimLogTime
 syntax match AcpNvimLogTime /^\d\d:\d\d:\d\d\.\d\d\d/ contained
 ]]
-
-local function define_highlights()
-  for group, target in pairs(HIGHLIGHTS) do
-    api.nvim_set_hl(0, group, { link = target, default = true })
-  end
-end
 
 --- Fold text: how much JSON a closed entry hides.
 function M.foldtext()
@@ -70,16 +54,9 @@ local function set_window_options(win)
 end
 
 local function create(key)
-  define_highlights()
-  local buf = api.nvim_create_buf(false, true)
-  api.nvim_buf_set_name(buf, 'acp://log/' .. key)
-  local bo = vim.bo[buf]
-  bo.buftype = 'nofile'
-  bo.bufhidden = 'hide'
-  bo.swapfile = false
-  bo.undolevels = -1
-  bo.modifiable = false
-  bo.filetype = 'acp_log'
+  require('acp_nvim.highlights').setup()
+  local buf = scratch.create({ name = 'acp://log/' .. key, kind = 'log', buftype = 'nofile', bufhidden = 'hide',
+    undolevels = -1, modifiable = false, filetype = 'acp_log' })
   api.nvim_buf_call(buf, function()
     vim.cmd(SYNTAX)
   end)

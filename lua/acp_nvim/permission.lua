@@ -5,6 +5,8 @@
 local M = {}
 
 local api = vim.api
+local float = require('acp_nvim.kit.float')
+local scratch = require('acp_nvim.kit.scratch')
 
 ---@type { id: integer, q: table }[]
 M.queue = {}
@@ -77,28 +79,10 @@ local function map_choices(buf, entry)
 end
 
 local function open_float(lines, title)
-  local buf = api.nvim_create_buf(false, true)
-  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
-  vim.bo[buf].bufhidden = 'wipe'
-  local width = 20
-  for _, l in ipairs(lines) do
-    width = math.max(width, vim.fn.strdisplaywidth(l) + 2)
-  end
-  width = math.min(width, vim.o.columns - 4)
-  local height = math.min(#lines, vim.o.lines - 4)
+  local buf = scratch.create({ kind = 'permission', buftype = 'nofile', bufhidden = 'wipe', lines = lines,
+    modifiable = false })
   vim.cmd('stopinsert')
-  M.win = api.nvim_open_win(buf, true, {
-    relative = 'editor',
-    row = math.floor((vim.o.lines - height) / 2),
-    col = math.floor((vim.o.columns - width) / 2),
-    width = width,
-    height = height,
-    style = 'minimal',
-    border = 'rounded',
-    title = title,
-    title_pos = 'center',
-  })
+  M.win = float.centered(buf, title)
   return buf
 end
 

@@ -2,20 +2,9 @@
 local M = {}
 
 local api = vim.api
-local NAME = 'acp://rules'
+local scratch = require('acp_nvim.kit.scratch')
 
-local function buffer()
-  for _, buf in ipairs(api.nvim_list_bufs()) do
-    if api.nvim_buf_get_name(buf) == NAME then
-      return buf, false
-    end
-  end
-  local buf = api.nvim_create_buf(false, true)
-  api.nvim_buf_set_name(buf, NAME)
-  vim.bo[buf].bufhidden = 'wipe'
-  vim.bo[buf].filetype = 'acp_nvim_rules'
-  return buf, true
-end
+local NAME = 'acp://rules'
 
 local function remove_at_cursor()
   local line = api.nvim_get_current_line()
@@ -33,12 +22,10 @@ end
 
 --- Show (or refresh) the list; `lines` are "n. description" strings.
 function M.show(lines)
-  local buf, created = buffer()
   local text = #lines > 0 and lines or { '(no remembered rules: answer a prompt with "always" to add one)' }
-  vim.bo[buf].modifiable = true
-  api.nvim_buf_set_lines(buf, 0, -1, false, vim.list_extend({ 'Remembered permission rules  (dd forgets one, q closes)', '' }, text))
-  vim.bo[buf].modifiable = false
-  vim.bo[buf].modified = false
+  local buf, created = scratch.create({ name = NAME, kind = 'rules', buftype = 'nofile', bufhidden = 'wipe',
+    filetype = 'acp_nvim_rules', modifiable = false, reuse = true,
+    lines = vim.list_extend({ 'Remembered permission rules  (dd forgets one, q closes)', '' }, text) })
   if created then
     set_keys(buf)
   end

@@ -10,22 +10,18 @@ local M = {}
 
 local api = vim.api
 local buffers = require('acp_nvim.buffers')
+local diff = require('acp_nvim.kit.diff')
+local scratch = require('acp_nvim.kit.scratch')
 
 ---@type table<integer, table>
 M.views = {}
 
 local KEYS = { 'ga', 'gm', 'do' }
 
-local function scratch(name, text, filetype)
-  local buf = api.nvim_create_buf(false, true)
-  api.nvim_buf_set_name(buf, name)
-  local lines = text and buffers.parse(text) or {}
-  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].bufhidden = 'wipe'
-  vim.bo[buf].swapfile = false
-  vim.bo[buf].modifiable = false
-  vim.bo[buf].filetype = filetype
-  return buf
+--- A read-only side of the view: the base or the agent's text.
+local function side(name, text, filetype)
+  return (scratch.create({ name = name, kind = 'threeway', buftype = 'nofile', bufhidden = 'wipe',
+    lines = text and (buffers.parse(text)) or {}, modifiable = false, filetype = filetype }))
 end
 
 local function winbar(text)
@@ -33,12 +29,9 @@ local function winbar(text)
 end
 
 local function open_windows(view)
-  vim.cmd(('tab sbuffer %d'):format(view.base_buf))
+  local wins = diff.tab({ view.base_buf, view.buf, view.agent_buf })
   view.tab = api.nvim_get_current_tabpage()
-  local base = api.nvim_get_current_win()
-  local mine = api.nvim_open_win(view.buf, false, { split = 'right', win = base })
-  local agent = api.nvim_open_win(view.agent_buf, false, { split = 'right', win = mine })
-  view.wins = { base = base, mine = mine, agent = agent }
+  view.wins = { base = wins[1], mine = wins[2], agent = wins[3] }
   local title = view.spec.title ~= '' and view.spec.title or 'agent'
   local bars = {
     base = view.spec.base == nil and 'BASE (unknown)' or 'BASE',
@@ -46,12 +39,9 @@ local function open_windows(view)
     agent = ('AGENT (%s) · dp put hunk into yours · q keep yours'):format(title),
   }
   for role, win in pairs(view.wins) do
-    api.nvim_win_call(win, function()
-      vim.cmd('diffthis')
-    end)
-    vim.wo[win].winbar = winbar(bars[role])
+    diff.set(win, { winbar = winbar(bars[role]) })
   end
-  api.nvim_set_current_win(mine)
+  api.nvim_set_current_win(view.wins.mine)
 end
 
 local function map_scratch(view, buf)
@@ -130,8 +120,8 @@ function M.open(id, spec)
   end
   local filetype = vim.bo[buf].filetype
   local view = { id = id, buf = buf, spec = spec }
-  view.base_buf = scratch(('acp://base/%d%s'):format(id, spec.path), spec.base, filetype)
-  view.agent_buf = scratch(('acp://agent/%d%s'):format(id, spec.path), spec.agent, filetype)
+  view.base_buf = side(('acp://base/%d%s'):format(id, spec.path), spec.base, filetype)
+  view.agent_buf = side(('acp://agent/%d%s'):format(id, spec.path), spec.agent, filetype)
   M.views[id] = view
   open_windows(view)
   map_scratch(view, view.base_buf)
@@ -163,21 +153,9 @@ end
 
 local function close(view)
   pcall(api.nvim_del_augroup_by_id, view.group)
-  if view.wins.mine and api.nvim_win_is_valid(view.wins.mine) then
-    api.nvim_win_call(view.wins.mine, function()
-      vim.cmd('diffoff')
-    end)
-  end
-  for _, win in pairs(view.wins) do
-    if api.nvim_win_is_valid(win) and #api.nvim_list_wins() > 1 then
-      api.nvim_win_close(win, true)
-    end
-  end
-  for _, b in ipairs({ view.base_buf, view.agent_buf }) do
-    if api.nvim_buf_is_valid(b) then
-      api.nvim_buf_delete(b, { force = true })
-    end
-  end
+  diff.close({ view.wins.base, view.wins.mine, view.wins.agent })
+  scratch.wipe(view.base_buf)
+  scratch.wipe(view.agent_buf)
 end
 
 --- Resolve view `id` with 'agent' or 'mine' (its buffer gone: 'gone') and answer Python.

@@ -3,6 +3,7 @@
 local M = {}
 
 local api = vim.api
+local scratch = require('acp_nvim.kit.scratch')
 
 --- A window to open things in: the previous one when the current window shows a chat.
 local function leave_chat()
@@ -15,18 +16,6 @@ local function leave_chat()
   else
     vim.cmd('aboveleft vsplit')
   end
-end
-
-local function scratch(name, buftype)
-  local buf = vim.fn.bufnr(name)
-  if buf == -1 then
-    buf = api.nvim_create_buf(false, true)
-    api.nvim_buf_set_name(buf, name)
-  end
-  vim.bo[buf].buftype = buftype or 'nofile'
-  vim.bo[buf].bufhidden = 'wipe'
-  vim.bo[buf].swapfile = false
-  return buf
 end
 
 local function display(buf)
@@ -42,11 +31,8 @@ end
 
 --- Show `lines` read-only in the scratch buffer `name` (ft `filetype`), in a split.
 function M.show(name, lines, filetype)
-  local buf = scratch(name)
-  vim.bo[buf].modifiable = true
-  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
-  vim.bo[buf].filetype = filetype or ''
+  local buf = scratch.create({ name = name, kind = 'views', buftype = 'nofile', bufhidden = 'wipe', lines = lines,
+    modifiable = false, filetype = filetype or '', reuse = true })
   display(buf)
   api.nvim_win_set_cursor(0, { 1, 0 })
   return buf
@@ -104,10 +90,8 @@ end
 
 --- Open the queue of session `key` for editing; :w sends it back.
 function M.edit_queue(key, items)
-  local buf = scratch('acp://queue/' .. key, 'acwrite')
-  vim.bo[buf].bufhidden = 'wipe'
-  api.nvim_buf_set_lines(buf, 0, -1, false, queue_lines(items))
-  vim.bo[buf].modified = false
+  local buf = scratch.create({ name = 'acp://queue/' .. key, kind = 'queue', buftype = 'acwrite',
+    bufhidden = 'wipe', lines = queue_lines(items), reuse = true })
   api.nvim_clear_autocmds({ buffer = buf, event = 'BufWriteCmd' })
   api.nvim_create_autocmd('BufWriteCmd', {
     buffer = buf,

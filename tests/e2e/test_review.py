@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -32,8 +33,8 @@ def wait_turn_end(nvim, count: int = 1) -> str:
 
 
 def review_buffers(nvim) -> list[str]:
-    return [name for name in nvim.exec_lua(
-        "return vim.tbl_map(vim.api.nvim_buf_get_name, vim.api.nvim_list_bufs())") if "acp://review" in name]
+    names = nvim.exec_lua("return vim.tbl_map(vim.api.nvim_buf_get_name, vim.api.nvim_list_bufs())")
+    return [name for name in names if re.search(r" \((current, )?review \d+ of ", name)]
 
 
 def make_file(workspace: Path, name: str = "sample.txt", lines: int = 8) -> Path:
@@ -49,7 +50,7 @@ def test_accept_writes_agent_text_and_cleans_up(nvim, workspace):
     nvim.command(f"Ai send edit {path}")
     wait_review(nvim)
     assert len(nvim.api.list_tabpages()) == tabs_before + 1
-    assert nvim.api.buf_get_name(0).startswith("acp://review/demo/1/1/")
+    assert nvim.api.buf_get_name(0) == f"{path} (review 1 of demo:1)"
     nvim.input("ga")
     wait_turn_end(nvim)
     text = path.read_text()
@@ -159,9 +160,9 @@ def test_multi_file_request_reviews_every_file(nvim, workspace):
     a, b = make_file(workspace, "a.txt"), make_file(workspace, "b.txt")
     nvim.command(f"Ai send multi-edit {a} {b}")
     wait_review(nvim)
-    assert nvim.api.buf_get_name(0).endswith("/a.txt")
+    assert nvim.api.buf_get_name(0).endswith("/a.txt (review 1 of demo:1)")
     nvim.input("ga")
-    assert nvim.api.buf_get_name(0).endswith("/b.txt")
+    assert nvim.api.buf_get_name(0).endswith("/b.txt (review 1 of demo:1)")
     nvim.input("ga")
     wait_turn_end(nvim)
     for path in (a, b):
@@ -241,7 +242,7 @@ def test_second_request_while_a_review_is_open(nvim, workspace):
     wait_for(lambda: "(demo) would run: git status" in chat_of(nvim, "demo/2"), timeout=20)
     assert review_open(nvim)  # the review still waits for its own answer
     nvim.command("Ai permissions")  # only the review is left: it comes to the front
-    assert nvim.api.buf_get_name(0).endswith("/a.txt")
+    assert nvim.api.buf_get_name(0).endswith("/a.txt (review 1 of demo:1)")
     nvim.input("ga")
     wait_for(lambda: "turn ended" in chat(nvim), timeout=20)
     assert a.read_text().splitlines()[-1] == ADDED

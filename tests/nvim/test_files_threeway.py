@@ -96,3 +96,23 @@ def test_a_buffer_gone_answers_gone(nvim, workspace):
     nvim.exec_lua(f"{T}.open(...)", 9, {"path": str(workspace / "nope.txt"), "base": None, "agent": "x",
                                         "purpose": "write", "title": ""})
     assert answers(nvim) == [[9, "gone"]]
+
+
+def test_your_buffer_gets_its_window_options_back(nvim, workspace):
+    path = open_view(nvim, workspace)
+    nvim.command("normal gm")
+    nvim.command(f"tab sbuffer {nvim.funcs.bufnr(str(path))}")  # a new window on your buffer
+    for win in nvim.api.tabpage_list_wins(0):
+        assert nvim.api.get_option_value("diff", {"win": win}) is False
+        assert nvim.api.get_option_value("winbar", {"win": win}) == ""
+        assert nvim.api.get_option_value("foldmethod", {"win": win}) == "manual"
+
+
+def test_a_leftover_of_an_earlier_view_with_the_same_name_gives_way(nvim, workspace):
+    path = workspace / "file.txt"
+    nvim.exec_lua("require('acp_nvim.kit.scratch').create(...)",
+                  {"name": f"acp://agent/7{path}", "kind": "threeway", "bufhidden": "hide", "lines": ["stale"]})
+    open_view(nvim, workspace)
+    assert nvim.exec_lua("return require('acp_nvim.threeway').ids()") == [7]
+    agent = nvim.api.win_get_buf(nvim.api.tabpage_list_wins(0)[2])
+    assert nvim.api.buf_get_lines(agent, 0, -1, False) == ["a", "B agent", "c", "d agent"]

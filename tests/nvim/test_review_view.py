@@ -6,6 +6,7 @@ what would go back to Python (and how many times).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -68,11 +69,16 @@ def screen(nvim) -> list[str]:
 
 def review_buffers(nvim) -> list[str]:
     names = nvim.exec_lua("return vim.tbl_map(vim.api.nvim_buf_get_name, vim.api.nvim_list_bufs())")
-    return [name for name in names if name.startswith("acp://review")]
+    return [name for name in names if re.search(r" \((current, )?review \d+ of ", name)]
+
+
+def named(nvim, name: str) -> int:
+    """The buffer called exactly ``name`` (-1 when there is none)."""
+    return nvim.exec_lua("return require('acp_nvim.kit.scratch').find(...) or -1", name)
 
 
 def proposal_buf(nvim, name: str) -> int:
-    return nvim.funcs.bufnr(f"acp://review/demo/1/1/{name}")
+    return named(nvim, f"{name} (review 1 of demo:1)")
 
 
 def accepted_text(nvim, index: int = 0) -> str | None:
@@ -89,7 +95,7 @@ def test_layout_snapshot(view, workspace):
     view.command("set lines=30")
     single(view, path)
     rows = screen(view)
-    assert rows[0].startswith(" [No Name]") and "a//r/d/1/1/sample.py" in rows[0]  # tabline: a new tab page
+    assert rows[0].startswith(" [No Name]  2 sample.py (review 1 of demo:1) ")  # tabline: the file's name
     winbar_left, _, winbar_right = rows[1].partition("│")
     assert winbar_left.startswith("current sample.py · ga accept · gr reject · ]c [c next/prev hunk")
     assert winbar_right.startswith("proposal 1/1 · do leave hunk (current→proposal) · dp take hunk (agent→proposal)")
@@ -101,9 +107,40 @@ def test_layout_snapshot(view, workspace):
     assert right[15].strip() == "appended by the agent"
     assert set(left[15].strip()) == {"-"}  # diff filler opposite the added line
     assert rows[18].startswith("~ ")
-    status_left, _, status_right = rows[-2].partition(" acp://review/")
-    assert status_left.startswith("acp://review-base/demo/1/1/sample.py")
-    assert status_right.startswith("demo/1/1/sample.py")
+    status_left, _, status_right = rows[-2].partition(" sample.py (review")
+    assert status_left.startswith("sample.py (current, review 1 of demo:1)")
+    assert status_right.startswith(" 1 of demo:1)")
+
+
+def test_the_tab_label_is_the_files_name(view, workspace):
+    path = workspace / "src" / "hello.py"
+    path.parent.mkdir()
+    path.write_text(TEXT)
+    single(view, path)
+    assert view.eval("&tabline") == "", "the user's 'tabline' is left alone"
+    view.command("tabprevious")  # the label of a tab that is not current comes from its last window
+    label = screen(view)[0]
+    assert "  2 s/hello.py (review 1 of demo:1) " in label  # as Neovim labels a tab of src/hello.py
+    assert "a//" not in label
+
+
+def test_a_leftover_buffer_of_an_earlier_review_gives_way(view, workspace):
+    stale = view.exec_lua("return require('acp_nvim.kit.scratch').create(...)",
+                          {"name": "a.txt (review 1 of demo:1)", "kind": "review", "bufhidden": "hide",
+                           "lines": ["stale"]})
+    single(view, workspace / "a.txt")
+    assert not view.api.buf_is_valid(stale)
+    assert view.api.buf_get_lines(proposal_buf(view, "a.txt"), 0, 2, False) == ["line 1", "line 2 changed by the agent"]
+
+
+def test_a_file_buffer_with_the_review_name_is_never_touched(view, workspace):
+    view.command("edit " + view.funcs.fnameescape(f"{workspace}/a.txt (review 1 of demo:1)"))
+    view.api.buf_set_lines(0, 0, -1, False, ["mine, unsaved"])
+    mine = view.api.get_current_buf().number
+    single(view, workspace / "a.txt")
+    verdict = verdicts(view)[0][1]
+    assert verdict["files"] == [] and "not a view of acp.nvim" in verdict["error"]
+    assert view.api.buf_get_lines(mine, 0, -1, False) == ["mine, unsaved"]
 
 
 def test_buffers_windows_and_filetype(view, workspace):
@@ -121,7 +158,7 @@ def test_buffers_windows_and_filetype(view, workspace):
     tab_wins = view.api.tabpage_list_wins(view.api.get_current_tabpage())
     assert [view.api.get_option_value("diff", {"win": w}) for w in tab_wins] == [True, True]
     assert view.api.get_option_value("diff", {"win": first_win}) is False
-    base = view.funcs.bufnr("acp://review-base/demo/1/1/sample.py")
+    base = named(view, "sample.py (current, review 1 of demo:1)")
     assert base != -1 and view.api.get_option_value("modifiable", {"buf": base}) is False
 
 
@@ -237,10 +274,10 @@ def test_multi_file_reviews_every_file(view, workspace):
         (str(b), Current(TEXT), [ProposedEdit(str(b), TEXT, agent_version())]),
     ])
     assert len(view.api.list_tabpages()) == 3
-    assert view.api.buf_get_name(0).endswith("/a.txt")
+    assert view.api.buf_get_name(0).endswith("/a.txt (review 1 of demo:1)")
     view.input("ga")
     assert verdicts(view) == []
-    assert view.api.buf_get_name(0).endswith("/b.lua")
+    assert view.api.buf_get_name(0).endswith("/b.lua (review 1 of demo:1)")
     assert view.api.get_option_value("filetype", {"buf": 0}) == "lua"
     view.input("gr")
     files = verdicts(view)[0][1]["files"]
@@ -278,10 +315,10 @@ def test_snippet_not_found_shows_the_diff_as_sent_read_only(view, workspace):
 def test_second_review_waits_for_the_first(view, workspace):
     single(view, workspace / "a.txt", rid=1, number=1)
     single(view, workspace / "b.txt", rid=2, number=2)
-    assert view.api.buf_get_name(0).endswith("/1/a.txt")
+    assert view.api.buf_get_name(0).endswith("/a.txt (review 1 of demo:1)")
     assert "+1 waiting" in view.api.get_option_value("winbar", {"win": 0})
     view.input("ga")
-    assert view.api.buf_get_name(0) == "acp://review/demo/1/2/b.txt"
+    assert view.api.buf_get_name(0) == f"{workspace}/b.txt (review 2 of demo:1)"
     view.input("gr")
     assert [v[0] for v in verdicts(view)] == [1, 2]
 

@@ -1,0 +1,11 @@
+--- The view kit: every scratch buffer, diff window and float of acp.nvim is made here.
+---   scratch  buffers described by data, with the one leftover policy
+---   winopts  window options saved and given back exactly
+---   diff     diff tab pages of windows we opened
+---   float    centred floats
+return {
+  scratch = require('acp_nvim.kit.scratch'),
+  winopts = require('acp_nvim.kit.winopts'),
+  diff = require('acp_nvim.kit.diff'),
+  float = require('acp_nvim.kit.float'),
+}
