@@ -3,10 +3,13 @@ Lua-side subcommands work from it in a real Neovim without starting the Python h
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from acp_nvim.nvim import subcommand_docs
 from acp_nvim.nvim.subcommands import SUBCOMMANDS, Arg, Subcommand
+from conftest import NVIM, ROOT
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -25,6 +28,21 @@ def host_running(nvim) -> bool:
 def test_generated_files_match_the_registry():
     stale = [str(path.relative_to(subcommand_docs.ROOT)) for path in subcommand_docs.stale()]
     assert stale == [], f"run `make docs`: {stale} differ from python/acp_nvim/nvim/subcommands.py"
+
+
+def test_every_subcommand_has_a_help_tag_and_an_index_line(tmp_path):
+    doc = tmp_path / "doc"
+    doc.mkdir()
+    (doc / "acp_nvim.txt").write_text((ROOT / "doc" / "acp_nvim.txt").read_text())
+    subprocess.run([NVIM, "--headless", "-u", "NONE", "-c", f"helptags {doc}", "-c", "qa!"],
+                   check=True, capture_output=True, timeout=20)
+    tags = {line.split("\t", 1)[0] for line in (doc / "tags").read_text().splitlines()}
+    index = subcommand_docs.vimdoc_index()
+    readme = (ROOT / "README.md").read_text()
+    for sub in SUBCOMMANDS:
+        assert f":Ai-{sub.name}" in tags, f"doc/acp_nvim.txt has no *:Ai-{sub.name}* tag"
+        assert any(line.startswith(f"  |:Ai-{sub.name}|") for line in index)
+        assert all(f"`{form}`".replace("|", "\\|") in readme for form in sub.forms())
 
 
 def test_lua_table_lists_every_subcommand_in_order(nvim):

@@ -144,7 +144,11 @@ def _between(text: str, begin: str, end: str, body: str) -> str:
 
 def generated() -> dict[Path, str]:
     """Every generated file with its up-to-date text."""
-    return {LUA_FILE: lua_table()}
+    return {
+        LUA_FILE: lua_table(),
+        README: readme(README.read_text("utf-8")),
+        VIMDOC: vimdoc(VIMDOC.read_text("utf-8")),
+    }
 
 
 def stale() -> list[Path]:
