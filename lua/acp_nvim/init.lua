@@ -34,6 +34,14 @@ function M.command(opts)
     return run_in_lua(spec)
   end
   local text = opts.args:gsub('^%s*%S+%s?', '', 1)
+  if spec and spec.expand then
+    local expanded, problem = require('acp_nvim.cmdline').expand(text)
+    if not expanded then
+      vim.notify('[acp.nvim] ' .. problem, vim.log.levels.ERROR)
+      return
+    end
+    text = expanded
+  end
   M._started = true
   vim.fn.AcpNvimCommand({
     sub = sub,
