@@ -3,6 +3,7 @@ Lua-side subcommands work from it in a real Neovim without starting the Python h
 
 from __future__ import annotations
 
+import re
 import subprocess
 
 import pytest
@@ -93,3 +94,11 @@ def test_lua_side_subcommand_runs_without_the_host(nvim):
 def test_registry_rejects_malformed_entries(bad):
     with pytest.raises(ValueError):
         bad()
+
+
+def test_handlers_reach_the_app_only_through_the_context():
+    """No module of the Neovim layer but app.py imports App or touches an App private."""
+    nvim_layer = ROOT / "python" / "acp_nvim" / "nvim"
+    offenders = [path.name for path in nvim_layer.glob("*.py") if path.name != "app.py"
+                 and re.search(r"from \.app import|\bapp\._|_app\.", path.read_text())]
+    assert offenders == []
