@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test bench lint venv clean agents
+.PHONY: demo test bench lint venv clean agents docs
 
 venv: $(STAMP)
 
@@ -29,6 +29,11 @@ test: $(STAMP) agents
 
 bench: $(STAMP)
 	$(PY) bench/run.py
+
+# Files made from the :Ai subcommand registry (python/acp_nvim/nvim/subcommands.py): the Lua table
+# for completion, the README command table, the command index of doc/acp_nvim.txt.
+docs: $(STAMP)
+	$(PY) scripts/gen_docs.py
 
 lint: $(STAMP)
 	$(PY) -m ruff check python tests rplugin scripts bench

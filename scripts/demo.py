@@ -14,6 +14,9 @@ ROOT = Path(__file__).resolve().parents[1]
 STATE = ROOT / ".cache" / "demo"
 NVIM = str(Path(sys.executable).parent / "nvim")
 INIT = ROOT / "scripts" / "demo_init.lua"
+SAMPLE_NAME = "hello.py"
+SAMPLE = 'def greet(name):\n    return "hello " + name\n\n\nprint(greet("world"))\n'
+"""The file the demo opens; the banner's examples (demo_init.lua) act on it."""
 
 
 def main() -> None:
@@ -29,9 +32,9 @@ def main() -> None:
     }
     workspace = STATE / "workspace"
     workspace.mkdir(parents=True, exist_ok=True)
-    sample = workspace / "hello.py"
+    sample = workspace / SAMPLE_NAME
     if not sample.exists():
-        sample.write_text('def greet(name):\n    return "hello " + name\n\n\nprint(greet("world"))\n')
+        sample.write_text(SAMPLE)
     subprocess.run([NVIM, "--headless", "-u", str(INIT), "+UpdateRemotePlugins", "+qa!"],
                    env=env, check=True, capture_output=True, timeout=120)
     os.chdir(workspace)

@@ -14,6 +14,10 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
+class WaitTimeout(AssertionError):
+    """``wait_for``'s deadline passed before its probe returned a truthy value."""
+
+
 def wait_for(probe: Callable[[], T], timeout: float = 10.0, interval: float = 0.02, what: str = "") -> T:
     """Call ``probe`` until it returns a truthy value; fail with its last value after ``timeout``."""
     deadline = time.monotonic() + timeout
@@ -23,7 +27,7 @@ def wait_for(probe: Callable[[], T], timeout: float = 10.0, interval: float = 0.
         if last:
             return last
         time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what or probe}; last value: {last!r}")
+    raise WaitTimeout(f"timed out after {timeout}s waiting for {what or probe}; last value: {last!r}")
 
 
 async def async_wait_for(probe: Callable[[], T], timeout: float = 10.0, interval: float = 0.01,

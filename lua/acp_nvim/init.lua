@@ -13,24 +13,35 @@ function M.setup(opts)
   require('acp_nvim.highlights').setup()
 end
 
-local SUBCOMMANDS = { 'open', 'send', 'cancel', 'new', 'close', 'restart', 'mode', 'permissions', 'changes',
-  'log', 'rules', 'policy', 'sessions', 'model', 'config', 'queue', 'locations' }
+local subcommands = require('acp_nvim.subcommands') -- generated from the Python registry
 
-local function lua_subcommand(sub)
-  if sub == 'permissions' then
-    require('acp_nvim.permission').show()
-    return true
-  end
-  return false
+local by_name = {}
+for _, sub in ipairs(subcommands.list) do
+  by_name[sub.name] = sub
+end
+
+--- Run a subcommand that lives in Lua (it works before the Python host starts).
+local function run_in_lua(spec)
+  local module, fn = spec.lua[1], spec.lua[2]
+  require(module)[fn]()
 end
 
 --- Entry point of :Ai (see plugin/acp_nvim.lua).
 function M.command(opts)
-  local sub = opts.fargs[1] or 'open'
-  if lua_subcommand(sub) then
-    return
+  local sub = opts.fargs[1] or subcommands.default
+  local spec = by_name[sub]
+  if spec and spec.lua then
+    return run_in_lua(spec)
   end
   local text = opts.args:gsub('^%s*%S+%s?', '', 1)
+  if spec and spec.expand then
+    local expanded, problem = require('acp_nvim.cmdline').expand(text)
+    if not expanded then
+      vim.notify('[acp.nvim] ' .. problem, vim.log.levels.ERROR)
+      return
+    end
+    text = expanded
+  end
   M._started = true
   vim.fn.AcpNvimCommand({
     sub = sub,
@@ -51,35 +62,62 @@ function M.command(opts)
   })
 end
 
---- Completion for :Ai.
+--- The named completion sources of the registry (`sources` in acp_nvim.subcommands).
+local SOURCES = {
+  sessions = function()
+    return vim.tbl_keys(require('acp_nvim.state').sessions)
+  end,
+  modes = function()
+    local current = require('acp_nvim.state').current()
+    return current and current.modes or {}
+  end,
+  agents = function()
+    return vim.list_extend({ 'demo' }, vim.tbl_keys(M.config.agents))
+  end,
+  files = function(arglead)
+    return vim.fn.getcompletion(arglead, 'file')
+  end,
+}
+
+local function arg_candidates(arg, arglead)
+  local out = vim.list_extend({}, arg.words or {})
+  for _, source in ipairs(arg.sources or {}) do
+    vim.list_extend(out, SOURCES[source](arglead))
+  end
+  return out
+end
+
+--- Candidates for the argument after `typed` (the words already typed after the subcommand).
+local function args_candidates(args, typed, arglead)
+  local arg = args and args[1]
+  if not arg then
+    return {}
+  end
+  if #typed == 0 then
+    return arg_candidates(arg, arglead)
+  end
+  local after = arg.after and arg.after[typed[1]]
+  return args_candidates(after or vim.list_slice(args, 2), vim.list_slice(typed, 2), arglead)
+end
+
+--- Completion for :Ai, from the registry; never starts the Python host.
 function M.complete(arglead, cmdline, _)
   local words = vim.split(cmdline, '%s+', { trimempty = true })
   local nth = #words + (cmdline:match('%s$') and 1 or 0)
-  local candidates = {}
+  local candidates
   if nth <= 2 then
-    candidates = SUBCOMMANDS
-  elseif words[2] == 'new' then
-    candidates = vim.list_extend({ 'demo' }, vim.tbl_keys(M.config.agents))
-  elseif words[2] == 'mode' then
-    local current = require('acp_nvim.state').current()
-    candidates = current and current.modes or {}
-  elseif words[2] == 'queue' and nth == 3 then
-    candidates = { 'show', 'edit', 'clear' }
-  elseif words[2] == 'open' and nth == 3 then
-    candidates = vim.tbl_keys(require('acp_nvim.state').sessions)
-  elseif words[2] == 'policy' and nth == 3 then
-    candidates = { 'ask', 'auto-edit', 'trust' }
-  elseif words[2] == 'rules' and nth == 3 then
-    candidates = { 'remove' }
-  elseif words[2] == 'log' and nth == 3 then
-    candidates = vim.list_extend({ 'export', 'level' }, vim.tbl_keys(require('acp_nvim.state').sessions))
-  elseif words[2] == 'log' and words[3] == 'level' and nth == 4 then
-    candidates = { 'trace', 'debug', 'info', 'warn', 'error' }
-  elseif words[2] == 'log' and words[3] == 'export' and nth == 4 then
-    candidates = vim.fn.getcompletion(arglead, 'file')
+    candidates = vim.tbl_map(function(sub)
+      return sub.name
+    end, subcommands.list)
+  else
+    local spec = by_name[words[2]]
+    candidates = spec and args_candidates(spec.args, vim.list_slice(words, 3, nth - 1), arglead) or {}
   end
+  local seen = {}
   return vim.tbl_filter(function(c)
-    return vim.startswith(c, arglead)
+    local fresh = not seen[c] and vim.startswith(c, arglead)
+    seen[c] = true
+    return fresh
   end, candidates)
 end
 

@@ -322,9 +322,12 @@ def test_policy_auto_edit_accepts_edits_but_asks_for_commands(nvim, workspace):
 @pytest.mark.timeout(60)
 def test_policy_ask_is_the_default_and_reviews(nvim, workspace):
     path = make_file(workspace)
+    nvim.exec_lua("_G.notes = {} vim.notify = function(msg) table.insert(_G.notes, msg) end")
     nvim.command("Ai")
     wait_idle(nvim)
     nvim.command("Ai policy")
+    wait_for(lambda: "[acp.nvim] demo/1: permission policy ask (one of ask, auto-edit, trust)"
+             in nvim.exec_lua("return _G.notes"), timeout=10, what="the policy shown")
     nvim.command(f"Ai send edit {path}")
     wait_review(nvim)
     nvim.input("gr")

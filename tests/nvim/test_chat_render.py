@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from acp.helpers import plan_entry, start_tool_call, text_block, tool_content, tool_diff_content, update_tool_call
 from acp.schema import TerminalToolCallContent, ToolCallLocation
@@ -158,9 +156,7 @@ def test_a_10mb_chunk_and_a_100k_line_output_stay_bounded(nvim):
     t.tool_call(start_tool_call("t", "Run", kind="execute", status="completed",
                                 content=[tool_content(text_block("line\n" * 100_000))]))
     ops = list(feed.ops)
-    start = time.perf_counter()
     feed.flush()
-    elapsed = time.perf_counter() - start
     assert nvim.eval("1") == 1
     buf = nvim.funcs.bufnr(CHAT)
     assert nvim.api.buf_line_count(buf) < 2100
@@ -169,7 +165,6 @@ def test_a_10mb_chunk_and_a_100k_line_output_stay_bounded(nvim):
     assert longest <= 1000
     assert any("more line" in line and "shows all" in line for line in virt_lines(nvim))
     assert "… 99,989 more lines" in text(nvim)
-    assert elapsed < 3.0, f"applying took {elapsed:.2f}s"
     assert sum(len(op[3]) for op in ops if op[0] == "new") < 2100
 
 

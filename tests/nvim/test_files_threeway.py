@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from helpers import wait_for
+
 pytestmark = pytest.mark.timeout(30)
 
 T = "require('acp_nvim.threeway')"
@@ -52,7 +54,7 @@ def test_put_a_hunk_from_the_agent_then_keep(nvim, workspace):
 def test_closing_the_tab_keeps_yours_and_answers_once(nvim, workspace):
     path = open_view(nvim, workspace)
     nvim.command("tabclose")
-    nvim.command("sleep 20m")  # WinClosed schedules the answer
+    wait_for(lambda: answers(nvim), what="the answer WinClosed schedules")
     assert answers(nvim) == [[7, "mine"]]
     assert nvim.api.buf_get_lines(nvim.funcs.bufnr(str(path)), 0, 1, False) == ["a mine"]
     nvim.exec_lua(f"{T}.finish(7, 'agent')")

@@ -13,6 +13,7 @@ import pytest
 
 from acp_nvim.core.permissions.review import Current, ProposedEdit, Review, reconstruct
 from acp_nvim.nvim.review_spec import review_table
+from helpers import wait_for
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -346,7 +347,7 @@ def test_write_quit_in_the_proposal_accepts_and_keeps_the_editor(view, workspace
     single(view, workspace / "a.txt")
     view.api.buf_set_lines(0, 0, 1, False, ["first line edited"])
     view.command("wq")
-    view.command("sleep 10m")  # let the scheduled decision run
+    wait_for(lambda: verdicts(view), what="the scheduled decision")
     assert accepted_text(view).startswith("first line edited\n")
     assert len(verdicts(view)) == 1
     assert review_buffers(view) == []

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from helpers import WaitTimeout, wait_for
 
 from .agents import ROOT, prepare, processes_with_home, unavailable
 from .driver import AgentDriver
@@ -44,9 +46,8 @@ def agent_home() -> Iterator[Path]:
     try:
         yield home
     finally:
-        deadline = time.monotonic() + 10  # agents may still write their HOME while they exit
-        while processes_with_home(home) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        with contextlib.suppress(WaitTimeout):  # agents may still write their HOME while they exit
+            wait_for(lambda: not processes_with_home(home), timeout=10, interval=0.05, what="the agent to exit")
         shutil.rmtree(home, ignore_errors=True)
 
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from helpers import buffer_text
+from helpers import WaitTimeout, buffer_text, wait_for
 
 from . import permissions
 from .agents import AgentSetup, processes_with_home
@@ -81,14 +80,10 @@ class AgentDriver:
 
     def wait(self, probe: Callable[[], T], what: str, timeout: float = WAIT) -> T:
         """Poll ``probe`` until truthy; fail the current step naming ``what``."""
-        deadline = time.monotonic() + timeout
-        while True:
-            value = probe()
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise StepFailed(self._report(f"timed out after {timeout:g}s waiting for {what}"))
-            time.sleep(0.05)
+        try:
+            return wait_for(probe, timeout, interval=0.05, what=what)
+        except WaitTimeout:
+            raise StepFailed(self._report(f"timed out after {timeout:g}s waiting for {what}")) from None
 
     # -- the plugin, as a user drives it ----------------------------------------------
 

@@ -30,6 +30,7 @@ from acp.schema import (
     Usage,
 )
 
+from .options import VERBOSE_ID
 from .scenarios import commands_update, parse_prompt, pick_scenario
 from .session import MODEL_CONFIG_ID, MODEL_VALUES, MODES, SessionState
 from .turn import RawWriter, Turn, TurnCancelled
@@ -137,11 +138,14 @@ class DemoAgent:
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
     ) -> SetSessionConfigOptionResponse:
-        """Update the ``model`` option and return the full option list."""
+        """Update the ``model`` or ``verbose`` option and return the full option list."""
         state = self._session(session_id)
-        if config_id != MODEL_CONFIG_ID or not isinstance(value, str) or value not in MODEL_VALUES:
+        if config_id == VERBOSE_ID and isinstance(value, bool):
+            state.verbose = value
+        elif config_id == MODEL_CONFIG_ID and isinstance(value, str) and value in MODEL_VALUES:
+            state.model = value
+        else:
             raise RequestError.invalid_params({"configId": config_id, "value": value})
-        state.model = value
         return SetSessionConfigOptionResponse(config_options=state.config_options())
 
     async def prompt(self, session_id: str, prompt: list[ContentBlock], **kwargs: Any) -> PromptResponse:

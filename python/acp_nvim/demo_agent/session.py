@@ -13,6 +13,8 @@ from acp.schema import (
     SessionModeState,
 )
 
+from .options import verbose_option
+
 MODES: dict[str, tuple[str, str]] = {
     "ask": ("Ask before edits", "Every edit and command asks for permission"),
     "code": ("Edit freely", "Edit without asking (the demo agent still asks, to stay testable)"),
@@ -44,6 +46,7 @@ class SessionState:
     cwd: str
     mode: str = DEFAULT_MODE
     model: str = DEFAULT_MODEL
+    verbose: bool = False
     history: list[tuple[str, str]] = field(default_factory=list)
     usage: TurnUsage = field(default_factory=TurnUsage)
     tool_counter: int = 0
@@ -76,7 +79,7 @@ class SessionState:
             current_value=self.model,
             options=values,
         )
-        return [option]
+        return [option, verbose_option(self.verbose)]
 
     def cancel(self) -> None:
         """Cancel the running turn, if any."""

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import pynvim
-
 from ..core.errors import AcpNvimError
-from ..core.session.session import Session
+from .command_context import CommandContext, CommandRequest
 
 
-def show_changes(nvim: pynvim.Nvim, session: Session) -> None:
-    """Open the list of files changed in the session's latest turn that changed any."""
+def cmd_changes(ctx: CommandContext, request: CommandRequest) -> None:
+    """Open the list of files changed in the current session's latest turn that changed any."""
+    session = ctx.require_current()
     changeset = session.files.changes.latest()
     if changeset is None:
         raise AcpNvimError(f"{session.key}: the agent has not changed any file in its recent turns")
     entries = [{"path": c.path, "before": c.before, "known": c.known, "via": c.via}
                for c in changeset.files.values()]
-    nvim.exec_lua("require('acp_nvim.changes').open(...)", session.key, changeset.turn, entries)
+    ctx.nvim.exec_lua("require('acp_nvim.changes').open(...)", session.key, changeset.turn, entries)

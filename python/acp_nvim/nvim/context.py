@@ -5,19 +5,18 @@ included, and every ``@path`` mention that names an existing file or folder.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pynvim
 
 from ..core.session import attachments
 from ..core.session.session import Prompt
+from .command_context import CommandRequest
 
 
-def prompt_from_request(nvim: pynvim.Nvim, request: dict[str, Any], cwd: str) -> Prompt:
+def prompt_from_request(nvim: pynvim.Nvim, request: CommandRequest, cwd: str) -> Prompt:
     """An ``:Ai send`` request: its text, its range (if any) and its mentions."""
-    text = str(request.get("text") or "")
+    text = request.text
     context = attachments.mentions(text, cwd)
-    if request.get("range"):
+    if request.range:
         context.insert(0, _range(nvim, request, cwd))
         text = text or f"(context: {context[0].label})"
     return Prompt(text, attachments=context)
@@ -28,9 +27,9 @@ def prompt_from_text(text: str, cwd: str) -> Prompt:
     return Prompt(text, attachments=attachments.mentions(text, cwd))
 
 
-def _range(nvim: pynvim.Nvim, request: dict[str, Any], cwd: str) -> attachments.Attachment:
-    line1, line2 = int(request["line1"]), int(request["line2"])
-    if "lines" in request:  # sent by :Ai itself, so the handler makes no call that could yield
-        return attachments.for_range(str(request.get("bufname") or ""), cwd, line1, line2, request["lines"])
-    buf = nvim.buffers[int(request["buf"])]
+def _range(nvim: pynvim.Nvim, request: CommandRequest, cwd: str) -> attachments.Attachment:
+    line1, line2 = request.line1, request.line2
+    if request.lines is not None:  # sent by :Ai itself, so the handler makes no call that could yield
+        return attachments.for_range(request.bufname, cwd, line1, line2, request.lines)
+    buf = nvim.buffers[request.buf]
     return attachments.for_range(buf.name, cwd, line1, line2, buf[line1 - 1 : line2])

@@ -4,100 +4,97 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..core import tasks
 from ..core.config import LOG_LEVELS
 from ..core.errors import AcpNvimError
 from ..core.session.session import Session
+from .command_context import CommandContext, CommandRequest
 from .log_view import LogView
 
-if TYPE_CHECKING:
-    from .app import App
-
-Handler = Callable[[dict[str, Any]], None]
 SESSION_BUFFER = re.compile(r"^acp://(?:chat|log)/(.+)$")
 USAGE = "usage: :Ai log [session]  |  :Ai log export {file}  |  :Ai log level [{level}]"
 
 
-class LogCommands:
-    """The ``log`` subcommand, registered into ``App.subcommands``; owns the log views."""
+class LogViews:
+    """The log buffer views, one per session (a service of the context)."""
 
-    def __init__(self, app: App) -> None:
-        self._app = app
+    def __init__(self) -> None:
         self.views: dict[str, LogView] = {}
 
-    def subcommands(self) -> dict[str, Handler]:
-        return {"log": self.cmd_log}
 
-    def cmd_log(self, request: dict[str, Any]) -> None:
-        args = request.get("args") or []
-        if args[:1] == ["export"]:
-            self._export(self._session(request, None), args[1:])
-        elif args[:1] == ["level"]:
-            self._level(self._session(request, None), args[1:])
-        elif len(args) <= 1:
-            self.open(self._session(request, args[0] if args else None))
-        else:
-            raise AcpNvimError(USAGE)
+def cmd_log(ctx: CommandContext, request: CommandRequest) -> None:
+    """``:Ai log [session]``, ``:Ai log export {file}``, ``:Ai log level [{level}]``."""
+    args = request.args
+    if args[:1] == ["export"]:
+        _export(ctx, _session(ctx, request, None), args[1:])
+    elif args[:1] == ["level"]:
+        _level(ctx, _session(ctx, request, None), args[1:])
+    elif len(args) <= 1:
+        open_log(ctx, _session(ctx, request, args[0] if args else None))
+    else:
+        raise AcpNvimError(USAGE)
 
-    def open(self, session: Session, focus: bool = True) -> None:
-        """Show the log buffer of ``session`` (greenlet context)."""
-        view = self.views.get(session.key)
-        if view is None or view.ring is not session.log:
-            view = self.views[session.key] = LogView(self._app.bridge, session.key, session.log,
-                                                     self._app._report)
-        view.open(self._app.nvim, focus)
 
-    # -- session choice ------------------------------------------------------------
+def open_log(ctx: CommandContext, session: Session, focus: bool = True) -> None:
+    """Show the log buffer of ``session`` (greenlet context)."""
+    views = ctx.service(LogViews).views
+    view = views.get(session.key)
+    if view is None or view.ring is not session.log:
+        view = views[session.key] = LogView(ctx.bridge, session.key, session.log, ctx.report)
+    view.open(ctx.nvim, focus)
 
-    def _session(self, request: dict[str, Any], key: str | None) -> Session:
-        """The named session, else the one whose chat or log buffer is current, else the current one."""
-        if key is not None:
-            session = self._app.manager.get(key)
-            if session is None:
-                known = ", ".join(self._app.manager.sessions) or "none"
-                raise AcpNvimError(f"no session {key!r}; sessions: {known}")
-            return session
-        from_buffer = self._buffer_session(request.get("buf"))
-        return from_buffer or self._app._require_current()
 
-    def _buffer_session(self, buf: Any) -> Session | None:
-        if not buf:
-            return None
-        match = SESSION_BUFFER.match(self._app.nvim.api.buf_get_name(buf))
-        return self._app.manager.get(match.group(1)) if match else None
+# -- session choice --------------------------------------------------------------------
 
-    # -- level ---------------------------------------------------------------------
+def _session(ctx: CommandContext, request: CommandRequest, key: str | None) -> Session:
+    """The named session, else the one whose chat or log buffer is current, else the current one."""
+    if key is not None:
+        session = ctx.manager.get(key)
+        if session is None:
+            known = ", ".join(ctx.manager.sessions) or "none"
+            raise AcpNvimError(f"no session {key!r}; sessions: {known}")
+        return session
+    return _buffer_session(ctx, request.buf) or ctx.require_current()
 
-    def _level(self, session: Session, args: list[str]) -> None:
-        if len(args) > 1:
-            raise AcpNvimError(USAGE)
-        if args:
-            try:
-                session.log.set_level(args[0])
-            except ValueError as exc:
-                raise AcpNvimError(str(exc)) from None
-        self._app.editor.notify(f"{session.key}: log level {session.log.level} (one of {', '.join(LOG_LEVELS)})")
 
-    # -- export --------------------------------------------------------------------
+def _buffer_session(ctx: CommandContext, buf: int) -> Session | None:
+    if not buf:
+        return None
+    match = SESSION_BUFFER.match(ctx.nvim.api.buf_get_name(buf))
+    return ctx.manager.get(match.group(1)) if match else None
 
-    def _export(self, session: Session, args: list[str]) -> None:
-        if len(args) != 1:
-            raise AcpNvimError("usage: :Ai log export {file}")
-        path = Path(self._app.nvim.funcs.fnamemodify(self._app.nvim.funcs.expand(args[0]), ":p"))
-        lines = list(session.log.export(_header(session)))
-        tasks.spawn(self._write(session, path, lines), self._app._report, f"export {session.key} log")
 
-    async def _write(self, session: Session, path: Path, lines: list[str]) -> None:
+# -- level -----------------------------------------------------------------------------
+
+def _level(ctx: CommandContext, session: Session, args: list[str]) -> None:
+    if len(args) > 1:
+        raise AcpNvimError(USAGE)
+    if args:
         try:
-            await asyncio.to_thread(path.write_text, "\n".join(lines) + "\n", "utf-8")
-        except OSError as exc:
-            raise AcpNvimError(f"cannot write {path}: {exc.strerror or exc}") from None
-        self._app.editor.notify(f"{session.key}: wrote {len(lines) - 1} log entries to {path}"
-                                f"{_completeness(session)}")
+            session.log.set_level(args[0])
+        except ValueError as exc:
+            raise AcpNvimError(str(exc)) from None
+    ctx.notify(f"{session.key}: log level {session.log.level} (one of {', '.join(LOG_LEVELS)})")
+
+
+# -- export ----------------------------------------------------------------------------
+
+def _export(ctx: CommandContext, session: Session, args: list[str]) -> None:
+    if len(args) != 1:
+        raise AcpNvimError("usage: :Ai log export {file}")
+    path = Path(ctx.nvim.funcs.fnamemodify(ctx.nvim.funcs.expand(args[0]), ":p"))
+    lines = list(session.log.export(_header(session)))
+    ctx.spawn(_write(ctx, session, path, lines), f"export {session.key} log")
+
+
+async def _write(ctx: CommandContext, session: Session, path: Path, lines: list[str]) -> None:
+    try:
+        await asyncio.to_thread(path.write_text, "\n".join(lines) + "\n", "utf-8")
+    except OSError as exc:
+        raise AcpNvimError(f"cannot write {path}: {exc.strerror or exc}") from None
+    ctx.notify(f"{session.key}: wrote {len(lines) - 1} log entries to {path}{_completeness(session)}")
 
 
 def _header(session: Session) -> dict[str, Any]:

@@ -2,74 +2,66 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from ..core import tasks
 from ..core.errors import AcpNvimError
 from ..core.permissions.policy import POLICIES
 from ..core.permissions.rules import RuleStore
-
-if TYPE_CHECKING:
-    from .app import App
-
-Handler = Callable[[dict[str, Any]], None]
+from .command_context import CommandContext, CommandRequest
 
 
-class PermissionCommands:
-    """The subcommands, registered into ``App.subcommands``."""
+class RulesFile:
+    """The rules file every session shares (a service of the context)."""
 
-    def __init__(self, app: App) -> None:
-        self._app = app
-        self._store: RuleStore | None = None
+    def __init__(self) -> None:
+        self.store: RuleStore | None = None
 
-    def subcommands(self) -> dict[str, Handler]:
-        return {"rules": self.cmd_rules, "policy": self.cmd_policy}
 
-    def store(self) -> RuleStore:
-        """The rules file every session shares (greenlet context: may call Neovim)."""
-        if self._store is None:
-            state = self._app.nvim.funcs.stdpath("state")
-            self._store = RuleStore(Path(state, "acp_nvim", "rules.json"))
-        return self._store
+def rule_store(ctx: CommandContext) -> RuleStore:
+    """The shared rule store (greenlet context: the first call asks Neovim for its state dir)."""
+    holder = ctx.service(RulesFile)
+    if holder.store is None:
+        holder.store = RuleStore(Path(ctx.nvim.funcs.stdpath("state"), "acp_nvim", "rules.json"))
+    return holder.store
 
-    def cmd_rules(self, request: dict[str, Any]) -> None:
-        """``:Ai rules`` lists the rules; ``:Ai rules remove {n}`` forgets rule n."""
-        args = request.get("args") or []
-        self.store()  # resolve the path here: the tasks below may not call Neovim directly
-        if not args:
-            tasks.spawn(self._show(), self._app._report, "rules")
-            return
-        if args[0] != "remove" or len(args) != 2 or not args[1].isdigit():
-            raise AcpNvimError("usage: :Ai rules  or  :Ai rules remove {number}")
-        tasks.spawn(self._remove(int(args[1]) - 1), self._app._report, "remove rule")
 
-    def cmd_policy(self, request: dict[str, Any]) -> None:
-        """``:Ai policy`` shows the current session's policy; ``:Ai policy {mode}`` sets it."""
-        session = self._app._require_current()
-        args = request.get("args") or []
-        if not args:
-            self._app.editor.notify(f"{session.key}: permission policy {session.permissions.policy} "
-                                    f"(one of {', '.join(POLICIES)})")
-            return
-        try:
-            session.permissions.set_policy(args[0])
-        except ValueError as exc:
-            raise AcpNvimError(str(exc)) from None
-        self._app.editor.session_changed(session.key)
-        self._app.editor.notify(f"{session.key}: permission policy {args[0]}")
+def cmd_rules(ctx: CommandContext, request: CommandRequest) -> None:
+    """``:Ai rules`` lists the rules; ``:Ai rules remove {n}`` forgets rule n."""
+    args = request.args
+    store = rule_store(ctx)  # resolved here: the tasks below may not call Neovim directly
+    if not args:
+        ctx.spawn(_show(ctx, store), "rules")
+        return
+    if args[0] != "remove" or len(args) != 2 or not args[1].isdigit():
+        raise AcpNvimError("usage: :Ai rules  or  :Ai rules remove {number}")
+    ctx.spawn(_remove(ctx, store, int(args[1]) - 1), "remove rule")
 
-    async def _show(self) -> None:
-        rules = await self.store().all()
-        lines = [f"{i}. {rule.describe()}" for i, rule in enumerate(rules, 1)]
-        self._app.editor.bridge.lua_async("require('acp_nvim.rules').show(...)", lines)
 
-    async def _remove(self, index: int) -> None:
-        try:
-            removed = await self.store().remove(index)
-        except AcpNvimError as exc:
-            self._app.editor.notify(str(exc), "error")
-            return
-        self._app.editor.notify(f"forgot: {removed.describe()}")
-        await self._show()
+def cmd_policy(ctx: CommandContext, request: CommandRequest) -> None:
+    """``:Ai policy`` shows the current session's policy; ``:Ai policy {mode}`` sets it."""
+    session = ctx.require_current()
+    if not request.args:
+        ctx.notify(f"{session.key}: permission policy {session.permissions.policy} (one of {', '.join(POLICIES)})")
+        return
+    try:
+        session.permissions.set_policy(request.args[0])
+    except ValueError as exc:
+        raise AcpNvimError(str(exc)) from None
+    ctx.session_changed(session.key)
+    ctx.notify(f"{session.key}: permission policy {request.args[0]}")
+
+
+async def _show(ctx: CommandContext, store: RuleStore) -> None:
+    rules = await store.all()
+    lines = [f"{i}. {rule.describe()}" for i, rule in enumerate(rules, 1)]
+    ctx.bridge.lua_async("require('acp_nvim.rules').show(...)", lines)
+
+
+async def _remove(ctx: CommandContext, store: RuleStore, index: int) -> None:
+    try:
+        removed = await store.remove(index)
+    except AcpNvimError as exc:
+        ctx.notify(str(exc), "error")
+        return
+    ctx.notify(f"forgot: {removed.describe()}")
+    await _show(ctx, store)

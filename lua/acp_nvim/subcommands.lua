@@ -1,0 +1,104 @@
+-- Generated from python/acp_nvim/nvim/subcommands.py by `make docs` (scripts/gen_docs.py): do not edit.
+--- The :Ai subcommands: usage, help, completion (literal words, named sources), where each runs.
+return {
+  default = 'open',
+  sources = { 'agents', 'files', 'modes', 'sessions' },
+  list = {
+    {
+      name = 'open',
+      usage = { '[session]' },
+      help = 'open the chat of [session], or of the current session (starting the default agent); `:Ai` alone does this',
+      args = { { sources = { 'sessions' } } },
+    },
+    {
+      name = 'send',
+      usage = { '{text}' },
+      help = 'send a prompt; a range attaches the lines as context, `@path` a file, and `%`, `%:p`, `#` expand to file names as for `:edit`',
+      range = true,
+      expand = true,
+    },
+    {
+      name = 'cancel',
+      usage = { '' },
+      help = 'cancel the running turn; pending permission requests are answered `cancelled`',
+    },
+    {
+      name = 'new',
+      usage = { '[agent]' },
+      help = 'start another session, of [agent] or the default agent',
+      args = { { sources = { 'agents' } } },
+    },
+    { name = 'close', usage = { '' }, help = "stop the current session's agent" },
+    {
+      name = 'restart',
+      usage = { '' },
+      help = 'a fresh agent process for the current session (after a crash or a hang)',
+    },
+    {
+      name = 'sessions',
+      usage = { '' },
+      help = 'pick a session (`vim.ui.select`) and open its chat',
+    },
+    {
+      name = 'mode',
+      usage = { '[mode]' },
+      help = "pick or switch the agent's mode",
+      args = { { sources = { 'modes' } } },
+    },
+    { name = 'model', usage = { '[value]' }, help = "pick or set the agent's model" },
+    {
+      name = 'config',
+      usage = { '[option [value]]' },
+      help = "pick or set any of the agent's config options",
+    },
+    {
+      name = 'queue',
+      usage = { '[show|edit|clear]' },
+      help = 'the prompts waiting for the running turn to end: list, edit or drop them',
+      args = { { words = { 'show', 'edit', 'clear' } } },
+    },
+    {
+      name = 'locations',
+      usage = { '' },
+      help = 'every tool call location of the session to the quickfix list',
+    },
+    {
+      name = 'permissions',
+      usage = { '' },
+      help = 'show the pending permission requests and reviews again',
+      lua = { 'acp_nvim.permission', 'show' },
+    },
+    {
+      name = 'policy',
+      usage = { '[ask|auto-edit|trust]' },
+      help = "show or set the session's permission policy",
+      args = { { words = { 'ask', 'auto-edit', 'trust' } } },
+    },
+    {
+      name = 'rules',
+      usage = { '', 'remove {n}' },
+      help = 'list the remembered "always" answers, or forget rule {n}',
+      args = { { words = { 'remove' } } },
+    },
+    {
+      name = 'changes',
+      usage = { '' },
+      help = 'the files the agent changed in the turn: diff, revert a hunk or a file',
+    },
+    {
+      name = 'log',
+      usage = { '[session]', 'level [{level}]', 'export {file}' },
+      help = "the session's protocol log buffer; show or set its level; export it (replayable)",
+      args = {
+        {
+          words = { 'export', 'level' },
+          sources = { 'sessions' },
+          after = {
+            level = { { words = { 'trace', 'debug', 'info', 'warn', 'error' } } },
+            export = { { sources = { 'files' } } },
+          },
+        },
+      },
+    },
+  },
+}

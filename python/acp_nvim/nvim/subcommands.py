@@ -1,0 +1,136 @@
+"""The ``:Ai`` subcommands, defined once: name, usage, one-line help, completion, handler.
+
+Everything else is made from this table: the dispatch in ``app.py``; the Lua table
+``lua/acp_nvim/subcommands.lua`` that ``:Ai`` completion reads without starting the Python
+host; the README's command table and the command index of ``doc/acp_nvim.txt``
+(``make docs`` writes them; a test fails when they are stale).
+
+A subcommand runs in Python (``handler``) or in Lua (``lua``: a module and a function, for
+what must work before the host starts). Completion is per argument position (``Arg``):
+literal words and named sources that Lua fills in at completion time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from ..core.config import LOG_LEVELS
+from ..core.permissions.policy import POLICIES
+from .changes import cmd_changes
+from .chat_commands import cmd_locations, cmd_queue, cmd_sessions
+from .command_context import CommandContext, CommandRequest
+from .log_commands import cmd_log
+from .option_commands import cmd_config, cmd_mode, cmd_model
+from .permission_commands import cmd_policy, cmd_rules
+from .session_commands import cmd_cancel, cmd_close, cmd_new, cmd_open, cmd_restart, cmd_send
+
+Handler = Callable[[CommandContext, CommandRequest], None]
+
+SOURCES = {
+    "sessions": "the keys of the open sessions (demo/1, ...)",
+    "modes": "the current session's mode ids",
+    "agents": "`demo` and the agents of setup()",
+    "files": "file names (as for :edit)",
+}
+"""Dynamic completion sources, filled in by Lua (``lua/acp_nvim/init.lua``)."""
+
+DEFAULT = "open"
+"""What ``:Ai`` alone runs."""
+
+
+@dataclass(frozen=True)
+class Arg:
+    """Completion of one argument: literal ``words`` and named ``sources`` (keys of ``SOURCES``).
+
+    ``then`` maps a literal word to the arguments that follow it (``:Ai log level {level}``);
+    after any other word the next ``Arg`` of the list applies.
+    """
+
+    words: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    then: Mapping[str, tuple[Arg, ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unknown = [s for s in self.sources if s not in SOURCES]
+        if unknown or any(word not in self.words for word in self.then):
+            raise ValueError(f"bad completion spec: sources {unknown}, then {list(self.then)}")
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    """One ``:Ai`` subcommand."""
+
+    name: str
+    usage: tuple[str, ...]
+    """Its argument forms, one per way to call it (``("[session]", "level [{level}]")``)."""
+    help: str
+    """One line: what it does (markdown/vimdoc backticks allowed)."""
+    handler: Handler | None = None
+    """Runs in the Python host (greenlet context: return at once, ``ctx.spawn`` agent work)."""
+    lua: tuple[str, str] | None = None
+    """Runs in Lua instead, without the host: ``(module, function)``, called with no arguments."""
+    args: tuple[Arg, ...] = ()
+    range: bool = False
+    """Takes a range (``:[range]Ai send``)."""
+    expand: bool = False
+    """``%``, ``#`` and ``#n`` (with ``:p`` and the other modifiers) in the text expand as for :edit."""
+
+    def __post_init__(self) -> None:
+        if (self.handler is None) == (self.lua is None):
+            raise ValueError(f"subcommand {self.name!r}: give exactly one of handler and lua")
+
+    def forms(self) -> list[str]:
+        """How it is typed, one string per argument form (``:[range]Ai send {text}``)."""
+        head = f":{'[range]' if self.range else ''}Ai {self.name}"
+        return [f"{head} {form}".rstrip() for form in self.usage]
+
+
+def _words(*words: str) -> Arg:
+    return Arg(words=words)
+
+
+SUBCOMMANDS: tuple[Subcommand, ...] = (
+    Subcommand("open", ("[session]",),
+               "open the chat of [session], or of the current session (starting the default agent); "
+               "`:Ai` alone does this", cmd_open, args=(Arg(sources=("sessions",)),)),
+    Subcommand("send", ("{text}",),
+               "send a prompt; a range attaches the lines as context, `@path` a file, and `%`, `%:p`, `#` "
+               "expand to file names as for `:edit`", cmd_send, range=True, expand=True),
+    Subcommand("cancel", ("",), "cancel the running turn; pending permission requests are answered `cancelled`",
+               cmd_cancel),
+    Subcommand("new", ("[agent]",), "start another session, of [agent] or the default agent", cmd_new,
+               args=(Arg(sources=("agents",)),)),
+    Subcommand("close", ("",), "stop the current session's agent", cmd_close),
+    Subcommand("restart", ("",), "a fresh agent process for the current session (after a crash or a hang)",
+               cmd_restart),
+    Subcommand("sessions", ("",), "pick a session (`vim.ui.select`) and open its chat", cmd_sessions),
+    Subcommand("mode", ("[mode]",), "pick or switch the agent's mode", cmd_mode,
+               args=(Arg(sources=("modes",)),)),
+    Subcommand("model", ("[value]",), "pick or set the agent's model", cmd_model),
+    Subcommand("config", ("[option [value]]",), "pick or set any of the agent's config options", cmd_config),
+    Subcommand("queue", ("[show|edit|clear]",), "the prompts waiting for the running turn to end: list, "
+               "edit or drop them", cmd_queue, args=(_words("show", "edit", "clear"),)),
+    Subcommand("locations", ("",), "every tool call location of the session to the quickfix list",
+               cmd_locations),
+    Subcommand("permissions", ("",), "show the pending permission requests and reviews again",
+               lua=("acp_nvim.permission", "show")),
+    Subcommand("policy", (f"[{'|'.join(POLICIES)}]",), "show or set the session's permission policy",
+               cmd_policy, args=(_words(*POLICIES),)),
+    Subcommand("rules", ("", "remove {n}"), "list the remembered \"always\" answers, or forget rule {n}",
+               cmd_rules, args=(_words("remove"),)),
+    Subcommand("changes", ("",), "the files the agent changed in the turn: diff, revert a hunk or a file",
+               cmd_changes),
+    Subcommand("log", ("[session]", "level [{level}]", "export {file}"),
+               "the session's protocol log buffer; show or set its level; export it (replayable)", cmd_log,
+               args=(Arg(words=("export", "level"), sources=("sessions",),
+                         then={"level": (_words(*LOG_LEVELS),), "export": (Arg(sources=("files",)),)}),)),
+)
+
+BY_NAME: dict[str, Subcommand] = {sub.name: sub for sub in SUBCOMMANDS}
+
+
+def handler_of(name: str) -> Handler | None:
+    """The Python handler of subcommand ``name`` (None for unknown and Lua-side subcommands)."""
+    sub = BY_NAME.get(name)
+    return sub.handler if sub is not None else None
