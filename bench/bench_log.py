@@ -2,7 +2,7 @@
 
 The demo agent's ``flood N`` runs through the plugin in a real headless Neovim, with the
 log off (capacity 0), at the default level, and at level ``trace`` (every chunk logged),
-in paired rounds in one run (``ACP_BENCH_ROUNDS``, default 5).
+in paired rounds in one run (``ACP_BENCH_ROUNDS``, default 7).
 The machine is shared, so wall-clock throughput is noisy: the Python host's CPU time per
 chunk (where the log's work happens) is reported too, and is the steadier measure.
 Then a ``trace`` flood with the default bounds: the ring's entries and bytes, and the

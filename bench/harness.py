@@ -33,6 +33,8 @@ AGENT_PYTHONPATH = str(ROOT / "python")
 """PYTHONPATH of the benchmarks' agents: this checkout's demo agent (it has the ``load`` scenario)."""
 
 T = TypeVar("T")
+TURN_SETTLE = 0.1
+"""After a turn's end: time for rendering still queued to reach the chat buffer."""
 
 INIT = """\
 " acp.nvim benchmark init: like tests/minimal_init.vim, for the plugin under test.
@@ -227,6 +229,16 @@ vim.api.nvim_set_decoration_provider(ns, { on_start = function()
   return false
 end })
 
+-- the last change to any chat buffer: a turn is over when its last chunk is in the buffer too
+B.tracked = {}
+function B.track_chat_changes()
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if not B.tracked[buf] and vim.api.nvim_buf_get_name(buf):match('^acp://chat') then
+      B.tracked[buf] = vim.api.nvim_buf_attach(buf, false, { on_lines = function() B.last_change = now() end })
+    end
+  end
+end
+
 -- the first line containing B.marker to appear in any buffer
 function B.watch_for(marker)
   B.marker, B.marker_seen = marker, nil
@@ -261,11 +273,16 @@ def start_session(rpc: RawRpc, command: str = "Ai new", timeout: float = 60.0) -
 
 
 def timed_turn(rpc: RawRpc, prompt: str, timeout: float) -> tuple[int, int]:
-    """Send ``prompt`` with ``:Ai send`` and wait for its turn to end: (sent, ended) in hrtime ns."""
+    """Send ``prompt`` with ``:Ai send`` and wait for its turn to end: (sent, ended) in hrtime ns.
+
+    The end is the later of AcpNvimTurnEnd and the chat's last change: a plugin that announced
+    the end before its rendering caught up would otherwise look faster than it is."""
     turns = bench_value(rpc, "turns")
+    rpc.lua("_G.acp_bench.track_chat_changes()")
     sent = rpc.lua("local t = vim.uv.hrtime(); vim.cmd('Ai send ' .. ...); return t", prompt)
     wait_for(lambda: bench_value(rpc, "turns") > turns, timeout, f"the end of the turn {prompt!r}", 0.02)
-    return sent, bench_value(rpc, "turn_end")
+    time.sleep(TURN_SETTLE)
+    return sent, max(bench_value(rpc, "turn_end"), bench_value(rpc, "last_change") or 0)
 
 
 # -- a raw msgpack-rpc connection: control, probes, typed keys -------------------------------

@@ -9,7 +9,7 @@ control — the same configuration measured twice under two names, compared the 
 which shows this run's own noise: a cost smaller than the control's distance from 1 (or 0)
 is not a cost this run can see.
 
-``ACP_BENCH_ROUNDS`` (default 5) sets the number of rounds.
+``ACP_BENCH_ROUNDS`` (default 7) sets the number of rounds.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-ROUNDS = max(1, int(os.environ.get("ACP_BENCH_ROUNDS", "5")))
+ROUNDS = max(1, int(os.environ.get("ACP_BENCH_ROUNDS", "7")))
 
 Measure = Callable[[str], Mapping[str, float]]
 """Measures one configuration once: its figures by metric name."""
