@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test bench lint venv clean agents docs
+.PHONY: demo test bench profile lint venv clean agents docs
 
 venv: $(STAMP)
 
@@ -27,8 +27,16 @@ test: $(STAMP) agents
 	$(PY) -m mypy
 	$(PY) -m pytest
 
+# Figures, then a table against targets (bench/README.md). BENCH="chat startup" selects modules;
+# BENCH_PLUGIN_ROOT=/other/checkout measures another checkout of the plugin.
 bench: $(STAMP)
-	$(PY) bench/run.py
+	$(PY) bench/run.py $(BENCH)
+
+# Where the Python host's time goes during a chat flood: py-spy flame graph (cProfile when
+# py-spy cannot be installed or attach: ACP_PROFILE_TOOL=cprofile), written to .cache/profile/.
+profile: $(STAMP)
+	@test -x $(VENV)/bin/py-spy || $(PY) -m pip install -q 'py-spy>=0.4,<0.5' || echo "no py-spy: cProfile instead"
+	$(PY) bench/profile_flood.py
 
 # Files made from the :Ai subcommand registry (python/acp_nvim/nvim/subcommands.py): the Lua table
 # for completion, the README command table, the command index of doc/acp_nvim.txt.

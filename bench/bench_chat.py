@@ -1,144 +1,179 @@
-"""Chat streaming benchmark (issue 3): the demo agent's ``flood`` two ways, in one run.
+"""Chat flood (issue 13): the plugin against a bare ACP SDK client, in paired rounds.
 
-(a) a bare ACP SDK client that does nothing with the chunks: the protocol ceiling;
-(b) the plugin rendering them into the chat buffer of a real headless Neovim, with a UI
-    attached (a second process that discards the redraws), so redraw cost counts.
+The demo agent's ``load N 24`` (N = 100k chunks of exactly 24 bytes, pre-serialized so the
+agent is never the bottleneck) goes, in every round, to:
 
-During (b), ``nvim_eval("1")`` runs every 10 ms from a separate connection (what a
-keystroke waits for); the same probe runs while idle for comparison. Each figure is
-printed as ``name: value unit``. Targets: ratio >= 0.8, p99 during the flood <= 10 ms.
+- ``bare``: a bare ACP SDK client that drops every chunk (the SDK's parsing, validation and
+  dispatch, nothing else): the protocol ceiling;
+- ``plugin``: the plugin under test rendering into the chat buffer of a fresh headless Neovim
+  with a UI attached (a process that discards the redraws), so redraw cost counts;
+- ``bare_again``: the bare client again — the A/A control.
+
+``chat_flood_ratio`` is the median over rounds of plugin / bare chunks per second in the same
+round (bench/paired.py); ``chat_flood_ratio_aa`` is bare_again / bare. During every plugin
+flood ``nvim_eval("1")`` runs every 10 ms from another connection (what a keystroke's RPC
+waits for); its percentiles pool every round. Targets: ratio >= 1.0, probe p99 <= 5 ms.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
-import sys
+import resource
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
-from chat_harness import (
+from harness import (
+    AGENT_PYTHONPATH,
+    PYTHON,
     LatencyProbe,
-    RawRpc,
-    bare_sdk_flood,
     children,
     cpu_seconds,
-    discarding_ui,
+    demo_agent_lua,
+    install_bench_lua,
     listening_nvim,
     percentiles,
-    python_host_pid,
-    rss_kib,
+    rss_mib,
+    sandbox,
+    start_session,
+    timed_turn,
 )
+from paired import Rounds, run_rounds, spread
+from report import line
 
 CHUNKS = int(os.environ.get("ACP_BENCH_CHUNKS", "100000"))
-BARE_RUNS = int(os.environ.get("ACP_BENCH_BARE_RUNS", "3"))
-NVIM_RUNS = int(os.environ.get("ACP_BENCH_NVIM_RUNS", "2"))
-IDLE_SECONDS = 2.0
+CHUNK_BYTES = 24
+IDLE_SECONDS = 1.0
 TIMEOUT = 300.0
-CHAT = "acp://chat/demo/1"
-
-MARK_TURN_END = """
-_G.acp_bench = {}
-vim.api.nvim_create_autocmd('User', { pattern = 'AcpNvimTurnEnd', callback = function()
-  _G.acp_bench.turn_end = vim.uv.hrtime()
-end })
-"""
-SESSION_STATE = "local s = require('acp_nvim.state').sessions['demo/1']; return s and s.state"
 CHAT_STATS = """
-local buf = vim.fn.bufnr(...)
-local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-local chars, last = 0, nil
-for _, l in ipairs(lines) do
-  chars = chars + #l
-  last = l:match('chunk(%d+)') and l or last
+for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+  if vim.api.nvim_buf_get_name(buf):match('^acp://chat') then
+    local lines, chars = vim.api.nvim_buf_get_lines(buf, 0, -1, false), 0
+    for _, l in ipairs(lines) do chars = chars + #l end
+    return { lines = #lines, chars = chars }
+  end
 end
-return { lines = #lines, chars = chars }
+return { lines = 0, chars = 0 }
 """
 
 
-def line(name: str, value: float, unit: str) -> None:
-    print(f"{name}: {value:.6g} {unit}", flush=True)
+# -- the bare SDK client ---------------------------------------------------------------------
 
 
-def wait(probe, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = probe()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise TimeoutError(f"timed out waiting for {what}")
+class NullClient:
+    """An ACP client that accepts every session update and does nothing with it."""
+
+    def __init__(self) -> None:
+        self.updates = 0
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates += 1
+
+    async def request_permission(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        return None
 
 
-def run_bare() -> tuple[float, float]:
-    """Chunks/s of the bare SDK client and the CPU seconds it used (it includes the SDK's start)."""
-    elapsed, updates, cpu = bare_sdk_flood(CHUNKS)
-    if updates < CHUNKS:
-        raise RuntimeError(f"the bare client saw {updates} of {CHUNKS} updates")
-    return CHUNKS / elapsed, cpu
+async def _bare_flood(count: int) -> tuple[float, int]:
+    from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
+
+    client = NullClient()
+    env = {**os.environ, "PYTHONPATH": AGENT_PYTHONPATH}
+    async with spawn_agent_process(cast(Any, client), PYTHON, "-m", "acp_nvim.demo_agent", env=env,
+                                   transport_kwargs={"limit": 64 << 20}) as (conn, _proc):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        session = await conn.new_session(cwd=os.getcwd(), mcp_servers=[])
+        await asyncio.sleep(0.1)  # let the commands announcement pass
+        before = client.updates
+        start = time.perf_counter()
+        await conn.prompt(session_id=session.session_id, prompt=[text_block(f"load {count} {CHUNK_BYTES}")])
+        elapsed = time.perf_counter() - start
+    return elapsed, client.updates - before
 
 
-def start_session(rpc: RawRpc) -> None:
-    rpc.lua(MARK_TURN_END)
-    rpc.request("nvim_command", "Ai new")
-    wait(lambda: rpc.lua(SESSION_STATE) == "idle", 60, "the demo session to start")
-    time.sleep(0.3)  # the agent's commands announcement
+def bare_flood(count: int = CHUNKS) -> dict[str, float]:
+    """Chunks/s of the bare client and the CPU seconds it spent (this process, SDK start included)."""
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    elapsed, updates = asyncio.run(_bare_flood(count))
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    if updates < count:
+        raise RuntimeError(f"the bare client saw {updates} of {count} updates")
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return {"chunks_per_s": count / elapsed, "cpu_client": cpu}
 
 
-def run_nvim() -> dict[str, Any]:
-    figures: dict[str, Any] = {}
-    with listening_nvim() as (address, proc), discarding_ui(address):
-        rpc = RawRpc(address)
-        start_session(rpc)
-        host = python_host_pid(proc.pid)
-        with LatencyProbe(address) as idle:
-            time.sleep(IDLE_SECONDS)
-        rss_before = rss_kib(host) if host else 0
-        agent = children(host)[0] if host and children(host) else None
-        pids = {"nvim": proc.pid, "host": host, "agent": agent}
-        cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items() if pid}
-        with LatencyProbe(address) as busy:
-            start = time.monotonic_ns()
-            rpc.request("nvim_command", f"Ai send flood {CHUNKS}")
-            end = wait(lambda: rpc.lua("return _G.acp_bench.turn_end"), TIMEOUT, "the end of the flood")
-        figures["chunks_per_s"] = CHUNKS / ((end - start) / 1e9)
-        for name, before in cpu_before.items():
-            figures[f"cpu_{name}"] = cpu_seconds(pids[name]) - before
-        figures["rss_growth"] = ((rss_kib(host) if host else 0) - rss_before) / 1024
-        figures["rss_after"] = (rss_kib(host) if host else 0) / 1024
-        figures["idle_samples"], figures["flood_samples"] = idle.samples, busy.samples
-        stats = rpc.lua(CHAT_STATS, CHAT)
-        figures["chat_lines"], figures["chat_chars"] = stats["lines"], stats["chars"]
-        rpc.close()
-    return figures
+# -- the plugin ------------------------------------------------------------------------------
 
 
-def main() -> None:
-    # The machine is shared and noisy: the ceiling is the best of BARE_RUNS, the plugin the
-    # best of NVIM_RUNS; latency percentiles pool every flood run (the pessimistic choice).
-    bare, bare_cpu = max(run_bare() for _ in range(BARE_RUNS))
-    runs = [run_nvim() for _ in range(NVIM_RUNS)]
-    best = max(runs, key=lambda r: r["chunks_per_s"])
-    line("chat_flood_chunks", CHUNKS, "chunks")
-    line("chat_flood_bare_sdk", bare, f"chunks/s (best of {BARE_RUNS})")
-    line("chat_flood_nvim", best["chunks_per_s"], f"chunks/s (best of {NVIM_RUNS})")
-    line("chat_flood_ratio", best["chunks_per_s"] / bare, "x (target >= 0.8)")
-    idle = percentiles([x for r in runs for x in r["idle_samples"]])
-    flood = percentiles([x for r in runs for x in r["flood_samples"]])
+class PluginFlood:
+    """One plugin round: a fresh Neovim with a UI, one demo session, one flood; probes pooled."""
+
+    def __init__(self, box: Any) -> None:
+        self.box = box
+        self.idle: list[float] = []
+        self.flood: list[float] = []
+
+    def __call__(self) -> dict[str, float]:
+        with listening_nvim(self.box) as nvim:
+            rpc = nvim.rpc
+            install_bench_lua(rpc)
+            start_session(rpc)
+            time.sleep(0.3)  # the agent's commands announcement
+            host = nvim.host_pid()
+            with LatencyProbe(nvim.address) as idle:
+                time.sleep(IDLE_SECONDS)
+            pids = {"nvim": nvim.proc.pid, **({"host": host} if host else {})}
+            if host and children(host):
+                pids["agent"] = children(host)[0]
+            cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+            rss_before = rss_mib(host) if host else float("nan")
+            with LatencyProbe(nvim.address) as busy:
+                sent, ended = timed_turn(rpc, f"load {CHUNKS} {CHUNK_BYTES}", TIMEOUT)
+            figures = {"chunks_per_s": CHUNKS / ((ended - sent) / 1e9)}
+            figures.update({f"cpu_{name}": cpu_seconds(pids[name]) - before for name, before in cpu_before.items()})
+            figures["rss_growth"] = (rss_mib(host) if host else float("nan")) - rss_before
+            stats = rpc.lua(CHAT_STATS)
+            figures["chat_lines"], figures["chat_chars"] = stats["lines"], stats["chars"]
+        self.idle += idle.samples
+        self.flood += busy.samples
+        figures["probe_p99"] = percentiles(busy.samples)["p99"]
+        return figures
+
+
+def report(rounds: Rounds, plugin: PluginFlood) -> None:
+    n = rounds.count
+    line("chat_flood_chunks", CHUNKS, f"chunks of {CHUNK_BYTES} bytes per flood, {n} paired rounds")
+    line("chat_flood_bare_sdk", rounds.median("bare", "chunks_per_s"), "chunks/s (median round)")
+    line("chat_flood_nvim", rounds.median("plugin", "chunks_per_s"), "chunks/s (median round)")
+    ratios = rounds.ratios("chunks_per_s", "plugin", "bare")
+    line("chat_flood_ratio", rounds.ratio("chunks_per_s", "plugin", "bare"),
+         f"x bare SDK client (median of {n} per-round ratios, {spread(ratios)}; target >= 1.0)")
+    control = rounds.ratios("chunks_per_s", "bare_again", "bare")
+    line("chat_flood_ratio_aa", rounds.ratio("chunks_per_s", "bare_again", "bare"),
+         f"x (A/A control: bare client vs itself, {spread(control)})")
+    idle, flood = percentiles(plugin.idle), percentiles(plugin.flood)
     for stat in ("p50", "p99", "max"):
         line(f"chat_latency_idle_{stat}", idle[stat], "ms")
     for stat in ("p50", "p99", "max"):
-        target = " (target <= 10)" if stat == "p99" else ""
-        line(f"chat_latency_flood_{stat}", flood[stat], f"ms{target}")
-    line("chat_host_rss_growth", best["rss_growth"], "MiB")
-    line("chat_host_rss_after", best["rss_after"], "MiB")
-    line("chat_flood_cpu_bare_client", bare_cpu, "s")
+        target = "; target <= 5" if stat == "p99" else ""
+        line(f"chat_latency_flood_{stat}", flood[stat], f"ms (nvim_eval every 10 ms, all rounds pooled{target})")
+    line("chat_latency_flood_p99_median_round", rounds.median("plugin", "probe_p99"), "ms")
+    line("chat_flood_cpu_bare_client", rounds.median("bare", "cpu_client"), "s (median round)")
     for name in ("nvim", "host", "agent"):
-        if f"cpu_{name}" in best:
-            line(f"chat_flood_cpu_{name}", best[f"cpu_{name}"], "s")
-    line("chat_buffer_lines", best["chat_lines"], "lines")
-    line("chat_buffer_chars", best["chat_chars"], "chars")
+        if f"cpu_{name}" in rounds.values["plugin"]:
+            line(f"chat_flood_cpu_{name}", rounds.median("plugin", f"cpu_{name}"), "s (median round)")
+    line("chat_host_rss_growth", rounds.median("plugin", "rss_growth"), "MiB (median round)")
+    line("chat_buffer_lines", rounds.median("plugin", "chat_lines"), "lines")
+    line("chat_buffer_chars", rounds.median("plugin", "chat_chars"), "chars")
 
 
-if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    main()
+def main() -> None:
+    with sandbox(f"{{ agents = {demo_agent_lua()} }}") as box:
+        plugin = PluginFlood(box)
+        measures: dict[str, Callable[[], dict[str, float]]] = {
+            "bare": bare_flood, "plugin": plugin, "bare_again": bare_flood}
+        rounds = run_rounds("chat flood", list(measures), lambda name: measures[name]())
+        report(rounds, plugin)

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from acp_nvim.demo_agent import SCENARIOS
 from helpers import buffer_text, wait_for
 
 pytestmark = pytest.mark.timeout(90)
@@ -119,7 +120,7 @@ def test_thoughts_usage_title_commands_and_stop_reasons(nvim):
     assert re.search(r"demo/1 · idle · ask · \d+/200k tokens · [\d.]+ USD", status(nvim)), status(nvim)
     assert text(nvim).startswith("# acp.nvim · demo/1 · Chat under test\n")
     details = [line for line in virt_lines(nvim) if line.startswith("demo · ")]
-    assert details and "tokens" in details[0] and "20 commands" in details[0], details
+    assert details and "tokens" in details[0] and f"{len(SCENARIOS)} commands" in details[0], details
     names = [c["name"] for c in state(nvim)["command_info"]]
     assert "plan" in names and "echo" in names
     nvim.command("Ai send slow 200")

@@ -399,3 +399,30 @@ async def test_load_session_replays_history(tmp_path: Path) -> None:
         assert client.message_text() == default_reply("hello")
         with pytest.raises(RequestError):
             await demo.conn.load_session(cwd=str(tmp_path), session_id="nope", mcp_servers=[])
+
+
+async def test_load_streams_fixed_size_chunks_and_tool_calls(tmp_path: Path) -> None:
+    client = RecordingClient()
+    async with demo_agent(client, tmp_path) as demo:
+        assert (await demo.prompt("load 600 24 3")).stop_reason == "end_turn"
+        chunks = [c.content.text for c in client.of(AgentMessageChunk)]
+        assert len(chunks) == 600 and {len(text.encode()) for text in chunks} == {24}
+        assert chunks[0].startswith("c0000000 ") and chunks[3].endswith("\n")
+        starts = client.of(ToolCallStart)
+        assert [s.tool_call_id for s in starts] == ["load-1", "load-2", "load-3"]
+        statuses = [(u.tool_call_id, u.status) for u in client.of(ToolCallProgress)]
+        assert statuses[:2] == [("load-1", "in_progress"), ("load-1", "completed")] and len(statuses) == 6
+        before_second = client.updates[: client.updates.index(starts[1])]
+        assert sum(isinstance(u, AgentMessageChunk) for u in before_second) == 200  # spread evenly
+
+
+async def test_load_bad_arguments_fall_back_to_defaults(tmp_path: Path) -> None:
+    client = RecordingClient()
+    async with demo_agent(client, tmp_path) as demo:
+        assert (await demo.prompt("load lots of-bytes -5")).stop_reason == "end_turn"
+        chunks = [c.content.text for c in client.of(AgentMessageChunk)]
+        assert len(chunks) == 1000 and {len(text) for text in chunks} == {24}
+        assert client.of(ToolCallStart) == []
+        client.updates.clear()
+        assert (await demo.prompt("load 3 1")).stop_reason == "end_turn"
+        assert [c.content.text for c in client.of(AgentMessageChunk)] == ["c", "c", "c"]

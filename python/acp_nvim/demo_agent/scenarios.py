@@ -15,7 +15,7 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
-from . import chat, misbehave, tools
+from . import chat, load, misbehave, tools
 from .turn import Turn
 
 Scenario = Callable[[Turn], Awaitable[StopReason]]
@@ -52,6 +52,7 @@ SCENARIOS: dict[str, tuple[str, Scenario]] = {
     "stderr": ("Write N (default 50) lines to stderr between chunks", misbehave.stderr),
     "tool-update-only": ("Update a tool call that was never announced", tools.tool_update_only),
     "pieces": ("A tool call whose details arrive one update at a time", tools.pieces),
+    "load": ("Stream N chunks of B bytes (default 24) and T tool calls, for benchmarks", load.load),
 }
 
 ARGUMENT_HINTS: dict[str, str] = {
@@ -67,6 +68,7 @@ ARGUMENT_HINTS: dict[str, str] = {
     "slow": "[N]",
     "stderr": "[N]",
     "pieces": "[path]",
+    "load": "[N] [B] [T]",
 }
 
 
