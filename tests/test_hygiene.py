@@ -1,17 +1,15 @@
-"""The Neovim-level tests wait one way: tests/helpers.py ``wait_for``. No fixed sleeps, no private
-polling loops, no wall-clock thresholds (figures belong to ``make bench``)."""
+"""Tests wait one way: tests/helpers.py ``wait_for`` (and its asyncio twin). No fixed sleeps, no
+private polling loops or clocks, no wall-clock thresholds (figures belong to ``make bench``)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from conftest import ROOT
-
-TESTS = ROOT / "tests"
-FOLDERS = ("nvim", "e2e", "real_agents")
+TESTS = Path(__file__).resolve().parent
+FOLDERS = ("unit", "nvim", "e2e", "real_agents")
 FORBIDDEN = {
-    "a fixed sleep": re.compile(r"time\.sleep\(|[\"']sleep \d+m?[\"']|\bsleep \d+m\b"),
+    "a fixed sleep": re.compile(r"(?:time|asyncio)\.sleep\(|[\"']sleep \d+m?[\"']|\bsleep \d+m\b"),
     "a private clock (poll with wait_for; time with make bench)": re.compile(r"time\.(monotonic|perf_counter|time)\("),
     "a wall-clock threshold": re.compile(r"\belapsed\b\s*[<>]"),
 }
@@ -35,3 +33,9 @@ def test_no_fixed_sleeps_private_polling_or_timing_thresholds():
                     if pattern.search(line) and (rel, what) not in ALLOWED:
                         found.append(f"tests/{rel}:{number}: {what}: {line.strip()}")
     assert found == [], "\n".join(found)
+
+
+def test_the_check_sees_a_sleep_and_a_clock():
+    assert FORBIDDEN["a fixed sleep"].search("    await asyncio.sleep(0.05)")
+    assert FORBIDDEN["a fixed sleep"].search('nvim.command("sleep 20m")')
+    assert not FORBIDDEN["a fixed sleep"].search("await async_wait_for(done)")
