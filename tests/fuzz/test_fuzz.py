@@ -118,6 +118,12 @@ def test_response_with_a_list_id(fuzzer: Fuzzer) -> None:
     replay(fuzzer, b'{"jsonrpc":"2.0","id":[1],"result":{}}', request=False)
 
 
+@known("test_session_update_kind_that_is_not_a_string")
+def test_session_update_kind_that_is_not_a_string(fuzzer: Fuzzer) -> None:
+    replay(fuzzer, b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"@SID@",'
+                   b'"update":{"sessionUpdate":{}}}}', request=False)
+
+
 @known("test_newline_in_a_permission_prompt")
 def test_newline_in_a_permission_prompt(fuzzer: Fuzzer) -> None:
     replay(fuzzer, PERMISSION % (b"two\\nlines", b"Allow"), request=True)

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from .. import views
 from ..context import Ctx
+from ..driver import wait_until
 from . import case
 
 ENCODING_WORDS = ["utf-8", "utf8", "\ufffd", "encoding", "invalid byte"]
 """Told: the bad byte shows as U+FFFD where the text is shown, or the message names the problem."""
 
 
-def _answer_prompt(ctx: Ctx, title: str, key: str = "a", timeout: float = 10) -> bool:
-    """Press ``key`` in the permission prompt once it shows the request ``title``."""
-    shown = ctx.ed.wait_for_text([title], timeout)
+def _answer_prompt(ctx: Ctx, pattern: str, key: str = "a", timeout: float = 10) -> bool:
+    """Press ``key`` once a prompt (a window other than the chat) shows a line matching Lua ``pattern``."""
+    shown = wait_until(lambda: views.shown_request(ctx.ed, pattern), timeout)
     if shown:
-        ctx.mark(f"answer {title!r} with {key}")
+        ctx.mark(f"answer {shown!r} with {key}")
         ctx.ed.keys(key)
     return bool(shown)
 
@@ -35,7 +37,7 @@ def utf8_request(ctx: Ctx) -> None:
     ctx.start()
     ctx.prompt("badbyte-request")
     ctx.told(ENCODING_WORDS)
-    _answer_prompt(ctx, "script", timeout=1)
+    _answer_prompt(ctx, "Run caf.*script", timeout=1)
     answered = ctx.diary.wait("answer", 10)
     ctx.check(answered, "the agent's request was never answered")
 
@@ -57,6 +59,6 @@ def lone_surrogate(ctx: Ctx) -> None:
     ctx.start()
     ctx.prompt("surrogate")
     ctx.told(["surrogate chunk-7731"], chat_only=True)
-    ctx.check(_answer_prompt(ctx, "run after surrogate"), "the permission request after it was never shown")
+    ctx.check(_answer_prompt(ctx, "Run after surrogate"), "the permission request after it was never shown")
     ctx.check(ctx.diary.wait("answer", 10), "the agent's request was never answered")
     ctx.check(ctx.ed.wait_for_text(["turn ended"], 5, chat_only=True), "the turn never ended")

@@ -7,7 +7,7 @@ from ..context import Ctx
 from ..driver import Editor
 from . import case
 
-CLOSED_WORDS = ["closed", "stopped", "ended"]
+CLOSED_WORDS = ["closed", "agent stopped", "stopped the agent", "session ended"]
 RESTARTED_WORDS = ["restarted"]
 
 
