@@ -78,9 +78,8 @@ def write_over_unseen_disk_change(ctx: Ctx) -> None:
     """notes.txt is open (unmodified); the agent reads it, the file then changes on disk behind
     Neovim's back (``git pull``), and the agent writes its version. The disk change is not
     overwritten unseen: the write is held (a three-way view) or refused, and the user is told."""
-    buf = 0
     ctx.start()
-    buf = _open(ctx, "notes.txt")
+    _open(ctx, "notes.txt")
     ctx.prompt("read-write notes.txt pulled")
     ctx.check(ctx.diary.wait("read", 10), "the agent never read notes.txt")
     path = ctx.ed.workspace / "notes.txt"
@@ -92,7 +91,6 @@ def write_over_unseen_disk_change(ctx: Ctx) -> None:
     if "line from git pull" not in path.read_text() and not views.threeway_open(ctx.ed):
         ctx.lose("the change made on disk (git pull) was overwritten by the agent's write")
     ctx.told(["on disk", "changed since", "newer"])
-    ctx.note(f"buffer {buf}: the agent's write was {_write_event(ctx, 0)}")
 
 
 @case(prepare=_notes)
