@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test bench profile lint venv clean agents docs
+.PHONY: demo test bench profile lint venv clean agents docs faults fuzz
 
 venv: $(STAMP)
 
@@ -25,6 +25,7 @@ agents:
 test: $(STAMP) agents
 	$(PY) -m ruff check python tests rplugin scripts bench
 	$(PY) -m mypy
+	MYPYPATH=python:tests $(PY) -m mypy tests/faults tests/fuzz
 	$(PY) -m pytest
 
 # Figures, then a table against targets (bench/README.md). BENCH="chat startup" selects modules;
@@ -46,6 +47,18 @@ docs: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check python tests rplugin scripts bench
 	$(PY) -m mypy
+	MYPYPATH=python:tests $(PY) -m mypy tests/faults tests/fuzz
+
+# The fault matrix (tests/faults): a misbehaving agent, one fresh Neovim per case, typed keys and an
+# RPC probe throughout; one line per case, then faults_passed: N/M. One case: make faults CASE=hang_prompt
+# (names or globs, comma-separated; `PYTHONPATH=tests $(PY) -m faults --list` lists them).
+faults: $(STAMP)
+	PYTHONPATH=tests $(PY) -m faults $(if $(CASE),--case '$(CASE)')
+
+# Fuzzing (tests/fuzz): at least 10,000 generated payloads through the real host and renderer, then each
+# distinct finding shrunk to a small payload. FUZZ_CASES=N to change the count, FUZZ_SEED=S to replay a run.
+fuzz: $(STAMP)
+	PYTHONPATH=tests $(PY) -m fuzz $(if $(FUZZ_CASES),--cases $(FUZZ_CASES)) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
 
 clean:
 	rm -rf $(VENV) .cache

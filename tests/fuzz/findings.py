@@ -1,0 +1,141 @@
+"""What the fuzzer counts as a failure, how findings are named, and the ones known today.
+
+A finding is a crash of the Python host, a traceback in the host's log, an error shown to the user
+(``internal error``, an exception name, a Lua error), a request never answered (or answered twice),
+or a chat that stopped updating. Its ``signature`` is its text with the variable parts (numbers,
+paths, quoted strings) taken out, so that one bug is one finding however often it is hit.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+ERROR_SHOWN = re.compile(r"(?i)internal error|error executing|E5108|\b\w+(Error|Exception)\b:|\bfailed: \w+:")
+FRAME = re.compile(r'File "([^"]+)", line \d+, in (\w+)')
+LOG_RECORD = re.compile(r"^\d{4}-\d\d-\d\d [\d:,]+ \[(?P<level>\w+) @ (?P<where>[^\]]+)\] \d+ - (?P<message>.*)$")
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    signature: str
+    detail: str
+
+    def known(self) -> Known | None:
+        """The known bug behind this finding (``KNOWN``), or None for a new one."""
+        return next((known for known in KNOWN if re.search(known.pattern, self.signature)), None)
+
+
+@dataclass(frozen=True)
+class Known:
+    """A bug the fuzzer finds today: its signature pattern, why, and the strict-xfail test that pins it."""
+
+    pattern: str
+    reason: str
+    test: str
+    harmless: bool = False
+    """The Neovim is fine afterwards (no need for a fresh one)."""
+
+
+KNOWN = [
+    Known(r"surrogates not allowed",
+          "a lone surrogate (\"\\ud83d\") in agent text fails msgpack encoding: the render batch is dropped and "
+          "the chat stops updating (issue 12)", "test_lone_surrogate_in_a_message_chunk"),
+    Known(r"^unanswered: bad utf-8",
+          "a line with invalid UTF-8 is dropped as stdout noise: its request is never answered (issue 12)",
+          "test_invalid_utf8_in_a_permission_request"),
+    Known(r"Unhandled error while handling notification .*pydantic ValidationError",
+          "a schema-invalid session/update is dropped by the SDK with a ValidationError traceback in the host "
+          "log, and nothing in the session log", "test_schema_invalid_session_update", harmless=True),
+    Known(r"Unhandled error while handling notification .*in client.py:_own",
+          "a session/update for another session id: the plugin raises RequestError in a notification handler; "
+          "the SDK logs a traceback (a notification has no one to answer)", "test_session_update_for_another_session",
+          harmless=True),
+    Known(r"Unhandled error while handling notification .*Method not found",
+          "a notification with a method nobody handles: the SDK logs a traceback instead of ignoring it (ACP: "
+          "unknown notifications are ignored)", "test_notification_with_an_unknown_method", harmless=True),
+    Known(r"Receive loop failed .*RecursionError",
+          "a line nested deeper than ~1,000 levels: json.loads raises RecursionError, which the wire transport "
+          "does not catch (only ValueError); the SDK's receive loop dies and the session with it",
+          "test_deeply_nested_line"),
+    Known(r"Receive loop failed .*in connection.py:_handle_response .*unhashable",
+          "a response whose id is a list or an object: the SDK's _handle_response raises TypeError "
+          "(unhashable); its receive loop dies and the session with it", "test_response_with_a_list_id"),
+    Known(r"Receive loop failed .*in ring.py:\w+ .*unhashable",
+          "a session/update whose sessionUpdate is an object or a list: the session log's tap (core/log/ring.py, "
+          "STREAMING_UPDATES lookup) raises TypeError inside the wire transport; the receive loop dies and the "
+          "session with it", "test_session_update_kind_that_is_not_a_string"),
+    Known(r"item contains newlines",
+          "a permission request whose title or option name holds a newline: permission.lua puts it in a buffer "
+          "line, nvim_buf_set_lines refuses, the prompt never shows", "test_newline_in_a_permission_prompt",
+          harmless=True),
+    Known(r"E976: Using a Blob as a String",
+          "a permission option name with a NUL character: the prompt's Lua fails (E976), the prompt never shows",
+          "test_nul_in_a_permission_option", harmless=True),
+]
+CAUSES = ("host crash", "traceback", "shown")
+"""Kinds that are a cause; "answers" and "stuck" findings can be consequences of one."""
+
+
+def classify(findings: list[Finding]) -> list[tuple[Finding, str | None]]:
+    """Each finding with the reason it is known (None: new). An unanswered request or a stuck chat in a
+    batch that also hit a known cause is put down to that cause."""
+    reasons = [known.reason if (known := finding.known()) else None for finding in findings]
+    cause = next((reason for finding, reason in zip(findings, reasons, strict=True)
+                  if reason and finding.kind in CAUSES), None)
+    return [(finding, reason or (f"follows from: {cause}" if cause and finding.kind not in CAUSES else None))
+            for finding, reason in zip(findings, reasons, strict=True)]
+
+
+def harmless(findings: list[Finding]) -> bool:
+    """Whether Neovim can take the next batch after these findings (only harmless known ones)."""
+    return all((known := finding.known()) is not None and known.harmless for finding in findings)
+
+
+def new(findings: list[Finding]) -> list[Finding]:
+    """The findings no known bug explains."""
+    return [finding for finding, reason in classify(findings) if reason is None]
+
+
+def normalize(text: str) -> str:
+    """``text`` without the parts that vary between two hits of the same bug."""
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", "<str>", text)
+    text = re.sub(r"(/[\w.@ -]+)+", "<path>", text)
+    text = re.sub(r"\b0x[0-9a-f]+\b|\b\d+(\.\d+)?\b", "<n>", text)
+    return re.sub(r"\s+", " ", text).strip()[:240]
+
+
+def from_log(text: str) -> list[Finding]:
+    """Each ERROR record of the host's log (with its traceback's last line) as a finding."""
+    found: list[Finding] = []
+    record: list[str] = []
+    for line in [*text.splitlines(), "2000-01-01 00:00:00,000 [END @ x] 0 - end"]:
+        match = LOG_RECORD.match(line)
+        if match and record:
+            found += _log_finding(record)
+            record = []
+        if match or record:
+            record.append(line)
+    return found
+
+
+def _log_finding(record: list[str]) -> list[Finding]:
+    head = LOG_RECORD.match(record[0])
+    if head is None or head["level"] not in ("ERROR", "CRITICAL"):
+        return []
+    text = "\n".join(record)
+    frames = FRAME.findall(text)
+    frame = f"{Path(frames[-1][0]).name}:{frames[-1][1]}" if frames else "?"
+    last = next((line for line in reversed(record[1:]) if line and not line.startswith(" ")), "")
+    if "ValidationError" in text:
+        last = "pydantic ValidationError"  # its lines name the field, which varies with every payload
+    signature = normalize(f"{head['where'].split(':')[0]}: {head['message'].split(' method=')[0]} | "
+                          f"in {frame} | {last}")
+    return [Finding("traceback", signature, "\n".join(record)[-3000:])]
+
+
+def from_messages(lines: list[str]) -> list[Finding]:
+    """Errors the user was shown (notifications, :messages)."""
+    return [Finding("shown", normalize(line), line[:2000]) for line in lines if ERROR_SHOWN.search(line)]
