@@ -81,10 +81,11 @@ CAUSES = ("host crash", "traceback", "shown")
 
 def classify(findings: list[Finding]) -> list[tuple[Finding, str | None]]:
     """Each finding with the reason it is known (None: new). An unanswered request or a stuck chat in a
-    batch that also hit a known cause is put down to that cause."""
+    batch that also hit a known harmful cause is put down to that cause."""
     reasons = [known.reason if (known := finding.known()) else None for finding in findings]
-    cause = next((reason for finding, reason in zip(findings, reasons, strict=True)
-                  if reason and finding.kind in CAUSES), None)
+    causes = [known for finding in findings if finding.kind in CAUSES and (known := finding.known())]
+    harmful = [known for known in causes if not known.harmless]  # a harmless one cannot have stopped the chat
+    cause = harmful[0].reason if harmful else None
     return [(finding, reason or (f"follows from: {cause}" if cause and finding.kind not in CAUSES else None))
             for finding, reason in zip(findings, reasons, strict=True)]
 
