@@ -56,9 +56,11 @@ class Session:
         self.state = "starting"
         self.queue: deque[Prompt] = deque()
         self.details = SessionDetails()
-        self.log = LogRing(settings.log.max_entries, settings.log.max_bytes, settings.log.level,
-                           redact=Redactor.for_env(spec.env))
-        self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name)
+        self.redact = Redactor.for_env(spec.env, patterns=settings.redaction.patterns)
+        """Every surface of the session shows text through it: log, chat (and the editor's notifications)."""
+        self.log = LogRing(settings.log.max_entries, settings.log.max_bytes, settings.log.level, redact=self.redact)
+        self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name,
+                                     redactor=self.redact)
         roots = [*settings.workspace_roots, *([spec.cwd] if spec.cwd else [])]
         self._accepted = AcceptedEdits()
         files = FileSide.create(editor, PathPolicy.for_workspace(cwd, roots), questions=questions, owner=key,
