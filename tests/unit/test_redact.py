@@ -21,7 +21,29 @@ def redact() -> Redactor:
 
 def test_configured_env_values_are_replaced_by_their_name(redact):
     assert redact("key=abc123-very-secret;") == "key=[redacted:$ANTHROPIC_API_KEY];"
-    assert redact("POST http://127.0.0.1:8123/v1/messages") == "POST [redacted:$ANTHROPIC_BASE_URL]/v1/messages"
+    assert redact("say abc123-very-secret") == "say [redacted:$ANTHROPIC_API_KEY]"
+
+
+@pytest.mark.parametrize(("name", "value", "secret"), [
+    ("ANTHROPIC_API_KEY", "sk-ant-scripted", True),
+    ("DB_PASS", "hunter", True),
+    ("GITHUB_TOKEN", "abcd", True),
+    ("SESSION_KEY", "plainword", True),
+    ("CLAUDE_CODE_OAUTH_TOKEN", "x1y2z3w4", True),
+    ("SOME_VALUE", "a8f9d7e6c5b4a3928170ffee", True),
+    ("ANTHROPIC_BASE_URL", "http://127.0.0.1:8123", False),
+    ("PROXY_URL", "https://user:pw@proxy.example.com", True),
+    ("CLAUDE_CONFIG_DIR", "/home/someone/.claude", False),
+    ("ACP_TEST_MODE", "auto", False),
+    ("ANTHROPIC_MODEL", "claude-sonnet-4-5-20250929", False),
+    ("OPENCODE_PERMISSION", '{"edit":"ask"}', False),
+    ("DISABLE_TELEMETRY", "1", False),
+    ("GITHUB_TOKEN", "yes", False),
+])
+def test_which_configured_values_are_secrets(name, value, secret):
+    from acp_nvim.core.log.redact import secret_env_value
+
+    assert secret_env_value(name, value) is secret
 
 
 def test_short_and_boolean_values_are_left_alone(redact):

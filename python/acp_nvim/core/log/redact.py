@@ -27,7 +27,14 @@ MIN_ENV_VALUE = 4
 """Shorter env values ("1", "yes") are not secrets, and redacting them would wreck the log."""
 MIN_INHERITED_VALUE = 8
 NOT_SECRET = re.compile(r"(?i)^(?:true|false|yes|no|on|off|none|null|\d+)$")
-SECRET_NAME = re.compile(r"(?i)(?:api[_-]?key|token|secret|passw(?:or)?d|credential|private[_-]?key)")
+SECRET_NAME = re.compile(r"(?i)(?:api[_-]?key|token|secret|passw(?:or)?d|pass(?:phrase)?(?:$|_)|pwd|credential"
+                         r"|private[_-]?key|auth|(?:^|_)key(?:$|_))")
+PLAIN_VALUE = re.compile(r"""(?xs)^(?:
+    [A-Za-z0-9]{1,12}(?:[._-][A-Za-z0-9]{1,12})*   # a word, a mode, a model name, a version
+  | [/~][^\s]*                                     # a path
+  | [A-Za-z][A-Za-z0-9+.-]*://[^\s@/]+(?:/[^\s]*)?  # a URL without user or password
+  | \{.*\} | \[.*\]                                # JSON
+)$""")
 REDACTED = "[redacted]"
 
 Check = Callable[[str, str], bool]
@@ -209,7 +216,7 @@ class Redactor:
                 literals[value] = name
         for env in envs:
             for name, value in env.items():
-                if len(value) >= MIN_ENV_VALUE and not NOT_SECRET.match(value):
+                if secret_env_value(name, value):
                     literals[value] = name
         return _cached(tuple(sorted(literals.items())), tuple(patterns))
 
@@ -337,6 +344,15 @@ class StreamRedactor:
     def holding(self) -> int:
         """How many characters are held back."""
         return len(self._held)
+
+
+def secret_env_value(name: str, value: str) -> bool:
+    """Whether a configured env value is a secret: always when its name says so (``…_API_KEY``,
+    ``…TOKEN``, ``…PASSWORD``), else unless it is plainly not one (a word, a path, a URL
+    without credentials, JSON): redacting ``auto`` or a folder everywhere would hide the chat."""
+    if len(value) < MIN_ENV_VALUE or NOT_SECRET.match(value):
+        return False
+    return bool(SECRET_NAME.search(name)) or not PLAIN_VALUE.match(value)
 
 
 def check_pattern(pattern: str) -> str:

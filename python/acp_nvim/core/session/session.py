@@ -29,7 +29,7 @@ from ..port import EditorPort
 from ..questions import CHOICE, Questions, Ticket, choice_index
 from ..transcript.tool_calls import ToolCallState
 from ..transcript.transcript import Transcript
-from . import attachments
+from . import attachments, mode_policy
 from .client import client_for
 from .details import SessionDetails
 from .link import AgentLink, Attached
@@ -164,6 +164,7 @@ class Session:
     async def _attached(self, response: Attached) -> None:
         """Take the session's modes from a new/load/resume response and start serving prompts."""
         await self._link.attach(response)
+        await mode_policy.uphold(self)  # the user's permission policy wins over the agent's mode
         tasks.spawn(self._watch_exit(self.process), self._report, f"{self.key} exit watch")
         self._set_state("idle")
         if self.queue:
