@@ -9,6 +9,7 @@ Its environment says who it is and what it offers:
   ACP_TEST_REFUSE_MODE  "1": switching modes fails with a JSON-RPC error
 The prompt is one JSON object:
   {"op": "say", "chunks": [...]}                 stream exactly these agent message chunks
+  {"op": "leak", "env": NAME, "size": n}         stream "The key is <$NAME> and ghp_… done." in n-char chunks
   {"op": "write", "path": ..., "text": ...}      an edit tool call that writes the disk itself
                                                  (after a permission request in an asking mode)
 """
@@ -101,6 +102,12 @@ class ModeAgent:
         if request["op"] == "say":
             for chunk in request["chunks"]:
                 await self.client.session_update(session_id=session_id, update=update_agent_message_text(chunk))
+        elif request["op"] == "leak":
+            text = f"The key is {os.environ[request['env']]} and the token is ghp_{'a1' * 18} done.\n"
+            size = int(request["size"])
+            for start in range(0, len(text), size):
+                await self.client.session_update(session_id=session_id,
+                                                 update=update_agent_message_text(text[start:start + size]))
         elif request["op"] == "write":
             await self._write(session_id, Path(request["path"]), request["text"])
         return PromptResponse(stop_reason="end_turn")

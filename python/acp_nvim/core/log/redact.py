@@ -193,7 +193,10 @@ class Redactor:
         self._forms = tuple({form for value in self.literals for form in (value, _json_escaped(value))})
         self._spaced_forms = tuple(form for form in self._forms if any(c.isspace() for c in form))
         self._custom = bool(patterns)
-        self._pattern = re.compile("|".join(_alternatives(self._forms, patterns)))
+        escaped = [re.escape(form) for form in sorted(self._forms, key=len, reverse=True)]
+        self._literal = re.compile("|".join(escaped)) if escaped else None
+        """Configured values, replaced first: no shape may swallow part of one."""
+        self._shapes = re.compile("|".join(_alternatives(patterns)))
         triggers = {t for shape in SHAPES for t in shape.triggers} | {form.lower() for form in self._forms}
         self._prefilter = re.compile(_trie(triggers))
         self.overlap = max(map(len, triggers)) - 1
@@ -222,9 +225,15 @@ class Redactor:
 
     def __call__(self, text: str) -> str:
         """``text`` with every secret replaced."""
-        if self.suspect(text):
-            return self._pattern.sub(self._replace, text)
-        return text
+        if not self.suspect(text):
+            return text
+        if self._literal is not None:
+            text = self._literal.sub(self._replace_literal, text)
+        return self._shapes.sub(self._replace, text)
+
+    def _replace_literal(self, match: re.Match[str]) -> str:
+        name = self.literals.get(match.group(0)) or self._escaped_name(match.group(0))
+        return f"[redacted:${name}]" if name else REDACTED
 
     def suspect(self, text: str) -> bool:
         """A cheap pre-check (the full pattern costs tens of microseconds per message): False
@@ -239,12 +248,10 @@ class Redactor:
             value = match.group(0)[len(keep):]
             shape = SHAPES[index]
             if shape.check is not None and not shape.check(value, keep):
-                return match.group(0)
+                whole = match.group(0)  # not this secret; another may start inside it
+                return whole[0] + self._shapes.sub(self._replace, whole[1:])
             return keep + shape.label
-        if group == "custom":
-            return REDACTED
-        name = self.literals.get(match.group(0)) or self._escaped_name(match.group(0))
-        return f"[redacted:${name}]" if name else REDACTED
+        return REDACTED  # the user's own patterns
 
     def _escaped_name(self, text: str) -> str | None:
         for value, name in self.literals.items():
@@ -268,14 +275,34 @@ class Redactor:
         """
         cut = _after_last_space(text)
         if self.suspect(text):
-            if cut:
-                cut = self._before_context(text, cut)
-            if PEM_BEGIN in text:
-                cut = _before_private_key(text, cut)
+            cut = self._settled(text, cut)
         if cut and self._spaced_forms:
             cut = _before_literal(text, cut, self._spaced_forms)
         if len(text) - cut > HOLD_LIMIT:
             return self._forced_cut(text)
+        return cut
+
+    def _settled(self, text: str, cut: int) -> int:
+        """``cut`` moved back until it splits no match and leaves no context at the end of what is shown."""
+        while cut:
+            moved = self._before_context(text, cut)
+            if PEM_BEGIN in text:
+                moved = _before_private_key(text, moved)
+            moved = self._before_match(text, moved)
+            if moved == cut:
+                return cut
+            cut = moved
+        return cut
+
+    def _before_match(self, text: str, cut: int) -> int:
+        """``cut`` moved to the start of a match (of a configured value, or a shape) it would split."""
+        for pattern in (self._literal, self._shapes):
+            for match in pattern.finditer(text) if pattern is not None else ():
+                if match.start() >= cut:
+                    break
+                if match.end() > cut:
+                    cut = match.start()
+                    break
         return cut
 
     def _before_context(self, text: str, cut: int) -> int:
@@ -288,13 +315,7 @@ class Redactor:
 
     def _forced_cut(self, text: str) -> int:
         """Too much held back: let all but the last HOLD_KEEP characters through, never cutting a match."""
-        cut = len(text) - HOLD_KEEP
-        for match in self._pattern.finditer(text):
-            if match.start() < cut < match.end():
-                return match.start()
-            if match.start() >= cut:
-                break
-        return cut
+        return self._before_match(text, len(text) - HOLD_KEEP)
 
 
 class StreamRedactor:
@@ -371,10 +392,9 @@ def _cached(literals: tuple[tuple[str, str], ...], patterns: tuple[str, ...]) ->
     return Redactor(dict(literals), patterns)
 
 
-def _alternatives(forms: Sequence[str], patterns: Sequence[str]) -> list[str]:
-    """Literal values (also as they appear inside JSON strings), longest first, then the shapes."""
-    escaped = [re.escape(form) for form in sorted(forms, key=len, reverse=True)]
-    alternatives = [f"(?P<lit>{'|'.join(escaped)})"] if escaped else []
+def _alternatives(patterns: Sequence[str]) -> list[str]:
+    """The shapes, each in a group ``s<index>`` (its kept prefix in ``k<index>``), then the user's patterns."""
+    alternatives = []
     for index, shape in enumerate(SHAPES):
         alternatives.append(f"(?P<s{index}>{shape.pattern.replace('(?P<keep>', f'(?P<k{index}>')})")
     if patterns:

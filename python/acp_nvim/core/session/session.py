@@ -35,6 +35,7 @@ from .details import SessionDetails
 from .link import AgentLink, Attached
 from .prompt import Prompt as Prompt
 from .prompt import TurnRunner
+from .unreviewed import UnreviewedEdits
 from .updates import UpdateRouter
 
 STATES = ("starting", "idle", "running", "waiting", "closed", "failed")
@@ -70,6 +71,7 @@ class Session:
             Scope(key, agent_name, cwd), settings.permissions, questions=questions, editor=editor,
             transcript=self.transcript, files=self.files, accepted=self._accepted, report=self._report,
             waiting=self._waiting)
+        self.unreviewed = UnreviewedEdits(self.transcript, self.files.changes, lambda: self.permissions.policy)
         self._updates = UpdateRouter(self.transcript, self.details, self.log, self._tool_call_changed, self._changed)
         self._turns = TurnRunner(self.transcript, self.details, files, self.permissions.start_turn,
                                  attachments.file_reader(editor.buffer_text))
@@ -267,6 +269,7 @@ class Session:
                                  options: list[PermissionOption]) -> RequestPermissionResponse:
         if self._cancelling or self.ended:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        self.unreviewed.asked(tool_call.tool_call_id)
         return await self.permissions.handle(tool_call, options)
 
     # -- questions -------------------------------------------------------------------

@@ -133,6 +133,10 @@ class Transcript:
     def notice(self, text: str, kind: str = "notice") -> None:
         self._new_block(kind, text)
 
+    def flag(self, text: str) -> int:
+        """A warning the user may act on with a key on its line; returns its block id."""
+        return self._new_block("error", text).id
+
     def _stream(self, kind: str, text: str) -> bool:
         """Extend the last block when it is of ``kind``; False when a new block is needed."""
         last = self._last
