@@ -11,7 +11,10 @@ The prompt is one JSON object:
   {"op": "say", "chunks": [...]}                 stream exactly these agent message chunks
   {"op": "leak", "env": NAME, "size": n}         stream "The key is <$NAME> and ghp_… done." in n-char chunks
   {"op": "write", "path": ..., "text": ...}      an edit tool call that writes the disk itself
-                                                 (after a permission request in an asking mode)
+                                                 (after a permission request in an asking mode;
+                                                 "title" overrides its "Write <name>" title)
+  {"op": "ask", "title": ..., "command": ...}    an execute permission request with this title and
+                                                 command (the prompt's title and detail)
 """
 
 from __future__ import annotations
@@ -109,20 +112,32 @@ class ModeAgent:
                 await self.client.session_update(session_id=session_id,
                                                  update=update_agent_message_text(text[start:start + size]))
         elif request["op"] == "write":
-            await self._write(session_id, Path(request["path"]), request["text"])
+            await self._write(session_id, Path(request["path"]), request["text"], request.get("title"))
+        elif request["op"] == "ask":
+            await self._ask(session_id, request["title"], request["command"])
         return PromptResponse(stop_reason="end_turn")
 
-    async def _write(self, session_id: str, path: Path, text: str) -> None:
+    async def _ask(self, session_id: str, title: str, command: str) -> None:
+        self.calls += 1
+        call_id = f"run-{self.calls}"
+        await self.client.session_update(session_id=session_id, update=start_tool_call(
+            call_id, title, kind="execute", status="pending", raw_input={"command": command}))
+        await self.client.request_permission(session_id=session_id, options=OPTIONS, tool_call=ToolCallUpdate(
+            tool_call_id=call_id, title=title, kind="execute", raw_input={"command": command}))
+        await self.client.session_update(session_id=session_id, update=update_tool_call(call_id, status="completed"))
+
+    async def _write(self, session_id: str, path: Path, text: str, title: str | None = None) -> None:
         self.calls += 1
         call_id = f"write-{self.calls}"
+        title = title or f"Write {path.name}"
         old = path.read_text() if path.exists() else None
         content = [tool_diff_content(str(path), text, old)]
         locations = [ToolCallLocation(path=str(path))]
         await self.client.session_update(session_id=session_id, update=start_tool_call(
-            call_id, f"Write {path.name}", kind="edit", status="pending", content=content, locations=locations))
+            call_id, title, kind="edit", status="pending", content=content, locations=locations))
         if self.mode in ASKING:
             response = await self.client.request_permission(session_id=session_id, options=OPTIONS, tool_call=(
-                ToolCallUpdate(tool_call_id=call_id, title=f"Write {path.name}", kind="edit", content=content,
+                ToolCallUpdate(tool_call_id=call_id, title=title, kind="edit", content=content,
                                locations=locations)))
             outcome = response.outcome
             if not isinstance(outcome, AllowedOutcome) or outcome.option_id != "yes":

@@ -112,3 +112,39 @@ def test_an_unreviewed_edit_is_flagged_and_x_reverts_it(nvim, workspace):
     wait_for(lambda: target.read_text() == "before\n", what="X to revert the file")
     wait_for(lambda: f"reverted {target.resolve()}" in buffer_text(nvim, chat_name), what="the chat to say so")
     assert "not reviewed" in nvim.api.buf_get_lines(buf, row, row + 1, False)[0], "X deleted nothing in the chat"
+
+
+def prompt_text(nvim) -> str:
+    return "\n".join(nvim.exec_lua("""
+        local win = require('acp_nvim.permission').win
+        if not (win and vim.api.nvim_win_is_valid(win)) then return {} end
+        return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)"""))
+
+
+def test_a_permission_prompt_shows_its_title_and_command_redacted(nvim):
+    use(nvim, mode_agent())
+    title = f"Deploy with {SECRET}"
+    command = f"curl -H 'Authorization: Bearer {GITHUB}' https://example.com"
+    nvim.command("Ai send " + json.dumps({"op": "ask", "title": title, "command": command}))
+    shown = wait_for(lambda: "asks permission" in prompt_text(nvim) and prompt_text(nvim), timeout=20,
+                     what="the permission prompt")
+    assert "Deploy with [redacted:$MY_API_KEY]" in shown and "Bearer [redacted]" in shown
+    assert leaked(shown) == []
+    listed = nvim.exec_lua("return vim.tbl_map(function(e) return e.q.title end, require('acp_nvim.permission').queue)")
+    assert leaked("\n".join(listed)) == []  # what :Ai permissions lists
+    nvim.exec_lua("local p = require('acp_nvim.permission'); p.choose(p.queue[1].id, 'no')")
+    wait_for(lambda: "turn ended" in buffer_text(nvim, "acp://chat/probe/1"), timeout=20, what="the turn")
+    assert leaked(buffer_text(nvim, "acp://chat/probe/1")) == []
+
+
+def test_a_review_title_is_redacted(nvim, workspace):
+    target = workspace / "target.txt"
+    target.write_text("before\n")
+    use(nvim, mode_agent(ACP_TEST_MODES="ask", ACP_TEST_ASKING="ask"))
+    title = f"Write target.txt using {GITHUB}"
+    nvim.command("Ai send " + json.dumps({"op": "write", "path": str(target), "text": "after\n", "title": title}))
+    titles = wait_for(lambda: nvim.exec_lua(
+        "return vim.tbl_map(function(r) return r.title end, require('acp_nvim.review').list())"),
+        timeout=20, what="the review to open")
+    assert titles == ["Write target.txt using [redacted]"]
+    assert target.read_text() == "before\n"
