@@ -18,6 +18,9 @@ M.defaults = {
     max_block_lines = 2000, -- lines shown per transcript block; the rest is one key away
     max_line_chars = 1000, -- longer lines are broken in the chat (the full text keeps them)
   },
+  -- Secrets are replaced by [redacted] in the chat, notifications, the log and its export
+  -- (:help acp_nvim-redaction). patterns: your own, as Python regular expressions.
+  redaction = { patterns = {} },
   permissions = {
     policy = 'ask', -- 'ask' | 'auto-edit' | 'trust': the policy new sessions start with
     close_is_reject = true, -- closing a review view rejects it (false: hides it, still pending)
@@ -103,6 +106,11 @@ function M.validate(config)
     fail('permissions.policy', "expected 'ask', 'auto-edit' or 'trust'")
   end
   expect('permissions.close_is_reject', config.permissions.close_is_reject, 'boolean')
+  expect('redaction', config.redaction, 'table')
+  expect('redaction.patterns', config.redaction.patterns, 'table')
+  for i, pattern in ipairs(config.redaction.patterns) do
+    expect(('redaction.patterns[%d]'):format(i), pattern, 'string')
+  end
   for _, name in ipairs({ 'max_block_lines', 'max_line_chars' }) do
     expect('chat.' .. name, config.chat[name], 'number')
     if config.chat[name] < 1 then

@@ -33,6 +33,7 @@ def test_setup_accepts_agents_as_configuration(nvim):
     ("{default_agent = 'missing'}", "default_agent: no agent named \"missing\""),
     ("{log = {level = 'loud'}}", "log.level: expected one of"),
     ("{chat = {position = 'top'}}", "chat.position"),
+    ("{redaction = {patterns = {42}}}", "redaction.patterns[1]: expected string, got number"),
     ("'nope'", "opts: expected a table"),
 ])
 def test_setup_errors_name_the_key_path(nvim, opts, message):

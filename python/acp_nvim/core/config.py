@@ -5,10 +5,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import ConfigError
+from .log.redact import check_pattern
 from .log.ring import LOG_LEVELS as LOG_LEVELS
 from .permissions.policy import PermissionSettings
 
@@ -48,6 +50,14 @@ class LogSettings(BaseModel):
         return value
 
 
+class RedactionSettings(BaseModel):
+    """``redaction`` in ``setup()``: the user's own secret patterns (Python regular expressions)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    patterns: list[Annotated[str, AfterValidator(check_pattern)]] = Field(default_factory=list)
+
+
 class Settings(BaseModel):
     """Everything ``require('acp_nvim').setup()`` accepts that the Python side uses."""
 
@@ -59,6 +69,7 @@ class Settings(BaseModel):
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     workspace_roots: list[str] = Field(default_factory=list)
     """Folders besides the cwd that the agent's fs requests may read and write."""
+    redaction: RedactionSettings = Field(default_factory=RedactionSettings)
 
     def agent(self, name: str | None) -> tuple[str, AgentSpec]:
         """Resolve an agent by name (the default when ``None``); raise ConfigError if unknown."""
@@ -101,6 +112,6 @@ def _lua_empty_tables(value: object) -> object:
 
 
 def _empty_to_dict(key: str, item: object) -> object:
-    if item == [] and key in {"agents", "env", "log", "permissions"}:
+    if item == [] and key in {"agents", "env", "log", "permissions", "redaction"}:
         return {}
     return _lua_empty_tables(item)

@@ -15,6 +15,7 @@ import pynvim
 
 from ..core.config import parse_settings
 from ..core.errors import AcpNvimError
+from ..core.log.redact import Redactor
 from ..core.questions import Questions
 from ..core.session.manager import SessionManager
 from .bridge import Bridge
@@ -76,6 +77,7 @@ class App:
 
     def _dispatch(self, request: CommandRequest) -> None:
         self.manager.settings = parse_settings(request.config)
+        self.editor.redact = notification_redactor(self.manager)
         self.context.request = request
         if request.session in self.manager.sessions:  # run from a chat buffer: its session
             self.context.make_current(request.session)
@@ -99,3 +101,10 @@ class App:
             "policy": session.permissions.policy,
             **describe_chat(session),
         }
+
+
+def notification_redactor(manager: SessionManager) -> Redactor:
+    """Secrets of every configured agent and of every open session (which may predate the config)."""
+    envs = [spec.env for spec in manager.settings.all_agents().values()]
+    envs += [session.spec.env for session in manager.sessions.values()]
+    return Redactor.for_envs(envs, patterns=manager.settings.redaction.patterns)

@@ -29,12 +29,13 @@ from ..port import EditorPort
 from ..questions import CHOICE, Questions, Ticket, choice_index
 from ..transcript.tool_calls import ToolCallState
 from ..transcript.transcript import Transcript
-from . import attachments
+from . import attachments, mode_policy
 from .client import client_for
 from .details import SessionDetails
 from .link import AgentLink, Attached
 from .prompt import Prompt as Prompt
 from .prompt import TurnRunner
+from .unreviewed import UnreviewedEdits
 from .updates import UpdateRouter
 
 STATES = ("starting", "idle", "running", "waiting", "closed", "failed")
@@ -56,9 +57,11 @@ class Session:
         self.state = "starting"
         self.queue: deque[Prompt] = deque()
         self.details = SessionDetails()
-        self.log = LogRing(settings.log.max_entries, settings.log.max_bytes, settings.log.level,
-                           redact=Redactor.for_env(spec.env))
-        self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name)
+        self.redact = Redactor.for_env(spec.env, patterns=settings.redaction.patterns)
+        """Every surface of the session shows text through it: log, chat (and the editor's notifications)."""
+        self.log = LogRing(settings.log.max_entries, settings.log.max_bytes, settings.log.level, redact=self.redact)
+        self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name,
+                                     redactor=self.redact)
         roots = [*settings.workspace_roots, *([spec.cwd] if spec.cwd else [])]
         self._accepted = AcceptedEdits()
         files = FileSide.create(editor, PathPolicy.for_workspace(cwd, roots), questions=questions, owner=key,
@@ -68,6 +71,7 @@ class Session:
             Scope(key, agent_name, cwd), settings.permissions, questions=questions, editor=editor,
             transcript=self.transcript, files=self.files, accepted=self._accepted, report=self._report,
             waiting=self._waiting)
+        self.unreviewed = UnreviewedEdits(self.transcript, self.files.changes, lambda: self.permissions.policy)
         self._updates = UpdateRouter(self.transcript, self.details, self.log, self._tool_call_changed, self._changed)
         self._turns = TurnRunner(self.transcript, self.details, files, self.permissions.start_turn,
                                  attachments.file_reader(editor.buffer_text))
@@ -162,6 +166,7 @@ class Session:
     async def _attached(self, response: Attached) -> None:
         """Take the session's modes from a new/load/resume response and start serving prompts."""
         await self._link.attach(response)
+        await mode_policy.uphold(self)  # the user's permission policy wins over the agent's mode
         tasks.spawn(self._watch_exit(self.process), self._report, f"{self.key} exit watch")
         self._set_state("idle")
         if self.queue:
@@ -264,6 +269,7 @@ class Session:
                                  options: list[PermissionOption]) -> RequestPermissionResponse:
         if self._cancelling or self.ended:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        self.unreviewed.asked(tool_call.tool_call_id)
         return await self.permissions.handle(tool_call, options)
 
     # -- questions -------------------------------------------------------------------
