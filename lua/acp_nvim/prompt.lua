@@ -180,6 +180,9 @@ local function set_keymaps(chat)
   map('n', keys.locations, function()
     locations_key(chat)
   end, 'tool call locations to the quickfix list')
+  map({ 'n', 'i' }, keys.permissions, function()
+    require('acp_nvim.permission').show()
+  end, 'go to the pending permission prompt or review')
 end
 
 --- Set up a new chat buffer: keys, completion, the session it belongs to.

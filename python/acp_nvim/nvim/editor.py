@@ -133,4 +133,6 @@ def _question_table(question: PermissionQuestion) -> dict[str, Any]:
         "kind": question.kind,
         "detail": question.detail,
         "options": [{"id": c.option_id, "name": c.name, "kind": c.kind} for c in question.choices],
+        "rules": dict(question.rules),
+        "no_rule": question.no_rule,
     }
