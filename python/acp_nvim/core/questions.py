@@ -101,8 +101,9 @@ class Questions:
         self._order: dict[str, list[Ticket]] = {}
         """Each owner's open permission requests, in the order they were registered."""
 
-    def __len__(self) -> int:
-        """How many questions are open (registered and not closed)."""
+    def count(self) -> int:
+        """How many questions are open (registered and not closed). (Not ``__len__``: an empty
+        registry must not be falsy, ``questions or Questions()`` would make a second one.)"""
         return len(self._open)
 
     @contextmanager

@@ -14,7 +14,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from stat import S_ISREG
+from stat import S_ISDIR, S_ISREG
 from typing import Protocol
 
 from acp import text_block
@@ -162,6 +162,8 @@ def prune(folder: Path, max_files: int, max_age_s: float, max_bytes: int, now: f
     """Delete kept copies under ``folder``: older than ``max_age_s``, then the oldest beyond
     ``max_files`` or ``max_bytes`` in all (0 turns a bound off). Returns how many were deleted."""
     now = time.time() if now is None else now
+    if not folder.is_dir():
+        return 0
     copies = sorted(_copies(folder), key=lambda item: item[1], reverse=True)  # newest first
     removed, count, size = 0, 0, 0
     for path, mtime, length in copies:
@@ -171,20 +173,24 @@ def prune(folder: Path, max_files: int, max_age_s: float, max_bytes: int, now: f
             path.unlink(missing_ok=True)
             removed += 1
             count, size = count - 1, size - length
-    for sub in folder.iterdir() if folder.is_dir() else ():
+    for sub in folder.iterdir():
         if sub.is_dir() and not sub.is_symlink() and not any(sub.iterdir()):
             with contextlib.suppress(OSError):  # another session may just have kept a copy there
                 sub.rmdir()
     return removed
 
 
-def _copies(folder: Path) -> list[tuple[Path, float, int]]:
+def _copies(folder: Path, depth: int = 2) -> list[tuple[Path, float, int]]:
     """(path, mtime, size) of every kept copy: regular files one or two levels down, links never followed."""
-    found = []
-    for path in [*folder.glob("*"), *folder.glob("*/*")] if folder.is_dir() else []:
+    found: list[tuple[Path, float, int]] = []
+    if depth == 0 or not S_ISDIR(folder.lstat().st_mode):
+        return found
+    for path in folder.iterdir():
         stat = path.lstat()
         if S_ISREG(stat.st_mode):
             found.append((path, stat.st_mtime, stat.st_size))
+        elif S_ISDIR(stat.st_mode):
+            found += _copies(path, depth - 1)
     return found
 
 
