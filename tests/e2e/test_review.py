@@ -274,7 +274,8 @@ def test_always_answers_become_rules(nvim, workspace):
     assert "remembered: always allow execute `git status …`" in text
     state = Path(nvim.funcs.stdpath("state"))
     stored = json.loads((state / "acp_nvim" / "rules.json").read_text())["rules"]  # shared by the tests of a run
-    assert [(r["command"], r["exact"]) for r in stored if r["workspace"] == str(workspace)] == [(["git", "status"], False)]
+    mine = [(r["command"], r["exact"]) for r in stored if r["workspace"] == str(workspace)]
+    assert mine == [(["git", "status"], False)]
     nvim.command("Ai send shell git status")
     text = wait_turn_end(nvim, 2)
     assert "allowed automatically (rule: always allow execute `git status …`" in text
