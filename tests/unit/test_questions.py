@@ -230,3 +230,26 @@ def test_an_empty_registry_is_still_the_one_shared():
 
     questions = Questions()
     assert SessionManager(FakeEditor(), parse_settings({}), questions).questions is questions
+
+
+@pytest.mark.parametrize("kind", ["execute", "edit"])
+async def test_a_dismissed_prompt_or_review_answers_cancelled_and_leaves_nothing_behind(tmp_path, kind):
+    editor = FakeEditor(None)  # the user closed the view without answering
+    questions, tasks_before = Questions(), asyncio.all_tasks()
+    broker = broker_for(questions, editor)
+    path = str(tmp_path / "a.txt")
+    call = request(1) if kind == "execute" else ToolCallUpdate(
+        tool_call_id="t1", title="Edit a.txt", kind="edit",
+        content=[{"type": "diff", "path": path, "oldText": "old\n", "newText": "new\n"}])
+    for _ in range(3):
+        assert (await broker.handle(call, OPTIONS)).outcome.outcome == "cancelled"
+    assert len(editor.tickets) == 3 and len(editor.reviews) == (3 if kind == "edit" else 0)
+    assert questions.count() == 0 and not any(t.waiting for t in editor.tickets)
+    assert asyncio.all_tasks() == tasks_before, "no task left waiting on a dismissed view"
+
+
+async def test_dismissed_pickers_and_three_way_views_close_their_questions():
+    questions = Questions()
+    for view in (CHOICE, THREE_WAY):
+        assert await questions.ask("", view, lambda t: t.answer(None)) is None
+    assert questions.count() == 0
