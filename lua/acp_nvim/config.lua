@@ -24,6 +24,13 @@ M.defaults = {
   permissions = {
     policy = 'ask', -- 'ask' | 'auto-edit' | 'trust': the policy new sessions start with
     close_is_reject = true, -- closing a review view rejects it (false: hides it, still pending)
+    -- A prompt or review never takes the keys you type (:help acp_nvim-permissions):
+    focus = 'idle', -- 'idle': it enters its window only when you are in normal mode and not typing;
+    --                 'never': it never does (go to it with :Ai permissions or keymaps.permissions)
+    arm_ms = 500, -- its keys count only once it has been visible this long (0..10000) ...
+    quiet_ms = 300, -- ... and no key was typed this long before the one that answers (0..10000)
+    -- copies of rejected proposals kept in stdpath('state')/acp_nvim/rejected (0: no bound)
+    rejected = { max_files = 200, max_age_days = 30, max_bytes = 50 * 1024 * 1024 },
   },
   keymaps = {
     send = '<C-s>', -- normal and insert mode in the chat buffer; <CR> in normal mode in the prompt area too
@@ -32,6 +39,7 @@ M.defaults = {
     locations = 'gl', -- normal mode: tool call locations to the quickfix list
     history_prev = '<M-p>', -- normal and insert mode: the previous sent prompt
     history_next = '<M-n>', -- normal and insert mode: the next sent prompt
+    permissions = '<M-a>', -- normal and insert mode: go to the pending permission prompt or review
   },
 }
 
@@ -69,6 +77,35 @@ local function validate_agent(name, agent)
       expect(path .. '.' .. key, value, 'string')
     elseif key ~= 'command' then
       fail(path .. '.' .. tostring(key), 'unknown key (known: command, args, env, cwd, mode)')
+    end
+  end
+end
+
+local function whole(path, value, max)
+  expect(path, value, 'number')
+  if value < 0 or value ~= math.floor(value) or (max and value > max) then
+    fail(path, ('expected a whole number from 0 to %s'):format(max or 'any size'))
+  end
+end
+
+--- The key guard and the rejected copies (`permissions.*`, see :help acp_nvim-permissions).
+local function validate_guard(permissions)
+  if not vim.tbl_contains({ 'idle', 'never' }, permissions.focus) then
+    fail('permissions.focus', "expected 'idle' or 'never'")
+  end
+  whole('permissions.arm_ms', permissions.arm_ms, 10000)
+  whole('permissions.quiet_ms', permissions.quiet_ms, 10000)
+  expect('permissions.rejected', permissions.rejected, 'table')
+  for key, value in pairs(permissions.rejected) do
+    if key == 'max_files' or key == 'max_bytes' then
+      whole('permissions.rejected.' .. key, value)
+    elseif key == 'max_age_days' then
+      expect('permissions.rejected.max_age_days', value, 'number')
+      if value < 0 then
+        fail('permissions.rejected.max_age_days', 'expected a number >= 0')
+      end
+    else
+      fail('permissions.rejected.' .. tostring(key), 'unknown key (known: max_files, max_age_days, max_bytes)')
     end
   end
 end
@@ -111,13 +148,14 @@ function M.validate(config)
   for i, pattern in ipairs(config.redaction.patterns) do
     expect(('redaction.patterns[%d]'):format(i), pattern, 'string')
   end
+  validate_guard(config.permissions)
   for _, name in ipairs({ 'max_block_lines', 'max_line_chars' }) do
     expect('chat.' .. name, config.chat[name], 'number')
     if config.chat[name] < 1 then
       fail('chat.' .. name, 'must be at least 1')
     end
   end
-  for _, name in ipairs({ 'send', 'cancel', 'open', 'locations', 'history_prev', 'history_next' }) do
+  for _, name in ipairs({ 'send', 'cancel', 'open', 'locations', 'history_prev', 'history_next', 'permissions' }) do
     expect('keymaps.' .. name, config.keymaps[name], 'string')
   end
   return config

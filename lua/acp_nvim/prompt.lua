@@ -193,6 +193,9 @@ local function set_keymaps(chat)
   map('n', 'X', function()
     revert_key(chat)
   end, 'on a "not reviewed" warning: revert the file')
+  map({ 'n', 'i' }, keys.permissions, function()
+    require('acp_nvim.permission').show()
+  end, 'go to the pending permission prompt or review')
 end
 
 --- Set up a new chat buffer: keys, completion, the session it belongs to.

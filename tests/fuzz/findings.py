@@ -67,13 +67,6 @@ KNOWN = [
           "a session/update whose sessionUpdate is an object or a list: the session log's tap (core/log/ring.py, "
           "STREAMING_UPDATES lookup) raises TypeError inside the wire transport; the receive loop dies and the "
           "session with it", "test_session_update_kind_that_is_not_a_string"),
-    Known(r"item contains newlines",
-          "a permission request whose title or option name holds a newline: permission.lua puts it in a buffer "
-          "line, nvim_buf_set_lines refuses, the prompt never shows", "test_newline_in_a_permission_prompt",
-          harmless=True),
-    Known(r"E976: Using a Blob as a String",
-          "a permission option name with a NUL character: the prompt's Lua fails (E976), the prompt never shows",
-          "test_nul_in_a_permission_option", harmless=True),
 ]
 CAUSES = ("host crash", "traceback", "shown")
 """Kinds that are a cause; "answers" and "stuck" findings can be consequences of one."""

@@ -112,6 +112,6 @@ def _lua_empty_tables(value: object) -> object:
 
 
 def _empty_to_dict(key: str, item: object) -> object:
-    if item == [] and key in {"agents", "env", "log", "permissions", "redaction"}:
+    if item == [] and key in {"agents", "env", "log", "permissions", "redaction", "rejected"}:
         return {}
     return _lua_empty_tables(item)

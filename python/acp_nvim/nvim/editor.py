@@ -139,4 +139,6 @@ def _question_table(question: PermissionQuestion, redact: Callable[[str], str]) 
         "kind": question.kind,
         "detail": redact(question.detail),
         "options": [{"id": c.option_id, "name": c.name, "kind": c.kind} for c in question.choices],
+        "rules": dict(question.rules),
+        "no_rule": question.no_rule,
     }

@@ -236,7 +236,7 @@ class Session:
         if self.state not in ("running", "waiting"):
             return False
         self._cancelling = True
-        self._cancel_questions()
+        self._cancel_questions(ended=False)
         await self._link.connection.cancel(session_id=self._link.session)
         return True
 
@@ -282,9 +282,10 @@ class Session:
         elif self.state == "waiting":
             self._set_state("running" if not self.pending else "waiting")
 
-    def _cancel_questions(self) -> None:
-        """Answer every permission request of this session ``cancelled`` and close its view."""
-        for ticket in self.questions.cancel(self.key):
+    def _cancel_questions(self, ended: bool = True) -> None:
+        """Answer every permission request of this session ``cancelled`` and close its view; when the
+        agent process ``ended`` (exit, restart, close), every other question of the session too."""
+        for ticket in (self.questions.drop if ended else self.questions.cancel)(self.key):
             self.editor.dismiss(ticket)
 
     async def _choose(self, prompt: str, items: list[str]) -> int | None:
