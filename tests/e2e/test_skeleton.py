@@ -167,7 +167,9 @@ def test_dismissed_login_is_a_clear_error(nvim):
     nvim.command("Ai send hello")
     wait_for(lambda: any("authentication of agent 'locked' was cancelled" in n for n in notes(nvim)), timeout=20)
     text = buffer_text(nvim, "acp://chat/locked/1")
-    assert "not sent (the agent is not running): hello" in text
+    # the prompt is kept in the queue (sent after a restart), and the chat says so
+    assert "not sent yet (the agent is not running): hello" in text
+    assert "they stay in the queue" in text
 
 
 @pytest.mark.timeout(60)
