@@ -57,6 +57,8 @@ class Turn:
     """Updates dropped after the cancel (late output of the cancelled turn)."""
     interrupted: str = "interrupted"
     """How the turn ends in the chat if it is cut off (a restart, a close)."""
+    agent_stopped: bool = False
+    """The connection closed under the turn (the agent is exiting)."""
 
     def open_tools(self) -> list[ToolCallState]:
         """Tool calls of this turn that have not finished."""
@@ -108,6 +110,7 @@ class TurnRunner:
             self._ended("error")
             return
         except ConnectionError:
+            turn.agent_stopped = True
             if turn.sent:
                 self._ended("error (the agent stopped)")
             return

@@ -113,6 +113,8 @@ class Session:
         self._stuck = False
         """The agent ignores a cancel: a prompt restarts it first."""
         self._turn: Turn | None = None
+        self._stopped_turn = False
+        """The last turn ended because the connection closed: the exit that follows was during it."""
         self._carry: str | None = None
         self._runner: asyncio.Task[None] | None = None
         self._lifecycle: asyncio.Task[Exception | None] | None = None
@@ -262,6 +264,7 @@ class Session:
         self._ready()
 
     def _ready(self) -> None:
+        self._stopped_turn = False
         self._set_recovery("")
         self._set_state("idle")
         if self.queue:
@@ -303,7 +306,8 @@ class Session:
             return
         summary = exit_summary(code)
         tail = process.stderr_tail(5)
-        self.transcript.notice(notices.exited(summary, tail, self._turn is not None, self.restart_key), "error")
+        during_turn, self._stopped_turn = self._turn is not None or self._stopped_turn, False
+        self.transcript.notice(notices.exited(summary, tail, during_turn, self.restart_key), "error")
         last = f": {tail[-1]}" if tail else ""
         self.editor.notify(f"{self.key}: {summary}{last} ({self.restart_key} in the chat restarts it)", "error")
         self._cancel_questions()
@@ -385,6 +389,7 @@ class Session:
 
     def _turn_over(self, turn: Turn) -> None:
         self._turn = None
+        self._stopped_turn = turn.agent_stopped
         self._cancelling = False
         if self._stuck or self.recovery.startswith("no output"):
             self._set_recovery("")

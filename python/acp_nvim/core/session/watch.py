@@ -45,7 +45,7 @@ class TurnWatch:
         self._timeouts = timeouts
         self._hooks = hooks
         self._silent_since: float | None = None
-        self._waited_since = time.monotonic()
+        self._waited_since = turn.started
 
     async def run(self) -> None:
         while True:
