@@ -77,8 +77,9 @@ class Settings(BaseModel):
     workspace_roots: list[str] = Field(default_factory=list)
     """Folders besides the cwd that the agent's fs requests may read and write."""
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
-    restart_key: str = "<C-r>"
-    """The chat key that restarts the agent (``keymaps.restart``), named in the chat's notices."""
+    restart_key: str = "<M-r>"
+    """The chat key that restarts the agent (``keymaps.restart``), named in the chat's notices
+    ('' when the key is disabled)."""
 
     def agent(self, name: str | None) -> tuple[str, AgentSpec]:
         """Resolve an agent by name (the default when ``None``); raise ConfigError if unknown."""
@@ -119,7 +120,7 @@ def _with_restart_key(raw: object) -> object:
         return raw
     keymaps = raw.get("keymaps")
     key = keymaps.get("restart") if isinstance(keymaps, dict) else None
-    return {**raw, "restart_key": key} if isinstance(key, str) and key else raw
+    return {**raw, "restart_key": key} if isinstance(key, str) else raw
 
 
 def _lua_empty_tables(value: object) -> object:

@@ -14,6 +14,9 @@ HOW = {RESUMED: "resumed the session (session/resume)", RELOADED: "reloaded the 
 
 
 def way_back(key: str) -> str:
+    """How to restart: the chat's key (``keymaps.restart``; '' when disabled) and ``:Ai restart``."""
+    if not key:
+        return ":Ai restart restarts the agent and reopens this session"
     return f"{key} restarts the agent and reopens this session (or :Ai restart)"
 
 

@@ -309,7 +309,7 @@ class Session:
         during_turn, self._stopped_turn = self._turn is not None or self._stopped_turn, False
         self.transcript.notice(notices.exited(summary, tail, during_turn, self.restart_key), "error")
         last = f": {tail[-1]}" if tail else ""
-        self.editor.notify(f"{self.key}: {summary}{last} ({self.restart_key} in the chat restarts it)", "error")
+        self.editor.notify(f"{self.key}: {summary}{last} ({self._restart_hint()})", "error")
         self._cancel_questions()
         self._fail(f"the agent {summary.removeprefix('agent ')}")
 
@@ -450,9 +450,11 @@ class Session:
     def _ignores_cancel(self, waited: float) -> None:
         self._stuck = True
         self.transcript.notice(notices.ignores_cancel(waited, self.restart_key), "error")
-        self.editor.notify(f"{self.key}: the agent ignores the cancel ({self.restart_key} in the chat restarts it)",
-                           "warn")
+        self.editor.notify(f"{self.key}: the agent ignores the cancel ({self._restart_hint()})", "warn")
         self._set_recovery("the agent ignores the cancel")
+
+    def _restart_hint(self) -> str:
+        return f"{self.restart_key} in the chat restarts it" if self.restart_key else ":Ai restart restarts it"
 
     # -- modes and options -----------------------------------------------------------
 
