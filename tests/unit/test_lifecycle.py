@@ -282,3 +282,36 @@ async def test_close_keeps_the_session_for_editor_exit_until_the_process_is_gone
     await closing
     assert session not in manager.closing
     assert session.process.exited.done()
+
+
+# -- shutdown -------------------------------------------------------------------------------------
+
+STUBBORN = """
+import signal, subprocess, sys
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+code = "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN); signal.pause()"
+child = subprocess.Popen([sys.executable, "-c", code])
+print(f"child {child.pid}", file=sys.stderr, flush=True)
+signal.pause()
+"""
+
+
+async def test_a_handshake_timeout_ends_an_agent_that_ignores_sigterm_and_eof_with_its_child(tmp_path):
+    import signal
+    import sys
+
+    from acp_nvim.core.agent import process_tree
+    from acp_nvim.core.agent.process import AgentHooks, AgentProcess
+    from acp_nvim.core.config import AgentSpec
+    from acp_nvim.core.errors import AgentTimeoutError
+    from acp_nvim.core.log.ring import LogRing
+
+    hooks = AgentHooks(timeouts=TimeoutSettings(handshake=2, notice=1))
+    agent = AgentProcess("stubborn", AgentSpec(command=sys.executable, args=["-c", STUBBORN]), object(),  # type: ignore[arg-type]
+                         LogRing(), str(tmp_path), hooks)
+    with pytest.raises(AgentTimeoutError, match=r"did not answer initialize within 2 s \(timed out\).*stderr: child"):
+        await agent.start()
+    assert agent.exited.result() == -signal.SIGKILL, "SIGTERM and EOF were ignored: SIGKILL ended it"
+    child = int(agent.stderr_tail()[-1].split()[-1])
+    await async_wait_for(lambda: process_tree.identify(child) is None)
+    assert all(helper.done() for helper in agent._helpers), "no task outlives the process"
