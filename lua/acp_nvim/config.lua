@@ -29,7 +29,7 @@ M.defaults = {
     locations = 'gl', -- normal mode: tool call locations to the quickfix list
     history_prev = '<M-p>', -- normal and insert mode: the previous sent prompt
     history_next = '<M-n>', -- normal and insert mode: the next sent prompt
-    restart = '<M-r>', -- normal mode: restart the agent and reopen the session (like :Ai restart)
+    restart = '<C-r>', -- normal mode: restart the agent and reopen the session (like :Ai restart)
   },
   -- Seconds acp.nvim waits for an agent (see :help acp_nvim-faults).
   timeouts = {

@@ -77,7 +77,7 @@ class Settings(BaseModel):
     workspace_roots: list[str] = Field(default_factory=list)
     """Folders besides the cwd that the agent's fs requests may read and write."""
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
-    restart_key: str = "<M-r>"
+    restart_key: str = "<C-r>"
     """The chat key that restarts the agent (``keymaps.restart``), named in the chat's notices
     ('' when the key is disabled)."""
 
