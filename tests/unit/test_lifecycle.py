@@ -315,3 +315,17 @@ async def test_a_handshake_timeout_ends_an_agent_that_ignores_sigterm_and_eof_wi
     child = int(agent.stderr_tail()[-1].split()[-1])
     await async_wait_for(lambda: process_tree.identify(child) is None)
     assert all(helper.done() for helper in agent._helpers), "no task outlives the process"
+
+
+async def test_a_replaced_process_counts_for_editor_exit_until_it_has_exited(tmp_path):
+    _, manager, session = await started(tmp_path)
+    try:
+        old = session.process
+        replacing = asyncio.ensure_future(session._link.replace_process())
+        await async_wait_for(lambda: old.closing)
+        assert old in session._link.retiring and old in session.processes
+        replacing.cancel()  # a restart cancelled by another one: the old process still ends
+        await async_wait_for(lambda: old.exited.done())
+        await async_wait_for(lambda: old not in session._link.retiring)
+    finally:
+        await manager.close(session)

@@ -49,6 +49,8 @@ class AgentLink:
         self._replaying = replaying
         self._hooks = hooks
         self.process = self._new_process()
+        self.retiring: set[AgentProcess] = set()
+        """Replaced processes that may still be ending (editor exit ends them too)."""
 
     def _new_process(self) -> AgentProcess:
         return AgentProcess(self.agent, self.spec, self._client, self._log, self.cwd, self._hooks)
@@ -84,8 +86,17 @@ class AgentLink:
         return response
 
     async def replace_process(self) -> None:
-        """Close the agent process and prepare a fresh one (``:Ai restart``)."""
-        await self.process.close()
+        """Close the agent process and prepare a fresh one (``:Ai restart``). The old process is
+        in ``retiring`` until it has exited, even when this is cancelled (its close goes on)."""
+        old = self.process
+        self.retiring.add(old)
+        try:
+            await old.close()
+        finally:
+            if old.process is None or old.exited.done():
+                self.retiring.discard(old)
+            else:
+                old.exited.add_done_callback(lambda _: self.retiring.discard(old))
         self.process = self._new_process()
         self._log.add("info", "lifecycle", "restart requested")
 

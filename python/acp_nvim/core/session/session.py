@@ -329,8 +329,9 @@ class Session:
 
     @property
     def processes(self) -> list[AgentProcess]:
-        """The agent processes this session may still have running (editor exit ends them)."""
-        return [self.process]
+        """The agent processes this session may still have running (editor exit ends them): its
+        process and those a restart replaced that are still ending."""
+        return [*self._link.retiring, self.process]
 
     # -- prompt turns --------------------------------------------------------------
 
