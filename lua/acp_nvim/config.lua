@@ -40,6 +40,14 @@ M.defaults = {
     history_prev = '<M-p>', -- normal and insert mode: the previous sent prompt
     history_next = '<M-n>', -- normal and insert mode: the next sent prompt
     permissions = '<M-a>', -- normal and insert mode: go to the pending permission prompt or review
+    restart = '<C-r>', -- normal mode: restart the agent and reopen the session (like :Ai restart)
+  },
+  -- Seconds acp.nvim waits for an agent (see :help acp_nvim-faults).
+  timeouts = {
+    handshake = 60, -- each handshake request (initialize, session/new, load, resume, set_mode); then it fails
+    login = 300, -- authenticate (a login may wait for you in a browser)
+    notice = 8, -- no answer (or, in a turn, no output while no tool runs) for this long: the chat says so
+    cancel = 5, -- the agent must end a cancelled turn within this; then it is shown as ignoring the cancel
   },
 }
 
@@ -110,6 +118,26 @@ local function validate_guard(permissions)
   end
 end
 
+local TIMEOUTS = { 'handshake', 'login', 'notice', 'cancel' }
+
+local function validate_timeouts(timeouts)
+  expect('timeouts', timeouts, 'table')
+  local known = {}
+  for _, name in ipairs(TIMEOUTS) do
+    known[name] = true
+    local value = timeouts[name]
+    expect('timeouts.' .. name, value, 'number')
+    if value <= 0 or value > 3600 then
+      fail('timeouts.' .. name, 'expected seconds, more than 0 and at most 3600')
+    end
+  end
+  for key in pairs(timeouts) do
+    if not known[key] then
+      fail('timeouts.' .. tostring(key), 'unknown key (known: ' .. table.concat(TIMEOUTS, ', ') .. ')')
+    end
+  end
+end
+
 --- Validate a merged configuration; raises with the offending key path.
 function M.validate(config)
   expect('agents', config.agents, 'table')
@@ -155,9 +183,10 @@ function M.validate(config)
       fail('chat.' .. name, 'must be at least 1')
     end
   end
-  for _, name in ipairs({ 'send', 'cancel', 'open', 'locations', 'history_prev', 'history_next', 'permissions' }) do
+  for _, name in ipairs({ 'send', 'cancel', 'open', 'locations', 'history_prev', 'history_next', 'permissions', 'restart' }) do
     expect('keymaps.' .. name, config.keymaps[name], 'string')
   end
+  validate_timeouts(config.timeouts)
   return config
 end
 

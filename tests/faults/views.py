@@ -20,15 +20,19 @@ end
 """
 
 REVIEW_OPEN_LUA = """
+-- review buffers are scratch buffers of kind 'review' (named after the file, not acp://review/…)
+local scratch = require('acp_nvim.kit.scratch')
 for _, win in ipairs(vim.api.nvim_list_wins()) do
-  if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)):match(' %(review %d+ of [^)]*%)$') then return true end
+  if scratch.is_ours(vim.api.nvim_win_get_buf(win), 'review') then return true end
 end
 return false
 """
 
 FOCUS_REVIEW_LUA = """
+local scratch = require('acp_nvim.kit.scratch')
 for _, win in ipairs(vim.api.nvim_list_wins()) do
-  if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)):match(' %(review %d+ of [^)]*%)$') then
+  local buf = vim.api.nvim_win_get_buf(win)
+  if scratch.is_ours(buf, 'review') and vim.bo[buf].buftype == 'acwrite' then
     vim.api.nvim_set_current_tabpage(vim.api.nvim_win_get_tabpage(win))
     vim.api.nvim_set_current_win(win)
     return true
@@ -78,7 +82,7 @@ def answer(ed: Editor, keys: str, timeout: float = 10) -> bool:
 
 
 def review_open(ed: Editor) -> bool:
-    """Whether a review's proposal (a buffer named ``{file} (review N of {session})``) is shown in a window."""
+    """Whether a review (a scratch buffer of kind ``review``) is shown in a window."""
     return bool(ed.lua(REVIEW_OPEN_LUA))
 
 

@@ -151,4 +151,5 @@ def describe_chat(session: Session) -> dict[str, Any]:
         "command_info": [{"name": n, "description": d} for n, d in session.details.commands],
         "turns": session.details.turns, "stop_reason": session.details.stop_reason,
         "asked": session.details.asked, "started": session.session_id is not None,
+        "recovery": session.recovery,
     }

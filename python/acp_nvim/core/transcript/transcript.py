@@ -29,6 +29,8 @@ Meta = dict[str, object]
 OpSink = Callable[[Op], None]
 
 PLAN_MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
+CONTEXT_KINDS = frozenset(("user", "heading", "agent", "tool", "plan"))
+"""Blocks that make up the conversation itself (``as_context``)."""
 COMPACT_EVERY = 4096
 """Join a streamed block's chunks after this many, so 100k tiny chunks stay cheap to hold."""
 
@@ -230,6 +232,32 @@ class Transcript:
         self._tool_blocks[call_id] = block_id
         self._tool_of_block[block_id] = call_id
         return state
+
+    def cancel_tool_call(self, call_id: str) -> None:
+        """Mark a tool call that had not finished as cancelled (ACP: the client does, on cancel).
+
+        A later ``completed`` or ``failed`` from the agent still shows; nothing else undoes it.
+        """
+        state = self.tool_calls.get(call_id)
+        if state is None or state.status not in tool_calls.OPEN_STATUSES:
+            return
+        state.status = tool_calls.CANCELLED
+        meta: Meta = {"status": state.status, "kind": state.kind}
+        self._set_block(self._tool_blocks.get(call_id), "tool", state.render(), meta)
+
+    def as_context(self, limit: int) -> str:
+        """The conversation as markdown for an agent that lost it (a restart into a new session):
+        prompts, answers, tool calls and plans, without notices or thoughts; at most the last
+        ``limit`` characters."""
+        parts = [block.text() for block in self.blocks if block.kind in CONTEXT_KINDS]
+        text = "\n\n".join(parts)
+        if len(text) > limit:
+            text = "[… earlier conversation cut …]\n" + text[-limit:]
+        return text
+
+    def has_prompts(self) -> bool:
+        """Whether the user sent anything in this transcript yet."""
+        return any(block.kind == "user" for block in self.blocks)
 
     def plan(self, entries: list[PlanEntry], plan_id: str = "") -> None:
         """Show the plan as a checklist, updated in place for the rest of the turn."""
