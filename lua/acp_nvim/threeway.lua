@@ -34,7 +34,7 @@ local function open_windows(view)
   view.wins = { base = wins[1], mine = wins[2], agent = wins[3] }
   local title = view.spec.title ~= '' and view.spec.title or 'agent'
   local bars = {
-    base = view.spec.base == nil and 'BASE (unknown)' or 'BASE',
+    base = view.spec.base == nil and 'BASE (unknown)' or ((view.spec.base_title or '') ~= '' and view.spec.base_title or 'BASE'),
     mine = 'YOURS (unsaved) · ga take the agent\'s · gm keep yours · do take hunk',
     agent = ('AGENT (%s) · dp put hunk into yours · q keep yours'):format(title),
   }
@@ -139,9 +139,7 @@ local function settle(view, outcome)
     if buffers.buffer_text(buf) ~= view.spec.agent then
       buffers.set_text(buf, view.spec.agent)
     end
-    if purpose == 'write' then
-      buffers.save(buf)
-    else
+    if purpose ~= 'write' then -- a write: Python writes the file and marks the buffer saved
       vim.bo[buf].modified = false
       buffers.sync(buf)
     end

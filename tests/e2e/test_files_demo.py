@@ -178,9 +178,9 @@ def test_changes_lists_and_reverts_a_file_and_a_hunk(nvim, workspace, target):
     assert "M  other.txt  +2 -1" in listing
     # revert a whole file from the list
     nvim.command("call search('other.txt')")
-    nvim.command("normal X")
-    assert other.read_text() == ORIGINAL
-    assert "=  other.txt" in buffer_text(nvim, LIST)
+    nvim.command("normal X")  # the revert runs in Python (through the opener): wait for it
+    wait_for(lambda: other.read_text() == ORIGINAL, timeout=10)
+    wait_for(lambda: "=  other.txt" in buffer_text(nvim, LIST), timeout=10)
     # revert one hunk in the diff view
     nvim.command("call search('target.txt')")
     nvim.command("execute \"normal \\<CR>\"")
@@ -194,10 +194,12 @@ def test_changes_lists_and_reverts_a_file_and_a_hunk(nvim, workspace, target):
 def test_changes_covers_agents_that_write_the_disk(nvim, target):
     run(nvim, f"edit-disk {target}")
     wait_for(lambda: target.read_text() == EDITED, timeout=10)
+    nvim.command(f"edit {target}")  # loaded: the revert is one undo step in its buffer
     show_changes(nvim, "(on disk)")
     nvim.command("call search('target.txt')")
     nvim.command("normal X")
-    assert target.read_text() == ORIGINAL
+    wait_for(lambda: target.read_text() == ORIGINAL, timeout=10)
+    wait_for(lambda: lines(nvim, target) == ORIGINAL.splitlines(), timeout=10)
     nvim.command(f"buffer {nvim.funcs.bufnr(str(target))}")
     nvim.command("normal! u")
     assert target.read_text() == ORIGINAL and lines(nvim, target) == EDITED.splitlines()
@@ -209,7 +211,7 @@ def test_changes_reverts_a_created_file(nvim, workspace):
     show_changes(nvim, "A  made/new.txt  +1 -0")
     nvim.command("call search('new.txt')")
     nvim.command("normal X")
-    assert not path.exists()
+    wait_for(lambda: not path.exists(), timeout=10)
 
 
 def test_capabilities_match_what_is_implemented():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .disk import Snapshot
+from .opener import Snapshot
 
 MAX_TURNS = 20
 
