@@ -214,6 +214,62 @@ def test_changes_reverts_a_created_file(nvim, workspace):
     wait_for(lambda: not path.exists(), timeout=10)
 
 
+PICK = """
+_G.acp_test_picked = {}
+_G.acp_test_pick = ...
+vim.ui.select = function(items, opts, on_choice)
+  table.insert(_G.acp_test_picked, opts.prompt)
+  for i, item in ipairs(items) do
+    if item:find(_G.acp_test_pick, 1, true) then return on_choice(item, i) end
+  end
+  on_choice(nil, nil)
+end
+"""
+
+
+@pytest.mark.parametrize("pick", ["Keep my unsaved changes", "Revert it"])
+def test_changes_revert_asks_before_overwriting_unsaved_edits(nvim, workspace, pick):
+    nvim.exec_lua(CAPTURE_NOTIFY)
+    nvim.exec_lua(PICK, pick)
+    other = workspace / "other.txt"
+    other.write_text(ORIGINAL)
+    nvim.command(f"edit {other}")
+    done = turns_ended(nvim)
+    nvim.command(f"Ai send multi-edit {other} {other}")
+    allow(nvim)
+    wait_for(lambda: turns_ended(nvim) > done, timeout=20)
+    assert other.read_text() == EDITED
+    nvim.command(f"buffer {nvim.funcs.bufnr(str(other))}")
+    nvim.command("normal! Gounsaved by me\x1b")
+    mine = lines(nvim, other)
+    show_changes(nvim, "other.txt")
+    nvim.command("call search('other.txt')")
+    nvim.command("normal X")
+    wait_for(lambda: nvim.exec_lua("return #_G.acp_test_picked") == 1, timeout=10, what="the question")
+    assert "has unsaved changes" in nvim.exec_lua("return _G.acp_test_picked[1]")
+    if pick.startswith("Keep"):
+        wait_for(lambda: any("not reverted" in n for n in nvim.exec_lua("return _G.acp_test_notes")), timeout=10)
+        assert lines(nvim, other) == mine and other.read_text() == EDITED
+        return
+    wait_for(lambda: other.read_text() == ORIGINAL, timeout=10)
+    assert lines(nvim, other) == ORIGINAL.splitlines()
+    assert not nvim.api.get_option_value("modified", {"buf": nvim.funcs.bufnr(str(other))})
+    nvim.command(f"buffer {nvim.funcs.bufnr(str(other))}")
+    nvim.command("normal! u")
+    assert lines(nvim, other) == mine, "the user's unsaved text is one undo step away"
+
+
+def test_changes_revert_names_bad_input(nvim, workspace, target):
+    nvim.exec_lua(CAPTURE_NOTIFY)
+    run(nvim, f"edit-disk {target}")
+    for args, expect in [("", "usage: :Ai changes revert {file}"),
+                         (" nothere.txt", "the agent did not change it")]:
+        nvim.command(f"Ai changes revert{args}")
+        wait_for(lambda expect=expect: any(expect in n for n in nvim.exec_lua("return _G.acp_test_notes")),
+                 timeout=10, what=expect)
+    assert target.read_text() == EDITED
+
+
 def test_capabilities_match_what_is_implemented():
     from acp_nvim.core.agent.process import CAPABILITIES
 
