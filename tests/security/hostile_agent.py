@@ -8,6 +8,7 @@ The prompt is one JSON object:
   {"op": "attack", "ws": ..., "outside": ..., "reads": n, "writes": n, "buffer_writes": n,
    "buffer_file": path or null, "out": result-file}
   {"op": "request", "kind": "read"|"write", "path": ..., "content": ..., "out": result-file}
+  {"op": "review", "path": ..., "out": result-file}: a permission request whose diff names ``path``
 
 Flips (each a thread, until the requests are done):
   - ``ws/dir``: a real folder, then a symlink to ``outside`` (and back);
@@ -29,14 +30,16 @@ from collections.abc import Callable
 from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError, run_agent, stdio_streams
-from acp.helpers import update_agent_message_text
+from acp.helpers import tool_diff_content, update_agent_message_text
 from acp.schema import (
     AgentCapabilities,
     Implementation,
     InitializeResponse,
     NewSessionResponse,
+    PermissionOption,
     PromptResponse,
     TextContentBlock,
+    ToolCallUpdate,
 )
 
 LIMIT = 64 * 1024 * 1024
@@ -140,6 +143,19 @@ class HostileAgent:
 
     async def _request(self, session_id: str, request: dict[str, Any]) -> dict[str, Any]:
         return await self._call(session_id, request["kind"], request["path"], request.get("content", ""))
+
+    async def _review(self, session_id: str, request: dict[str, Any]) -> dict[str, Any]:
+        tool_call = ToolCallUpdate(tool_call_id=f"review-{os.urandom(3).hex()}", title=f"Edit {request['path']}",
+                                   kind="edit", status="pending",
+                                   content=[tool_diff_content(request["path"], "new text\n", "old text\n")])
+        options = [PermissionOption(option_id="yes", name="Allow", kind="allow_once"),
+                   PermissionOption(option_id="no", name="Reject", kind="reject_once")]
+        try:
+            response = await self.client.request_permission(session_id=session_id, tool_call=tool_call,
+                                                            options=options)
+        except RequestError as exc:
+            return {"ok": False, "code": exc.code, "message": str(exc)}
+        return {"ok": True, "outcome": response.outcome.model_dump()}
 
     async def _attack(self, session_id: str, request: dict[str, Any]) -> dict[str, Any]:
         ws, outside = request["ws"], request["outside"]

@@ -140,3 +140,58 @@ def test_fifos_devices_and_dev_zero_get_an_error_at_once(nvim, workspace, outsid
     assert stat.S_ISFIFO((workspace / "fifo").lstat().st_mode)
     assert tree(outside) == before
     assert nvim.api.get_mode()["blocking"] is False
+
+
+PENDING = """
+local p = require('acp_nvim.permission').queue[1]
+if p then
+  for _, o in ipairs(p.q.options) do
+    if o.kind == 'reject_once' then return {'prompt', p.id, o.id} end
+  end
+end
+local ok, review = pcall(require, 'acp_nvim.review')
+local r = ok and type(review.reviews) == 'table' and review.reviews[1]
+if r then return {'review', r.id} end
+"""
+
+
+ALL_BUFFERS = """
+local all = {}
+for _, b in ipairs(vim.api.nvim_list_bufs()) do
+  if vim.api.nvim_buf_is_loaded(b) then all[#all + 1] = vim.api.nvim_buf_get_lines(b, 0, -1, false) end
+end
+return all
+"""
+
+
+def reject_next(nvim) -> str:
+    """Reject the next permission request, wherever it is shown; where it was shown."""
+    kind, qid, *option = wait_for(lambda: nvim.exec_lua(PENDING), timeout=20, what="the request shown")
+    if kind == "prompt":
+        nvim.exec_lua("require('acp_nvim.permission').choose(...)", qid, option[0])
+    else:
+        nvim.exec_lua("require('acp_nvim.review').decide_all(...)", qid, "rejected")
+    return kind
+
+
+def test_diff_reviews_of_fifos_and_devices_are_shown_at_once_and_read_nothing(nvim, workspace, outside, tmp_path):
+    nvim.exec_lua(SETUP, sys.executable, str(AGENT))
+    os.mkfifo(workspace / "fifo")
+    (workspace / "zero-link").symlink_to("/dev/zero")
+    (workspace / "secret-link").symlink_to(outside / "secret.txt")
+    targets = [workspace / "fifo", workspace / "zero-link", workspace / "secret-link", Path("/dev/zero")]
+    if os.geteuid() == 0:
+        os.mknod(workspace / "zero", stat.S_IFCHR | 0o666, os.makedev(1, 5))
+        targets.append(workspace / "zero")
+    before = tree(outside)
+    for path in targets:
+        out = tmp_path / f"review-{os.urandom(4).hex()}.json"
+        nvim.command("Ai send " + json.dumps({"op": "review", "path": str(path), "out": str(out)}))
+        reject_next(nvim)
+        wait_for(lambda out=out: out.exists() and out.stat().st_size > 0, timeout=20, what=f"review of {path}")
+        answer = json.loads(out.read_text())
+        assert answer["ok"] and answer["outcome"].get("option_id", answer["outcome"].get("optionId")) == "no", answer
+        assert MARK not in json.dumps(nvim.exec_lua("return _G.acp_test_notes"))
+        assert MARK not in json.dumps(nvim.exec_lua(ALL_BUFFERS)), "outside bytes reached a Neovim buffer"
+    assert tree(outside) == before and stat.S_ISFIFO((workspace / "fifo").lstat().st_mode)
+    assert nvim.api.get_mode()["blocking"] is False
