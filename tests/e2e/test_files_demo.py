@@ -253,7 +253,8 @@ def test_changes_revert_asks_before_overwriting_unsaved_edits(nvim, workspace, p
         return
     wait_for(lambda: other.read_text() == ORIGINAL, timeout=10)
     assert lines(nvim, other) == ORIGINAL.splitlines()
-    assert not nvim.api.get_option_value("modified", {"buf": nvim.funcs.bufnr(str(other))})
+    wait_for(lambda: not nvim.api.get_option_value("modified", {"buf": nvim.funcs.bufnr(str(other))}),
+             timeout=10, what="the buffer saved")  # the file is written first, then the buffer marked saved
     nvim.command(f"buffer {nvim.funcs.bufnr(str(other))}")
     nvim.command("normal! u")
     assert lines(nvim, other) == mine, "the user's unsaved text is one undo step away"
