@@ -6,7 +6,7 @@
 --- In the diff view (before | now, diff mode) `do` in the file's window, or `dp` in the
 --- before window, reverts the hunk under the cursor; `:w` saves.
 --- `X` runs `:Ai changes revert {file}`: Python writes the file through its opener (confined to
---- the workspace, atomic) and asks first over unsaved changes. The file's text now is read here
+--- the workspace, atomic); over unsaved changes it refuses once (a second X reverts). The file's text now is read here
 --- only for display, and only from a regular file (never a FIFO or a device: they would block).
 local M = {}
 
@@ -152,7 +152,7 @@ function M.diff(entry)
 end
 
 --- Put `entry`'s file back as it was before the turn (`:Ai changes revert`: one undo step in its
---- buffer, saved; a file the agent created is deleted). Python asks first over unsaved changes.
+--- buffer, saved; a file the agent created is deleted). Over unsaved changes: a second X.
 function M.revert(entry)
   if not entry.known then
     notify(entry.path .. ': cannot revert, the content before the turn is unknown', vim.log.levels.WARN)

@@ -2,8 +2,9 @@
 ``:Ai changes revert {file}`` (``X`` in the list): put a file back as it was before the turn.
 
 A revert goes through the file side like an agent's write (the opener: confined, atomic; a
-loaded buffer takes the text as one undo step and is saved). Over unsaved changes it asks
-first; either way nothing is lost (a revert is one ``u`` away in the buffer).
+loaded buffer takes the text as one undo step and is saved). Over unsaved changes it refuses
+and says so; asked again for the same unsaved text (a second ``X``) it reverts: nothing is
+lost (a revert is one ``u`` away in the buffer), and no modal question blocks typing.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from ..core.session.session import Session
 from .command_context import CommandContext, CommandRequest
 
 REVERT = "revert"
-REVERT_CHOICES = ["Revert it (u in the buffer brings your unsaved text back)", "Keep my unsaved changes"]
 
 
 def cmd_changes(ctx: CommandContext, request: CommandRequest) -> None:
@@ -52,17 +52,26 @@ def _entry(session: Session, path: str) -> FileChange:
 
 
 async def revert(ctx: CommandContext, session: Session, entry: FileChange) -> None:
-    """Put ``entry``'s file back (asking first over unsaved changes); tell the user how it went."""
+    """Put ``entry``'s file back; over unsaved changes only when asked twice for the same text."""
     label = os.path.relpath(entry.path, session.cwd) if entry.path.startswith(session.cwd + os.sep) else entry.path
+    armed = (session.key, entry.path)
     try:
-        outcome = await session.files.revert(entry.path, entry.before)
-        if outcome == "unsaved" and entry.before is not None and await _confirmed(ctx, label):
-            outcome = await session.files.revert(entry.path, entry.before, force=True)
+        state = await ctx.editor.read_buffer(entry.path)
+        force = state is not None and state.modified and _ARMED.pop(armed, None) == state.tick
+        outcome = await session.files.revert(entry.path, entry.before, force=force)
     except RequestError as exc:
         ctx.notify(f"{label}: not reverted: {exc}", "error")
         return
     if outcome == "unsaved":
-        ctx.notify(f"{label}: not reverted: it has unsaved changes (nothing was changed)", "warn")
+        if entry.before is None:
+            ctx.notify(f"{label}: not deleted: it has unsaved changes (nothing was changed)", "warn")
+            return
+        if state is not None:
+            if len(_ARMED) > 256:
+                _ARMED.clear()
+            _ARMED[armed] = state.tick
+        ctx.notify(f"{label}: not reverted: it has unsaved changes (nothing was changed). Press X again (or run "
+                   "the command again) to revert it anyway; u in its buffer then brings your text back.", "warn")
         return
     if outcome == "removed":
         await ctx.editor.drop_buffer(entry.path)
@@ -70,6 +79,6 @@ async def revert(ctx: CommandContext, session: Session, entry: FileChange) -> No
     ctx.bridge.lua_async("require('acp_nvim.changes').refresh()")
 
 
-async def _confirmed(ctx: CommandContext, label: str) -> bool:
-    prompt = f"{label} has unsaved changes. Revert it to its text before the turn?"
-    return await ctx.editor.choose(prompt, REVERT_CHOICES) == 0
+_ARMED: dict[tuple[str, str], int] = {}
+"""(session, file) → the buffer's changedtick when a revert was refused over its unsaved changes:
+asking again for that same text reverts it (a second ``X``; no modal question blocks typing)."""
