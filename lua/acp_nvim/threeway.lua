@@ -118,6 +118,10 @@ function M.open(id, spec)
     vim.fn.AcpNvimAnswer(id, 'gone')
     return
   end
+  if spec.purpose == 'disk' then
+    -- the user decides here: Neovim's own "changed on disk" question (W12) must not ask again
+    buffers.sync(buf)
+  end
   local filetype = vim.bo[buf].filetype
   local view = { id = id, buf = buf, spec = spec }
   view.base_buf = side(('acp://base/%d%s'):format(id, spec.path), spec.base, filetype)
