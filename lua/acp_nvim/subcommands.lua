@@ -82,8 +82,10 @@ return {
     },
     {
       name = 'changes',
-      usage = { '' },
-      help = 'the files the agent changed in the turn: diff, revert a hunk or a file',
+      usage = { '', 'revert {file}' },
+      help = 'the files the agent changed in the turn: diff, revert a hunk or a file; `revert` puts {file} back as it was before the turn',
+      args = { { words = { 'revert' }, after = { revert = { { sources = { 'files' } } } } } },
+      expand = true,
     },
     {
       name = 'log',

@@ -395,4 +395,6 @@ def test_agent_writing_the_disk_under_a_clean_loaded_buffer(nvim, workspace):
              what="the buffer to show the accepted text")
     lines = nvim.api.buf_get_lines(user_buf, 0, -1, False)
     assert lines[0] == "line 1" + EDIT_MARK and lines[-1] == ADDED
-    assert nvim.api.get_option_value("modified", {"buf": user_buf}) is False
+    # the text lands in the buffer first, then the file is written and the buffer marked saved
+    wait_for(lambda: nvim.api.get_option_value("modified", {"buf": user_buf}) is False, timeout=10,
+             what="the buffer saved")

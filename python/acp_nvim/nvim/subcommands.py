@@ -119,8 +119,10 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
                cmd_policy, args=(_words(*POLICIES),)),
     Subcommand("rules", ("", "remove {n}"), "list the remembered \"always\" answers, or forget rule {n}",
                cmd_rules, args=(_words("remove"),)),
-    Subcommand("changes", ("",), "the files the agent changed in the turn: diff, revert a hunk or a file",
-               cmd_changes),
+    Subcommand("changes", ("", "revert {file}"),
+               "the files the agent changed in the turn: diff, revert a hunk or a file; `revert` puts {file} "
+               "back as it was before the turn", cmd_changes, expand=True,
+               args=(Arg(words=("revert",), then={"revert": (Arg(sources=("files",)),)}),)),
     Subcommand("log", ("[session]", "level [{level}]", "export {file}"),
                "the session's protocol log buffer; show or set its level; export it (replayable)", cmd_log,
                args=(Arg(words=("export", "level"), sources=("sessions",),

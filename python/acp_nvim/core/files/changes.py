@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .disk import Snapshot
+from .opener import Snapshot
 
 MAX_TURNS = 20
 

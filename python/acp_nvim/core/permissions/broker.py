@@ -7,7 +7,6 @@ request is registered in the questions registry before it is prepared, so a canc
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -215,7 +214,4 @@ class PermissionBroker:
         return await self.settlement.settle(question, state, review, verdict)
 
     async def _read_current(self, path: str) -> Current:
-        text = await self._editor.buffer_text(path)
-        if text is not None:
-            return Current(text, loaded=True)
-        return await asyncio.to_thread(review_model.read_file, Path(path))
+        return await review_model.read_current(path, self._files.policy, self._editor.buffer_text)

@@ -148,7 +148,7 @@ class Settlement:
         """The agent wrote the disk itself: put the accepted text in place where it differs."""
         for edit in edits:
             target = edit.target
-            if target is None or await asyncio.to_thread(disk_text, Path(edit.path)) == target:
+            if target is None or await asyncio.to_thread(disk_text, edit.path, self._files.policy) == target:
                 continue
             try:
                 await self._files.write(edit.path, target, filtered=False)
