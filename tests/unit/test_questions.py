@@ -66,7 +66,8 @@ def test_choice_index_takes_only_an_index_into_the_items(answer, index):
 
 
 class Files:
-    policy = PathPolicy(["/nonexistent-root"])
+    def __init__(self, root: str = "/nonexistent-root") -> None:
+        self.policy = PathPolicy([root])
 
     async def write(self, path: str, content: str, *, filtered: bool = True) -> None:
         raise AssertionError("nothing is written")
@@ -134,9 +135,10 @@ class SlowRulesEditor(FakeEditor):
         return await future
 
 
-def broker_for(questions: Questions, editor: FakeEditor, waits: list | None = None) -> PermissionBroker:
+def broker_for(questions: Questions, editor: FakeEditor, waits: list | None = None,
+               root: str = "/nonexistent-root") -> PermissionBroker:
     return PermissionBroker(Scope("demo/1", "demo", "/ws"), PermissionSettings(), questions=questions,
-                            editor=editor, transcript=Transcript(), files=Files(), accepted=AcceptedEdits(),
+                            editor=editor, transcript=Transcript(), files=Files(root), accepted=AcceptedEdits(),
                             report=pytest.fail, waiting=(waits if waits is not None else []).append)
 
 
@@ -198,7 +200,7 @@ async def test_a_cancel_while_a_review_is_prepared_answers_cancelled_and_shows_n
             return "old\n"
 
     questions, editor, waits = Questions(), SlowBufferEditor(), []
-    broker = broker_for(questions, editor, waits)
+    broker = broker_for(questions, editor, waits, root=str(tmp_path))  # a review reads only inside the roots
     path = str(tmp_path / "a.txt")
     call = ToolCallUpdate(tool_call_id="t1", title="Edit a.txt", kind="edit",
                           content=[{"type": "diff", "path": path, "oldText": "old\n", "newText": "new\n"}])
