@@ -48,6 +48,15 @@ class LogSettings(BaseModel):
         return value
 
 
+class WireSettings(BaseModel):
+    """What the plugin accepts on the agent's stdout."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_line_bytes: int = Field(default=128 * 1024 * 1024, ge=1024)
+    """A longer line is dropped (and reported) without being held in memory."""
+
+
 class Settings(BaseModel):
     """Everything ``require('acp_nvim').setup()`` accepts that the Python side uses."""
 
@@ -59,6 +68,7 @@ class Settings(BaseModel):
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     workspace_roots: list[str] = Field(default_factory=list)
     """Folders besides the cwd that the agent's fs requests may read and write."""
+    wire: WireSettings = Field(default_factory=WireSettings)
 
     def agent(self, name: str | None) -> tuple[str, AgentSpec]:
         """Resolve an agent by name (the default when ``None``); raise ConfigError if unknown."""
@@ -101,6 +111,6 @@ def _lua_empty_tables(value: object) -> object:
 
 
 def _empty_to_dict(key: str, item: object) -> object:
-    if item == [] and key in {"agents", "env", "log", "permissions"}:
+    if item == [] and key in {"agents", "env", "log", "permissions", "wire"}:
         return {}
     return _lua_empty_tables(item)

@@ -69,7 +69,7 @@ class AgentProcess:
             reader, writer, self.process = await self._stack.enter_async_context(spawn_stdio_transport(
                 self.spec.command, *self.spec.args, env=env, cwd=self.cwd, limit=LINE_LIMIT,
             ))
-            conn = self.conn = connect_to_agent(self._client, WireTransport(reader, writer, self))
+            conn = self.conn = connect_to_agent(self._client, WireTransport(reader, writer, self, self._client))
             self._stack.push_async_callback(conn.close)
         except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
             raise AgentStartError(f"cannot start agent {self.name!r}: {self.spec.command}: "

@@ -71,7 +71,7 @@ class Session:
         self._updates = UpdateRouter(self.transcript, self.details, self.log, self._tool_call_changed, self._changed)
         self._turns = TurnRunner(self.transcript, self.details, files, self.permissions.start_turn,
                                  attachments.file_reader(editor.buffer_text))
-        self._link = AgentLink(key, agent_name, spec, cwd, client=client_for(self), log=self.log,
+        self._link = AgentLink(key, agent_name, spec, cwd, client=client_for(self, settings.wire), log=self.log,
                                details=self.details, notice=self.transcript.notice, warn=self._mode_warning,
                                choose=self._choose, replaying=self._replaying,
                                noise=NoiseReporter(lambda text: editor.notify(f"{key}: {text}", "warn")),
@@ -255,6 +255,16 @@ class Session:
     def on_update(self, update: SessionUpdate) -> None:
         """Dispatch one ``session/update`` to the transcript and session state."""
         self._updates.route(update)
+
+    # -- the wire's hot path (core/agent/wire.py → client.py; the speed lane's hook) ------------
+
+    def on_chunk(self, kind: str, text: str) -> None:
+        """A streamed text chunk the wire checked by hand (no model)."""
+        self._updates.chunk(kind, text)
+
+    def tell(self, text: str) -> None:
+        """Something the wire dropped or repaired that the user should hear about."""
+        self.editor.notify(f"{self.key}: {text}", "warn")
 
     def _tool_call_changed(self, state: ToolCallState) -> None:
         self.reconciler.observe(state)
