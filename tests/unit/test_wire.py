@@ -47,6 +47,10 @@ PERMISSION = line({"jsonrpc": "2.0", "id": 7, "method": "session/request_permiss
     "options": [{"optionId": "y", "name": "Allow", "kind": "allow_once"}]}})
 
 
+END = b'{"jsonrpc":"2.0","method":"_test/end","params":{}}\n'
+"""The last line of every feed: an extension notification the SDK delivers after what came before."""
+
+
 class Writer:
     """The agent's stdin: what the client wrote, as messages."""
 
@@ -101,21 +105,23 @@ class Recorder:
 
 async def run(lines: list[bytes], recorder: Recorder | None = None, limit: int = 1 << 16,
               until: int = 0) -> tuple[Recorder, Writer]:
-    """Feed ``lines`` to a client connection until the agent's stdout ends (or ``until`` things
-    were seen); the recorder and what the client wrote back."""
+    """Feed ``lines`` to a client connection and wait until all were handled (and ``until``
+    things besides the end marker were seen); the recorder and what the client wrote back."""
     recorder = recorder or Recorder()
     reader = asyncio.StreamReader(limit=limit)
-    for data in lines:
+    for data in [*lines, END]:
         reader.feed_data(data)
     reader.feed_eof()
     writer = Writer()
     conn = connect_to_agent(recorder, WireTransport(reader, writer, recorder, recorder))  # type: ignore[arg-type]
     try:
-        await async_wait_for(lambda: len(recorder.seen) >= until and reader.at_eof(), what="the lines read")
-        await asyncio.sleep(0)  # the last batch, scheduled on the loop
-        await asyncio.sleep(0)
+        # the SDK handles END after every update before it (the wire's order): then all are in
+        await async_wait_for(lambda: ("ext", "test/end") in recorder.seen and len(recorder.seen) > until,
+                             what="the lines read")
     finally:
         await conn.close()
+    recorder.seen.remove(("ext", "test/end"))
+    recorder.taps = recorder.taps[:-1]
     return recorder, writer
 
 
@@ -301,7 +307,15 @@ async def test_a_line_under_the_cap_but_over_the_reader_limit_still_arrives():
 
 
 async def test_the_last_line_without_a_newline_still_arrives():
-    recorder, _ = await run([chunk("a"), chunk("b").rstrip(b"\n")])
+    reader = asyncio.StreamReader()
+    reader.feed_data(chunk("a") + chunk("b").rstrip(b"\n"))
+    reader.feed_eof()
+    recorder = Recorder()
+    conn = connect_to_agent(recorder, WireTransport(reader, Writer(), recorder, recorder))  # type: ignore[arg-type]
+    try:
+        await async_wait_for(lambda: len(recorder.seen) == 2, what="both chunks")
+    finally:
+        await conn.close()
     assert recorder.seen == [("agent_message_chunk", "a"), ("agent_message_chunk", "b")]
 
 
