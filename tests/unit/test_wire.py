@@ -219,6 +219,17 @@ async def test_a_line_nested_too_deeply_is_dropped_and_the_session_goes_on():
     assert recorder.dropped_lines[0][0] == "dropped a line from the agent: nested too deeply to read"
 
 
+async def test_a_request_nested_too_deeply_is_answered_with_an_error():
+    deep = b'{"jsonrpc":"2.0","id":"r1","method":"session/request_permission","params":' + b"[" * 3000 + \
+        b"]" * 3000 + b"}\n"
+    recorder, writer = await run([deep])
+    assert writer.messages() == [{"jsonrpc": "2.0", "id": "r1", "error": {
+        "code": -32600, "message": "unreadable message: nested too deeply to read"}}]
+    summary, _, tell, _ = recorder.dropped_lines[0]
+    assert summary == ("dropped a line from the agent (a method session/request_permission): "
+                       "nested too deeply to read") and tell
+
+
 @pytest.mark.parametrize("bad_id", [[1], {"a": 1}, True])
 async def test_a_response_with_an_id_that_is_no_number_or_string_is_ignored(bad_id):
     recorder, _ = await run([line({"jsonrpc": "2.0", "id": bad_id, "result": {}}), chunk("alive")])

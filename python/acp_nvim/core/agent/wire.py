@@ -69,11 +69,13 @@ class Tap(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class TooLong:
-    """A line over the limit: its first bytes and its whole size (the rest was never kept)."""
+class Unreadable:
+    """A line that cannot become a message: its first bytes, its size, and why (None: over the
+    line limit; the rest of such a line was never kept)."""
 
     head: bytes
     size: int
+    why: str | None = None
 
 
 class LongLine:
@@ -94,10 +96,10 @@ class LongLine:
         elif self._head is None:
             self._chunks.append(chunk)
 
-    def result(self) -> bytes | TooLong:
+    def result(self) -> bytes | Unreadable:
         if self._head is None:
             return b"".join(self._chunks)
-        return TooLong(self._head, self._size - self._newline)
+        return Unreadable(self._head, self._size - self._newline)
 
 
 class WireTransport:
@@ -125,12 +127,10 @@ class WireTransport:
     async def receive(self) -> dict[str, object] | None:
         while True:
             line = await self._read_line()
-            if isinstance(line, TooLong):
-                message = await self._too_long(line)
-            elif not line:
+            if not line:
                 return None
-            else:
-                message = self._parse(line)
+            parsed = line if isinstance(line, Unreadable) else self._parse(line)
+            message = await self._unreadable(parsed) if isinstance(parsed, Unreadable) else parsed
             if message is None:
                 continue
             if self._inbound is not None and message.get("method") == "session/update" and "id" not in message:
@@ -143,17 +143,17 @@ class WireTransport:
 
     # -- reading ---------------------------------------------------------------------------
 
-    async def _read_line(self) -> bytes | TooLong:
-        """The next line (b"" at the end); one over the limit as ``TooLong``."""
+    async def _read_line(self) -> bytes | Unreadable:
+        """The next line (b"" at the end); one over the limit as ``Unreadable``."""
         try:
             line = await self._reader.readuntil(b"\n")
         except (asyncio.LimitOverrunError, asyncio.IncompleteReadError) as exc:
             return await self._read_long_line(exc)
         if len(line) - 1 > self._max_line:
-            return TooLong(line[:HEAD_BYTES], len(line) - 1)
+            return Unreadable(line[:HEAD_BYTES], len(line) - 1)
         return line
 
-    async def _read_long_line(self, exc: asyncio.LimitOverrunError | asyncio.IncompleteReadError) -> bytes | TooLong:
+    async def _read_long_line(self, exc: asyncio.LimitOverrunError | asyncio.IncompleteReadError) -> bytes | Unreadable:
         """A line longer than the reader's buffer limit, or the last one without a newline."""
         line = LongLine(self._max_line)
         while isinstance(exc, asyncio.LimitOverrunError):
@@ -166,7 +166,7 @@ class WireTransport:
         line.add(exc.partial)
         return line.result()
 
-    def _parse(self, line: bytes) -> dict[str, object] | None:
+    def _parse(self, line: bytes) -> dict[str, object] | Unreadable | None:
         line = line.strip()
         if not line:
             return None
@@ -174,21 +174,15 @@ class WireTransport:
             message, note = loads_fast(line), None
         except (ValueError, RecursionError):
             message, note = loads_careful(line)
+        if message is NOT_JSON and note is not None:
+            return Unreadable(line[:HEAD_BYTES], len(line), note)
         if type(message) is not dict:
-            self._not_a_message(line, note if message is NOT_JSON else None)
+            self._tap.noise(line.decode("utf-8", "replace"))
             return None
         self._tap.message("in", message, line)  # decoded only if the log keeps it
         if note is not None:
             self._report(f"repaired a message from the agent: {note}", tell=True)
         return message
-
-    def _not_a_message(self, line: bytes, why: str | None) -> None:
-        """Noise (kept, maybe shown), or a message that could not be read (dropped, reported)."""
-        text = line.decode("utf-8", "replace")
-        if why is None:
-            self._tap.noise(text)
-        else:
-            self._report(f"dropped a line from the agent: {why}", text[:HEAD_BYTES])
 
     # -- routing -----------------------------------------------------------------------------
 
@@ -246,25 +240,30 @@ class WireTransport:
 
     # -- what cannot go on -----------------------------------------------------------------
 
-    async def _too_long(self, line: TooLong) -> dict[str, object] | None:
-        """Report a dropped over-long line; answer the request it began, or fail our request it
-        answered (a response the SDK gets as an error)."""
-        size, limit = _size(line.size), _size(self._max_line)
+    async def _unreadable(self, line: Unreadable) -> dict[str, object] | None:
+        """Report a line dropped as unreadable; answer the request it began, or fail our request it
+        answered (a response the SDK gets as an error), so nobody waits for it."""
         envelope = ENVELOPE.match(line.head)
         what = ""
         if envelope is not None:
-            what = f" (a {envelope[2].decode()}" + (f" {envelope[3].decode()})" if envelope[2] == b"method" and
-                                                       envelope[3] else ")")
-        self._report(f"dropped a {size} line from the agent{what}: over the limit of {limit} (wire.max_line_bytes)",
-                     line.head.decode("utf-8", "replace"), tell=True)
+            method = f" {envelope[3].decode()}" if envelope[2] == b"method" and envelope[3] else ""
+            what = f" (a {envelope[2].decode()}{method})"
+        if line.why is None:
+            size, limit = _size(line.size), _size(self._max_line)
+            summary = f"dropped a {size} line from the agent{what}: over the limit of {limit} (wire.max_line_bytes)"
+            reason = f"message too large for the client ({size}; the limit is {limit})"
+            failed = f"the agent's response was too large ({size}; the limit is {limit})"
+        else:
+            summary = f"dropped a line from the agent{what}: {line.why}"
+            reason, failed = f"unreadable message: {line.why}", f"the agent's response was unreadable: {line.why}"
+        self._report(summary, line.head.decode("utf-8", "replace"), tell=True)
         if envelope is None:
             return None
         msg_id = json.loads(envelope[1])
         if envelope[2] == b"method":
-            await self._answer_error(msg_id, f"message too large for the client ({size}; the limit is {limit})")
+            await self._answer_error(msg_id, reason)
             return None
-        return {"jsonrpc": "2.0", "id": msg_id,
-                "error": {"code": -32603, "message": f"the agent's response was too large ({size}; limit {limit})"}}
+        return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32603, "message": failed}}
 
     async def _answer_error(self, msg_id: object, reason: str) -> None:
         await self.send({"jsonrpc": "2.0", "id": msg_id, "error": {"code": INVALID_REQUEST, "message": reason}})
