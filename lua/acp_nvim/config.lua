@@ -32,6 +32,11 @@ M.defaults = {
     -- copies of rejected proposals kept in stdpath('state')/acp_nvim/rejected (0: no bound)
     rejected = { max_files = 200, max_age_days = 30, max_bytes = 50 * 1024 * 1024 },
   },
+  -- Start the Python host and load the protocol once Neovim is idle after startup, so the first
+  -- :Ai is ready sooner (false: start it on the first :Ai).
+  prestart = true,
+  -- What the agent may write on its stdout: a longer line is dropped and reported.
+  wire = { max_line_bytes = 128 * 1024 * 1024 },
   keymaps = {
     send = '<C-s>', -- normal and insert mode in the chat buffer; <CR> in normal mode in the prompt area too
     cancel = '<C-c>', -- normal mode in the chat buffer
@@ -182,6 +187,12 @@ function M.validate(config)
     if config.chat[name] < 1 then
       fail('chat.' .. name, 'must be at least 1')
     end
+  end
+  expect('prestart', config.prestart, 'boolean')
+  expect('wire', config.wire, 'table')
+  expect('wire.max_line_bytes', config.wire.max_line_bytes, 'number')
+  if config.wire.max_line_bytes < 1024 or config.wire.max_line_bytes ~= math.floor(config.wire.max_line_bytes) then
+    fail('wire.max_line_bytes', 'expected a whole number of bytes >= 1024')
   end
   for _, name in ipairs({ 'send', 'cancel', 'open', 'locations', 'history_prev', 'history_next', 'permissions', 'restart' }) do
     expect('keymaps.' .. name, config.keymaps[name], 'string')

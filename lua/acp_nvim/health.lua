@@ -4,9 +4,9 @@ local M = {}
 local health = vim.health
 
 local function check_python()
-  local prog = vim.g.python3_host_prog or 'python3'
+  local prog = require('acp_nvim.host').python()
   if vim.fn.executable(prog) == 0 then
-    health.error(('Python host %q is not executable'):format(prog), { 'set g:python3_host_prog' })
+    health.error(('Python %q is not executable'):format(prog), { 'set g:python3_host_prog' })
     return
   end
   local out = vim.fn.system({ prog, '-c', 'import acp, pynvim, pydantic; print(acp.__name__)' })
@@ -19,23 +19,32 @@ local function check_python()
     health.ok(('Python host %s has agent-client-protocol, pynvim and pydantic'):format(prog))
     vim.fn.system({ prog, '-c', 'import orjson' })
     if vim.v.shell_error == 0 then
-      health.ok('orjson found: large messages are encoded fast')
+      health.ok('orjson found: messages are read and large ones written several times faster')
     else
-      health.info(('optional: %s -m pip install orjson (large messages encode ~5x faster)'):format(prog))
+      health.info(('optional: %s -m pip install orjson (reads messages ~4x, encodes large ones ~5x faster)'):format(prog))
     end
   end
 end
 
-local function check_rplugin()
-  local ok, plugins = pcall(vim.fn['remote#host#PluginsForHost'], 'python3')
-  local registered = ok
-    and vim.iter(plugins):any(function(p)
-      return p.path:match('acp_nvim_rplugin%.py$') ~= nil
-    end)
-  if registered then
-    health.ok('remote plugin registered (acp_nvim_rplugin.py in the rplugin manifest)')
+local function check_host()
+  local host = require('acp_nvim.host')
+  if host.channel then
+    health.ok(('the Python host runs (channel %d)'):format(host.channel))
+  elseif host.exit_code then
+    health.error(
+      ('the Python host exited with code %d'):format(host.exit_code),
+      vim.list_extend({ 'its last lines on stderr:' }, vim.list_slice(host.stderr, math.max(1, #host.stderr - 9)))
+    )
   else
-    health.error('remote plugin not registered', { 'run :UpdateRemotePlugins and restart Neovim' })
+    health.info('the Python host is not started yet (it starts when Neovim is idle, or on the first :Ai)')
+  end
+  local ok, plugins = pcall(vim.fn['remote#host#PluginsForHost'], 'python3')
+  if ok and vim.iter(plugins):any(function(p)
+    return p.path:match('acp_nvim_rplugin%.py$') ~= nil
+  end) then
+    health.warn('an old acp.nvim remote plugin is still in the rplugin manifest (acp.nvim no longer is one)', {
+      'run :UpdateRemotePlugins once and restart Neovim (startup gets faster)',
+    })
   end
 end
 
@@ -57,7 +66,7 @@ function M.check()
     health.error('Neovim 0.10 or newer is required')
   end
   check_python()
-  check_rplugin()
+  check_host()
   check_agents()
 end
 

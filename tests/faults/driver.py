@@ -88,15 +88,11 @@ def wait_until(probe: Callable[[], T], timeout: float, interval: float = 0.05) -
 
 
 class Environment:
-    """What every case shares: the registered remote plugin (``:UpdateRemotePlugins`` once)."""
+    """What every case shares: isolated XDG folders and rplugin manifest (the plugin starts its own host)."""
 
     def __init__(self) -> None:
         self.base = Path(tempfile.mkdtemp(prefix="acp-faults-"))
         self.manifest = str(self.base / "rplugin.vim")
-        env = {**os.environ, **self._xdg(self.base / "xdg"), "NVIM_RPLUGIN_MANIFEST": self.manifest,
-               "ACP_NVIM_TEST_PYTHON": sys.executable}
-        subprocess.run([NVIM, "-u", INIT, "--headless", "+UpdateRemotePlugins", "+qa!"], env=env,
-                       check=True, timeout=60, capture_output=True)
 
     @staticmethod
     def _xdg(base: Path) -> dict[str, str]:

@@ -75,6 +75,15 @@ class TimeoutSettings(BaseModel):
     """The agent must end a cancelled turn within this; then it is shown as ignoring the cancel."""
 
 
+class WireSettings(BaseModel):
+    """What the plugin accepts on the agent's stdout."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_line_bytes: int = Field(default=128 * 1024 * 1024, ge=1024)
+    """A longer line is dropped (and reported) without being held in memory."""
+
+
 class Settings(BaseModel):
     """Everything ``require('acp_nvim').setup()`` accepts that the Python side uses."""
 
@@ -91,6 +100,7 @@ class Settings(BaseModel):
     restart_key: str = "<C-r>"
     """The chat key that restarts the agent (``keymaps.restart``), named in the chat's notices
     ('' when the key is disabled)."""
+    wire: WireSettings = Field(default_factory=WireSettings)
 
     def agent(self, name: str | None) -> tuple[str, AgentSpec]:
         """Resolve an agent by name (the default when ``None``); raise ConfigError if unknown."""
@@ -142,6 +152,7 @@ def _lua_empty_tables(value: object) -> object:
 
 
 def _empty_to_dict(key: str, item: object) -> object:
-    if item == [] and key in {"agents", "env", "log", "permissions", "redaction", "rejected", "timeouts", "keymaps"}:
+    if item == [] and key in {"agents", "env", "log", "permissions", "redaction", "rejected", "timeouts", "keymaps",
+                              "wire"}:
         return {}
     return _lua_empty_tables(item)

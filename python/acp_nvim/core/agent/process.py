@@ -127,7 +127,7 @@ class AgentProcess:
         assert process.stdout is not None and process.stdin is not None
         self.process = process
         self._identity = process_tree.identify(process.pid)
-        self.conn = connect_to_agent(self._client, WireTransport(process.stdout, process.stdin, self))
+        self.conn = connect_to_agent(self._client, WireTransport(process.stdout, process.stdin, self, self._client))
         self.log.add("info", "lifecycle", f"spawned pid {process.pid}: "
                      f"{' '.join([self.spec.command, *self.spec.args])}")
         self._helpers = [tasks.spawn(self._drain_stderr(), self._report, f"{self.name} stderr"),

@@ -108,7 +108,7 @@ class Session:
                                  attachments.file_reader(editor.buffer_text))
         hooks = AgentHooks(noise=NoiseReporter(lambda text: editor.notify(f"{key}: {text}", "warn")),
                            report=self._report, slow=self._slow, exited=self._exited, timeouts=settings.timeouts)
-        self._link = AgentLink(key, agent_name, spec, cwd, client=client_for(self), log=self.log,
+        self._link = AgentLink(key, agent_name, spec, cwd, client=client_for(self, settings.wire), log=self.log,
                                details=self.details, notice=self.transcript.notice, warn=self._mode_warning,
                                choose=self._choose, replaying=self._replaying, hooks=hooks)
         self._watch_hooks = WatchHooks(last_heard=lambda: self.process.last_heard, quiet=self._quiet,
@@ -494,6 +494,21 @@ class Session:
         if isinstance(update, ToolCallProgress):
             return update.tool_call_id not in self.transcript.tool_calls
         return isinstance(update, LATE_AFTER_CANCEL)
+
+    # -- the wire's hot path (core/agent/wire.py → client.py; the speed lane's hook) ------------
+
+    def on_chunk(self, kind: str, text: str) -> None:
+        """A streamed text chunk the wire checked by hand (no model); dropped after a cancel, as
+        ``on_update`` drops the turn's late output."""
+        turn = self._turn
+        if self._cancelling and turn is not None:
+            turn.dropped += 1
+            return
+        self._updates.chunk(kind, text)
+
+    def tell(self, text: str) -> None:
+        """Something the wire dropped or repaired that the user should hear about."""
+        self.editor.notify(f"{self.key}: {text}", "warn")
 
     def _tool_call_changed(self, state: ToolCallState) -> None:
         if self._turn is not None:
