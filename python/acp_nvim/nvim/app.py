@@ -15,6 +15,8 @@ import pynvim
 
 from ..core.config import parse_settings
 from ..core.errors import AcpNvimError
+from ..core.mcp.http_server import EditorMcpServer
+from ..core.mcp.tools import EditorTools
 from ..core.questions import Questions
 from ..core.session.manager import SessionManager
 from .bridge import Bridge
@@ -22,6 +24,7 @@ from .chat_commands import chat_action, describe_chat
 from .command_context import CommandContext, CommandRequest
 from .context import prompt_from_text
 from .editor import NvimEditor
+from .editor_tools import NvimEditorState
 from .subcommands import BY_NAME, handler_of
 
 
@@ -33,7 +36,10 @@ class App:
         self.bridge = Bridge(nvim)
         questions = Questions()
         self.editor = NvimEditor(self.bridge, questions, self.describe)
-        self.manager = SessionManager(self.editor, parse_settings({}), questions)
+        self.editor_state = NvimEditorState(self.bridge)
+        self.editor_state.track()
+        self.editor_mcp = EditorMcpServer(EditorTools(self.editor_state), lambda m: self.editor.notify(m, "error"))
+        self.manager = SessionManager(self.editor, parse_settings({}), questions, self.editor_mcp)
         self.context = CommandContext(nvim, self.bridge, self.editor, self.manager)
 
     # -- entry points (greenlet context) -------------------------------------------
@@ -61,6 +67,10 @@ class App:
     def review_done(self, rid: int, verdict: Any) -> None:
         """The verdict of a review view (accepted texts per file)."""
         self._guard(lambda: self.editor.review_done(int(rid), verdict))
+
+    def tool_done(self, call: Any, answer: Any) -> None:
+        """An LSP answer for the editor's MCP tools (``lua/acp_nvim/editor_tools.lua``)."""
+        self._guard(lambda: self.editor_state.done(call, answer))
 
     def shutdown(self) -> None:
         """Editor exit: signal every agent at once (nothing can be awaited here)."""

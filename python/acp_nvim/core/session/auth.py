@@ -9,6 +9,7 @@ from acp.client.connection import ClientSideConnection
 from acp.schema import AuthMethodAgent, EnvVarAuthMethod, InitializeResponse, NewSessionResponse, TerminalAuthMethod
 
 from ..errors import AgentStartError
+from ..mcp.servers import SessionMcpServer
 
 AuthMethod = EnvVarAuthMethod | TerminalAuthMethod | AuthMethodAgent
 Choose = Callable[[str, list[str]], Awaitable[int | None]]
@@ -22,17 +23,19 @@ def is_auth_required(exc: BaseException) -> bool:
 
 
 async def new_session(agent: str, conn: ClientSideConnection, info: InitializeResponse | None, cwd: str,
-                      choose: Choose, notice: Callable[[str, str], None]) -> NewSessionResponse:
+                      choose: Choose, notice: Callable[[str, str], None],
+                      mcp_servers: list[SessionMcpServer] | None = None) -> NewSessionResponse:
     """``session/new`` in ``cwd``; when the agent wants a login first, log in and try once more."""
+    servers = list(mcp_servers or [])
     try:
-        return await conn.new_session(cwd=cwd, mcp_servers=[])
+        return await conn.new_session(cwd=cwd, mcp_servers=servers)
     except RequestError as exc:
         if not is_auth_required(exc):
             raise
     notice("the agent asks you to log in", "info")
     methods = list(info.auth_methods or []) if info is not None else []
     await authenticate(agent, conn, methods, choose)
-    return await conn.new_session(cwd=cwd, mcp_servers=[])
+    return await conn.new_session(cwd=cwd, mcp_servers=servers)
 
 
 async def authenticate(agent: str, conn: ClientSideConnection, methods: list[AuthMethod], choose: Choose) -> None:

@@ -11,12 +11,13 @@ from collections.abc import Callable
 
 from acp import Client, RequestError
 from acp.client.connection import ClientSideConnection
-from acp.schema import LoadSessionResponse, NewSessionResponse, ResumeSessionResponse
+from acp.schema import LoadSessionResponse, NewSessionResponse, PromptCapabilities, ResumeSessionResponse
 
 from ..agent.process import AgentProcess
 from ..config import AgentSpec
 from ..errors import SessionClosedError
 from ..log.ring import LogRing
+from ..mcp.session_mcp import McpServersFor
 from ..tasks import ErrorReporter
 from . import auth, reattach
 from .details import SessionDetails
@@ -33,7 +34,8 @@ class AgentLink:
 
     def __init__(self, key: str, agent: str, spec: AgentSpec, cwd: str, *, client: Client, log: LogRing,
                  details: SessionDetails, notice: Notice, warn: Callable[[str], None], choose: auth.Choose,
-                 replaying: Replaying, noise: Callable[[str], None], report: ErrorReporter) -> None:
+                 replaying: Replaying, noise: Callable[[str], None], report: ErrorReporter,
+                 mcp_servers: McpServersFor = lambda info: []) -> None:
         self.key = key
         self.agent = agent
         self.spec = spec
@@ -48,6 +50,8 @@ class AgentLink:
         self._replaying = replaying
         self._noise = noise
         self._report = report
+        self._mcp_servers = mcp_servers
+        """The ``mcpServers`` for session/new, load and resume, per the agent's capabilities (core/mcp)."""
         self.process = self._new_process()
 
     def _new_process(self) -> AgentProcess:
@@ -69,11 +73,16 @@ class AgentLink:
         return self.session_id
 
     @property
-    def embedded_context(self) -> bool:
-        """Whether the agent accepts embedded resources in prompts (else: resource links)."""
+    def prompt_capabilities(self) -> PromptCapabilities | None:
+        """What the agent takes in prompts besides text (embedded context, images, audio)."""
         info = self.process.info
         caps = info.agent_capabilities if info is not None else None
-        prompt_caps = caps.prompt_capabilities if caps is not None else None
+        return caps.prompt_capabilities if caps is not None else None
+
+    @property
+    def embedded_context(self) -> bool:
+        """Whether the agent accepts embedded resources in prompts (else: resource links)."""
+        prompt_caps = self.prompt_capabilities
         return bool(prompt_caps and prompt_caps.embedded_context)
 
     async def open(self) -> Attached:
@@ -94,7 +103,8 @@ class AgentLink:
         info = await self.process.start()
         self._replaying(True)
         try:
-            attached = await reattach.reattach(self.connection, info, self.session_id or "", self.cwd)
+            attached = await reattach.reattach(self.connection, info, self.session_id or "", self.cwd,
+                                               self._mcp_servers(info))
         finally:
             self._replaying(False)
         if attached is not None:
@@ -105,7 +115,7 @@ class AgentLink:
 
     async def _new_session(self) -> NewSessionResponse:
         return await auth.new_session(self.agent, self.connection, self.process.info, self.cwd, self._choose,
-                                      self._notice)
+                                      self._notice, self._mcp_servers(self.process.info))
 
     async def attach(self, response: Attached) -> None:
         """Take the modes and options of a new/load/resume response; select the configured mode."""

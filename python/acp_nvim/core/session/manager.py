@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..config import Settings
+from ..mcp.session_mcp import EditorMcpHost
 from ..port import EditorPort
 from ..questions import Questions
 from .session import Session
@@ -13,11 +14,14 @@ from .session import Session
 class SessionManager:
     """Creates sessions (one agent process each) and remembers which one is current."""
 
-    def __init__(self, editor: EditorPort, settings: Settings, questions: Questions | None = None) -> None:
+    def __init__(self, editor: EditorPort, settings: Settings, questions: Questions | None = None,
+                 editor_mcp: EditorMcpHost | None = None) -> None:
         self.editor = editor
         self.settings = settings
         self.questions = questions or Questions()
         """Shared by every session: the editor routes the user's answers here by id."""
+        self.editor_mcp = editor_mcp
+        """The editor as an MCP server (core/mcp), for every session whose agent takes http servers."""
         self.sessions: dict[str, Session] = {}
         self.current_key: str | None = None
         self._counters: defaultdict[str, int] = defaultdict(int)
@@ -27,7 +31,7 @@ class SessionManager:
         name, spec = self.settings.agent(agent)
         self._counters[name] += 1
         key = f"{name}/{self._counters[name]}"
-        session = Session(key, name, spec, self.settings, self.editor, cwd, self.questions)
+        session = Session(key, name, spec, self.settings, self.editor, cwd, self.questions, self.editor_mcp)
         self.sessions[key] = session
         self.current_key = key
         return session

@@ -35,17 +35,18 @@ class TurnRunner:
     """Runs one prompt turn of a session, start to end."""
 
     def __init__(self, transcript: Transcript, details: SessionDetails, files: FileSide,
-                 notes: Callable[[], list[ContentBlock]], read: attachments.Reader) -> None:
+                 notes: Callable[[], list[ContentBlock]], pack: attachments.Packer) -> None:
         self._transcript = transcript
         self._details = details
         self._files = files
         self._notes = notes
-        self._read = read
+        self._pack = pack
 
-    async def run(self, conn: ClientSideConnection, session_id: str, embedded: bool, prompt: Prompt) -> None:
+    async def run(self, conn: ClientSideConnection, session_id: str, accepts: attachments.Accepts,
+                  prompt: Prompt) -> None:
         """Send ``prompt`` and wait for the turn's end; a failed prompt is shown, never raised."""
         self._transcript.user_message(prompt.text, [a.label for a in prompt.attachments])
-        context = await attachments.to_blocks(prompt.attachments, embedded, self._read)
+        context = await self._pack.blocks(prompt.attachments, accepts)
         blocks = [*self._notes(), text_block(prompt.text), *prompt.blocks, *context]
         await self._files.begin_turn()
         try:

@@ -23,6 +23,7 @@ from ..files.paths import PathPolicy
 from ..files.side import FileSide
 from ..log.redact import Redactor
 from ..log.ring import LogRing
+from ..mcp.session_mcp import EditorMcpHost, SessionMcp
 from ..permissions.accepted import AcceptedEdits
 from ..permissions.broker import PermissionBroker, Scope
 from ..port import EditorPort
@@ -46,7 +47,7 @@ class Session:
     """Owns one agent process and one ACP session on it."""
 
     def __init__(self, key: str, agent_name: str, spec: AgentSpec, settings: Settings,
-                 editor: EditorPort, cwd: str, questions: Questions) -> None:
+                 editor: EditorPort, cwd: str, questions: Questions, editor_mcp: EditorMcpHost | None = None) -> None:
         self.key = key
         self.agent_name = agent_name
         self.spec = spec
@@ -56,8 +57,9 @@ class Session:
         self.state = "starting"
         self.queue: deque[Prompt] = deque()
         self.details = SessionDetails()
+        self.mcp = SessionMcp(agent_name, settings, editor_mcp)  # MCP servers (core/mcp): secrets, then the hook
         self.log = LogRing(settings.log.max_entries, settings.log.max_bytes, settings.log.level,
-                           redact=Redactor.for_env(spec.env))
+                           redact=Redactor.for_env({**spec.env, **self.mcp.secrets()}))
         self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name)
         roots = [*settings.workspace_roots, *([spec.cwd] if spec.cwd else [])]
         self._accepted = AcceptedEdits()
@@ -70,12 +72,14 @@ class Session:
             waiting=self._waiting)
         self._updates = UpdateRouter(self.transcript, self.details, self.log, self._tool_call_changed, self._changed)
         self._turns = TurnRunner(self.transcript, self.details, files, self.permissions.start_turn,
-                                 attachments.file_reader(editor.buffer_text))
+                                 attachments.Packer(editor.buffer_text, settings.media.max_bytes,
+                                                    self.transcript.notice))
         self._link = AgentLink(key, agent_name, spec, cwd, client=client_for(self), log=self.log,
                                details=self.details, notice=self.transcript.notice, warn=self._mode_warning,
                                choose=self._choose, replaying=self._replaying,
                                noise=NoiseReporter(lambda text: editor.notify(f"{key}: {text}", "warn")),
-                               report=self._report)
+                               report=self._report,
+                               mcp_servers=self.mcp.bind(key, cwd, self.files.policy, self.log, self.transcript.notice))
         self._cancelling = False
         self._runner: asyncio.Task[None] | None = None
 
@@ -186,6 +190,7 @@ class Session:
     async def close(self) -> None:
         self._set_state("closed")
         self._cancel_questions()
+        self.mcp.close()
         await self.process.close()
 
     # -- prompt turns --------------------------------------------------------------
@@ -214,8 +219,8 @@ class Session:
         while self.queue and not self.ended:
             self._set_state("running")
             try:
-                await self._turns.run(self._link.connection, self._link.session, self._link.embedded_context,
-                                      self.queue.popleft())
+                await self._turns.run(self._link.connection, self._link.session,
+                                      attachments.Accepts.of(self._link.prompt_capabilities), self.queue.popleft())
             finally:
                 self._cancelling = False
         if not self.ended:
