@@ -124,7 +124,7 @@ class Settings(BaseModel):
     """Folders besides the cwd that the agent's fs requests may read and write."""
     mcp_servers: dict[str, McpEntry] = Field(default_factory=dict)
     """MCP servers passed to every agent (per the agent's ``mcpCapabilities``)."""
-    editor_mcp: bool = True
+    editor_mcp: bool = Field(default=True, strict=True)
     """Offer the editor itself as the MCP server ``nvim`` to agents that take http servers."""
     media: MediaSettings = Field(default_factory=MediaSettings)
 

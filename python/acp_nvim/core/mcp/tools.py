@@ -276,7 +276,7 @@ def _entries(value: object) -> list[Json]:
     return [_ordered(item) for item in value if isinstance(item, dict)]
 
 
-def _ordered(item: dict[object, object]) -> Json:
+def _ordered(item: Mapping[object, object] | Json) -> Json:
     """The entry's keys in a reading order (Lua tables have none)."""
     entry = {str(k): v for k, v in item.items()}
     first = {key: entry.pop(key) for key in KEY_ORDER if key in entry}

@@ -88,6 +88,11 @@ def mentions(text: str, cwd: str) -> list[Attachment]:
     return list(found.values())
 
 
+def for_file(path: str, cwd: str) -> Attachment:
+    """An existing file (or folder) as context, labelled relative to ``cwd`` (media: with kind and size)."""
+    return _mentioned(os.path.abspath(path), cwd)
+
+
 def _mentioned(path: str, cwd: str) -> Attachment:
     uri, label = Path(path).as_uri(), _relative(path, cwd)
     if os.path.isdir(path):
