@@ -184,7 +184,7 @@ async def test_lsp_tools_pass_the_position_and_confine_the_answer(dirs):
         missing, error = await call(server, grant.token, "definition", {"path": "a.py", "line": 2})
         assert error and "column or the symbol" in missing
         bad_line, error = await call(server, grant.token, "definition", {"path": "a.py", "line": 0, "column": 1})
-        assert error
+        assert error and "line" in str(bad_line)
         nothing, error = await call(server, grant.token, "symbols", {})
         assert error and "path" in nothing
         state.lsp_answer = {"error": "no LSP client attached to a.py"}

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import base64
 import os
-import struct
 import sys
-import zlib
 from pathlib import Path
 
 import pytest
@@ -18,21 +16,13 @@ from acp_nvim.core.session.attachments import Accepts, Packer
 from acp_nvim.core.session.manager import SessionManager
 from acp_nvim.core.session.session import Prompt
 from helpers import async_wait_for
+from media_samples import JPEG_HEAD, png, wav
 
 pytestmark = pytest.mark.timeout(30)
 
 
-def png(width: int = 2, height: int = 2) -> bytes:
-    """A valid PNG of ``width`` x ``height`` red pixels."""
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    rows = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
-
-
-WAV = b"RIFF\x24\x00\x00\x00WAVEfmt " + bytes(24)
-JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(32)
+WAV = wav()
+JPEG = JPEG_HEAD
 
 
 @pytest.mark.parametrize(("head", "mime"), [
