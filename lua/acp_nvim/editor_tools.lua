@@ -174,12 +174,14 @@ function M.selection()
   if mode:match(VISUAL) and is_file_buffer(buf) then
     return region(buf, vim.fn.getpos('v'), vim.fn.getpos('.'), mode:sub(1, 1), true)
   end
-  for _, candidate in ipairs({ last_visual, vim.fn.bufnr('#'), buf }) do
-    if candidate and candidate > 0 and is_file_buffer(candidate) then
+  -- where the last selection ended (its mode is visualmode()), else the alternate or current buffer's marks
+  local candidates = { last_visual or -1, vim.fn.bufnr('#'), buf }
+  for i, candidate in ipairs(candidates) do
+    if candidate > 0 and is_file_buffer(candidate) then
       local from, to = marks_of(candidate)
       if from then
-        local kind = candidate == buf and vim.fn.visualmode() or ''
-        return region(candidate, from, to, kind ~= '' and kind or 'v', false)
+        local kind = i == 1 and vim.fn.visualmode() or ''
+        return region(candidate, from, to, MODES[kind] and kind or 'v', false)
       end
     end
   end

@@ -150,6 +150,17 @@ def test_selection_current_and_last(nvim, workspace):
     assert (now["selection"]["start_column"], now["selection"]["end_column"]) == (5, 11)
 
 
+def test_selection_from_the_marks_of_the_current_buffer(nvim, workspace):
+    start(nvim)
+    buf = open_with(nvim, workspace / "a.py", SOURCE)
+    nothing, _ = tool(nvim, "selection")
+    assert nothing["selection"] is None and "not selected anything" in nothing["note"]
+    nvim.api.buf_set_mark(buf, "<", 2, 4, {})  # marks set without a visual mode (by a plugin, or a session)
+    nvim.api.buf_set_mark(buf, ">", 2, 9, {})
+    found, _ = tool(nvim, "selection")
+    assert found["selection"]["text"] == "return" and found["selection"]["start_line"] == 2
+
+
 def test_open_file_keeps_the_users_focus_and_mode(nvim, workspace):
     start(nvim)
     open_with(nvim, workspace / "a.py", "a\n")

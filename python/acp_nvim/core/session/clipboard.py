@@ -37,7 +37,8 @@ class Tool:
 
 TOOLS = (
     Tool("wl-paste", ("--list-types",), ("--no-newline", "--type", "{type}")),
-    Tool("xclip", ("-selection", "clipboard", "-t", "TARGETS", "-o"), ("-selection", "clipboard", "-t", "{type}", "-o")),
+    Tool("xclip", ("-selection", "clipboard", "-t", "TARGETS", "-o"),
+         ("-selection", "clipboard", "-t", "{type}", "-o")),
     Tool("pngpaste", (), ("-",)),
 )
 
