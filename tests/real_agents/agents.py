@@ -103,7 +103,9 @@ def _opencode(base_url: str, home: Path) -> dict[str, str]:
         "provider": {"mock": {
             "npm": "@ai-sdk/openai-compatible",
             "options": {"baseURL": f"{base_url}/v1", "apiKey": "x"},
-            "models": {"m": {"tool_call": True, "limit": {"context": 100000, "output": 4096}}},
+            # a model that takes images, as the real ones do (else opencode drops them with an error text)
+            "models": {"m": {"tool_call": True, "attachment": True, "limit": {"context": 100000, "output": 4096},
+                             "modalities": {"input": ["text", "image"], "output": ["text"]}}},
         }},
     }
     path = home / "opencode.json"
