@@ -25,7 +25,7 @@ CHAT = "acp://chat/demo/1"
 TINY_LSP = str(Path(__file__).resolve().parent / "tiny_lsp.py")
 SETUP = """
 local python, capabilities, extra = ...
-require('acp_nvim').setup(vim.tbl_extend('force', { agents = { demo = { command = python,
+require('acp_nvim').setup(vim.tbl_deep_extend('force', { agents = { demo = { command = python,
   args = { '-m', 'acp_nvim.demo_agent' },
   env = { PYTHONPATH = vim.env.ACP_NVIM_PYTHONPATH, ACP_DEMO_CAPABILITIES = capabilities } } } }, extra or {}))
 """
@@ -270,3 +270,53 @@ def test_agents_without_http_get_no_editor_server(nvim):
     start(nvim, capabilities="")
     nvim.command("Ai send mcp")
     wait_for(lambda: "(no MCP servers)" in chat(nvim), timeout=30, what="the empty server list")
+
+
+SERVICE_TOKEN = "tok-9f8e7d6c5b4a3210"
+HEADER_TOKEN = "hdr-1a2b3c4d5e6f7890"
+CONFIGURED = {
+    "log": {"level": "debug"},
+    "mcp_servers": {
+        "tools": {"command": "some-mcp-server", "args": ["stdio"], "env": {"SERVICE_TOKEN": SERVICE_TOKEN}},
+        "docs": {"type": "http", "url": "https://mcp.example.com/mcp",
+                 "headers": {"Authorization": f"Bearer {HEADER_TOKEN}"}},
+        "gone": {"command": "gone-mcp-server"},
+    },
+    "agents": {"demo": {"mcp_servers": {"gone": False}}},
+}
+
+
+def exported_log(nvim, workspace: Path) -> str:
+    export = workspace / "log.jsonl"
+    nvim.command(f"Ai log export {export}")
+    wait_for(lambda: export.exists() and export.read_text().endswith("\n"), timeout=10, what="the export")
+    return export.read_text()
+
+
+def test_configured_servers_reach_the_agent_with_secrets_kept_out_of_the_log(nvim, workspace):
+    start(nvim, capabilities="mcp-http", extra=CONFIGURED)
+    nvim.command("Ai send mcp")
+    listed = wait_for(lambda: re.search(r"MCP servers:\n((?:- .*\n)+)", chat(nvim)), timeout=30,
+                      what="the server list").group(1)
+    names = [line.split(":")[0] for line in listed.splitlines()]
+    assert names == ["- tools", "- docs", "- nvim"], "the agent's `false` removed gone; the editor comes last"
+    assert "(env: SERVICE_TOKEN)" in listed and "(headers: Authorization)" in listed
+    log = exported_log(nvim, workspace)
+    new = [json.loads(line) for line in log.splitlines() if '"session/new"' in line]
+    assert '"SERVICE_TOKEN"' in json.dumps(new), "the env names stay readable"
+    assert SERVICE_TOKEN not in log and HEADER_TOKEN not in log, "env and header values are redacted"
+    assert "not passed to the agent" not in chat(nvim)
+
+
+def test_a_server_the_agent_cannot_take_is_told_in_the_chat_and_the_log(nvim, workspace):
+    start(nvim, capabilities="", extra=CONFIGURED)
+    told = "MCP server 'docs' not passed to the agent: the agent does not take http MCP servers"
+    wait_for(lambda: told in chat(nvim), timeout=30, what="the refusal in the chat")
+    assert chat(nvim).count(told) == 1
+    nvim.command("Ai send mcp")
+    listed = wait_for(lambda: re.search(r"MCP servers:\n((?:- .*\n)+)", chat(nvim)), timeout=30,
+                      what="the server list").group(1)
+    assert [line.split(":")[0] for line in listed.splitlines()] == ["- tools"]
+    log = exported_log(nvim, workspace)
+    assert told in log, "the log says it too"
+    assert SERVICE_TOKEN not in log and HEADER_TOKEN not in log
