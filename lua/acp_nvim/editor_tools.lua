@@ -11,6 +11,7 @@ local api = vim.api
 
 local MAX_SELECTION = 64 * 1024 -- bytes of selected text sent
 local ATTACH_WAIT = 1500 -- ms to wait for an LSP client to attach to a file loaded for a query
+local MAX_HIDDEN_LOAD = 16 * 1024 * 1024 -- bytes: a larger file is not loaded just for a query (it would stall the UI)
 local VISUAL = '^[vV\22]'
 
 -- helpers ------------------------------------------------------------------------------
@@ -278,6 +279,10 @@ end
 
 --- Load a file that no buffer holds, for a query (unlisted, no swap file); wiped again afterwards.
 local function load_hidden(path)
+  local size = vim.fn.getfsize(path)
+  if size > MAX_HIDDEN_LOAD then
+    return nil, ('not open, and too large to load for a query (%d bytes, at most %d)'):format(size, MAX_HIDDEN_LOAD)
+  end
   local buf = vim.fn.bufadd(path)
   vim.bo[buf].swapfile = false
   vim.bo[buf].buflisted = false

@@ -218,6 +218,16 @@ def test_lsp_on_a_file_not_open_yet(nvim, workspace):
     assert nvim.funcs.bufnr(str(workspace / "c.py")) == -1, "the buffer loaded for the query is gone again"
 
 
+def test_a_huge_file_is_not_loaded_for_a_query(nvim, workspace):
+    start(nvim)
+    huge = workspace / "huge.py"
+    with huge.open("wb") as f:  # sparse: 17 MiB that cost no disk
+        f.truncate(17 * 1024 * 1024)
+    answer, error = tool(nvim, "definition", {"path": "huge.py", "line": 1, "column": 1})
+    assert error and "too large to load for a query" in answer
+    assert nvim.funcs.bufnr(str(huge)) == -1
+
+
 def test_no_lsp_client_attached(nvim, workspace):
     start(nvim)
     open_with(nvim, workspace / "notes.txt", "plain text\n")

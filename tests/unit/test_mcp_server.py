@@ -205,6 +205,18 @@ async def test_open_file_only_shows_regular_files_inside(dirs):
         assert [a for a in state.asked if a[0] == "open_file"] == [("open_file", str(root / "a.py"), 2)]
 
 
+async def test_lsp_tools_never_load_a_fifo_or_a_directory(dirs):
+    root, _ = dirs
+    os.mkfifo(root / "pipe")
+    async with serving(dirs) as (server, state, grant):
+        for tool, args in (("definition", {"line": 1, "column": 1}), ("references", {"line": 1, "symbol": "x"}),
+                           ("symbols", {})):
+            for path, reason in (("pipe", "not a regular file"), (".", "directory")):
+                answer, error = await call(server, grant.token, tool, {"path": path, **args})
+                assert error and reason in answer, (tool, path, answer)
+        assert state.asked == [], "nothing reached the editor"
+
+
 async def test_every_call_is_in_the_sessions_log(dirs):
     async with serving(dirs) as (server, _, grant):
         await call(server, grant.token, "diagnostics", {"path": "a.py"})

@@ -166,6 +166,19 @@ def confine(grant: Grant, path: str) -> str:
     return str(resolved)
 
 
+def loadable(grant: Grant, path: str) -> str:
+    """``path`` confined, and one Neovim may load: a regular file (or none yet), never a FIFO or a
+    device that would hang Neovim's read, nor a directory."""
+    resolved = confine(grant, path)
+    try:
+        grant.policy.check(resolved)
+    except PathRefused as exc:
+        raise ToolError(f"{path}: {exc.reason}") from None
+    except Exception as exc:  # a directory: file_error
+        raise ToolError(str(exc)) from None
+    return resolved
+
+
 def _inside(grant: Grant, entries: list[Json]) -> tuple[list[Json], int]:
     """The entries about files inside the workspace, and how many were left out."""
     kept = [e for e in entries if isinstance(e.get("path"), str)
@@ -223,7 +236,7 @@ async def _symbols(state: EditorState, grant: Grant, args: Mapping[str, object])
     path, query = _string(args, "path"), _string(args, "query")
     if not path and not query:
         raise ToolError("give a path (that file's symbols) or a query (workspace symbols)")
-    target = confine(grant, path) if path else None
+    target = loadable(grant, path) if path else None
     return _lsp_answer(grant, await state.lsp(LspQuery("symbols", target, query=query)), "symbols")
 
 
@@ -236,7 +249,7 @@ async def _references(state: EditorState, grant: Grant, args: Mapping[str, objec
 
 
 async def _position_query(state: EditorState, grant: Grant, args: Mapping[str, object], kind: str) -> Json:
-    path = confine(grant, _string(args, "path", required=True))
+    path = loadable(grant, _string(args, "path", required=True))
     line, column, symbol = _line(args, "line", required=True), _line(args, "column"), _string(args, "symbol")
     if not column and not symbol:
         raise ToolError("give the column or the symbol on that line")
@@ -251,13 +264,7 @@ def _lsp_answer(grant: Grant, answer: Json, key: str) -> Json:
 
 
 async def _open_file(state: EditorState, grant: Grant, args: Mapping[str, object]) -> Json:
-    path = confine(grant, _string(args, "path", required=True))
-    try:
-        grant.policy.check(path)  # a regular file: never a FIFO or a device Neovim would hang on
-    except PathRefused as exc:
-        raise ToolError(exc.reason) from None
-    except Exception as exc:  # a directory: file_error
-        raise ToolError(str(exc)) from None
+    path = loadable(grant, _string(args, "path", required=True))
     if not os.path.isfile(path):
         raise ToolError(f"{path}: no such file")
     answer = await state.open_file(path, _line(args, "line") or 1)
