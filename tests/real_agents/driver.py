@@ -91,7 +91,7 @@ class AgentDriver:
         """``setup()`` with the agent's preset, open the chat, wait until the session is idle."""
         with self.step("start the agent through its preset"):
             self.nvim.exec_lua(CAPTURE_NOTIFY)
-            self.nvim.exec_lua(self.setup.setup_lua(), json.dumps(self.setup.env))
+            self.nvim.exec_lua(self.setup.setup_lua(), json.dumps(self.setup.env), json.dumps(self.setup.extra))
             self.nvim.command("Ai open")
             self.wait(lambda: self.state().get("state") == "idle", "the session to become idle")
             self.nvim.command("wincmd p")

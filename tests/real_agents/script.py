@@ -203,7 +203,16 @@ def script_editor_diagnostics(sc: Scenario, tools: dict[str, ToolShape], turn: T
     return Reply(chunks=_words(verdict))
 
 
-SCRIPTS_WITH_TURN = {"image": script_image, "editor_diagnostics": script_editor_diagnostics}
+def script_mcp_probe(sc: Scenario, tools: dict[str, ToolShape], turn: Turn) -> Reply:
+    """Call ``reveal`` of the configured stdio MCP server ``probe`` (tests/real_agents/probe_mcp.py)."""
+    if sc.step == 0:
+        tool = editor_tool(tools, "reveal", server="probe")
+        return Reply(chunks=["Asking the probe. "], call=ToolCall(tool.name, {"what": "env"}))
+    return Reply(chunks=_words("probe-ok" if "probe-env-ok" in sc.last_result else "probe-missing"))
+
+
+SCRIPTS_WITH_TURN = {"image": script_image, "editor_diagnostics": script_editor_diagnostics,
+                     "mcp_probe": script_mcp_probe}
 """Scripts that read more of the request than the tools (its images)."""
 
 SCRIPTS = {
@@ -238,13 +247,14 @@ def _param(tool: ToolShape, *names: str) -> str:
     raise NoTool(f"tool {tool.name} has none of the arguments {names}; it has {sorted(tool.params)}")
 
 
-def editor_tool(tools: dict[str, ToolShape], name: str) -> ToolShape:
-    """The editor's MCP tool ``name`` as this agent names it (``mcp__nvim__diagnostics``,
-    ``nvim_diagnostics``, ``nvim__diagnostics``, or plain ``diagnostics``)."""
-    for candidate in (f"mcp__nvim__{name}", f"nvim_{name}", f"nvim__{name}", f"nvim.{name}", name):
+def editor_tool(tools: dict[str, ToolShape], name: str, server: str = "nvim") -> ToolShape:
+    """The tool ``name`` of MCP server ``server`` (the editor's by default) as this agent names it
+    (``mcp__nvim__diagnostics``, ``nvim_diagnostics``, ``nvim__diagnostics``, or plain ``diagnostics``)."""
+    for candidate in (f"mcp__{server}__{name}", f"{server}_{name}", f"{server}__{name}", f"{server}.{name}",
+                      f"mcp_{server}_{name}", name):
         if candidate in tools:
             return tools[candidate]
-    found = [t for t in tools if t.endswith(name) and "nvim" in t]
+    found = [t for t in tools if t.endswith(name) and server in t]
     if found:
         return tools[found[0]]
     raise NoTool(f"no editor tool {name!r} among {sorted(tools)}")

@@ -2,6 +2,8 @@
 
 - The scripted model calls the editor's ``diagnostics`` tool through the agent's own MCP client and
   must get the diagnostic of a buffer that is not saved (it exists only in Neovim).
+- A configured stdio MCP server (``probe_mcp.py``) is started by each agent with its env, and the
+  scripted model calls its tool.
 - An ``@shot.png`` mention must reach the scripted model as an image in the agent's wire format:
   Anthropic ``image`` (base64 source), OpenAI ``image_url`` / ``input_image`` (data URL), Gemini
   ``inlineData``; the model reports the bytes' hash.
@@ -12,11 +14,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
+from pathlib import Path
 
 import pytest
 
 from media_samples import png
 
+from . import probe_mcp
 from .driver import AgentDriver
 from .test_real_agents import ALL, agents
 
@@ -89,3 +94,24 @@ def test_an_image_reaches_the_model(agent: AgentDriver) -> None:
         blocks = prompts[-1]["params"]["prompt"]
         images = [b for b in blocks if b["type"] == "image"]
         agent.check(len(images) == 1 and images[0]["mimeType"] == "image/png", json.dumps(blocks)[:500])
+
+
+PROBE = {"mcp_servers": {"probe": {"command": sys.executable, "args": [str(Path(__file__).with_name("probe_mcp.py"))],
+                                   "env": {"PROBE_TOKEN": probe_mcp.EXPECTED}}}}
+
+
+@agents(ALL)
+@pytest.mark.parametrize("setup_extra", [PROBE])
+def test_a_configured_stdio_server_reaches_the_model(agent: AgentDriver) -> None:
+    with agent.step("stdio MCP: the agent got the configured server with its env"):
+        sent = [m for m in agent.wire_messages(agent.workspace.parent / "wire-probe.jsonl")
+                if m.get("method") == "session/new" and m["_direction"] == "out"]
+        servers = {s["name"]: s for s in sent[0]["params"]["mcpServers"]}
+        agent.check(set(servers) == {"probe", "nvim"}, f"mcpServers sent: {sorted(servers)}")
+        agent.check([e["name"] for e in servers["probe"]["env"]] == ["PROBE_TOKEN"], f"env: {servers['probe']}")
+        agent.check(probe_mcp.EXPECTED not in json.dumps(sent), "the env value is in the log")
+    with agent.step("stdio MCP: the model calls the server's tool, which got its env"):
+        before = agent.send("[scenario=mcp_probe] ask the probe")
+        verdict = until_verdict(agent, ("probe-ok", "probe-missing", "scripted model:"))
+        agent.check(verdict == "probe-ok", f"the model's verdict: {verdict!r}")
+        agent.wait_turn_end(before)
