@@ -47,16 +47,37 @@ end
 
 -- diagnostics ----------------------------------------------------------------------------
 
+--- A file buffer that holds diagnostics without being loaded (an LSP server reporting on files
+--- not open: workspace diagnostics); its lines are not in memory, so its columns stay in bytes.
+local function is_unloaded_file(buf)
+  return api.nvim_buf_is_valid(buf)
+    and not api.nvim_buf_is_loaded(buf)
+    and vim.bo[buf].buftype == ''
+    and api.nvim_buf_get_name(buf) ~= ''
+end
+
+local function unloaded_buffer(path)
+  for _, buf in ipairs(api.nvim_list_bufs()) do
+    if is_unloaded_file(buf) and realpath(api.nvim_buf_get_name(buf)) == path then
+      return buf
+    end
+  end
+end
+
 local function diagnostic_entry(path, buf, d)
-  local text = line_text(buf, d.lnum)
   local end_lnum = d.end_lnum or d.lnum
-  local end_text = end_lnum == d.lnum and text or line_text(buf, end_lnum)
+  local column, end_column = (d.col or 0) + 1, (d.end_col or d.col or 0) + 1
+  if api.nvim_buf_is_loaded(buf) then
+    local text = line_text(buf, d.lnum)
+    local end_text = end_lnum == d.lnum and text or line_text(buf, end_lnum)
+    column, end_column = char_col(text, d.col), char_col(end_text, d.end_col or d.col)
+  end
   return {
     path = path,
     line = d.lnum + 1,
-    column = char_col(text, d.col),
+    column = column,
     end_line = end_lnum + 1,
-    end_column = char_col(end_text, d.end_col or d.col),
+    end_column = end_column,
     severity = vim.diagnostic.severity[d.severity] or tostring(d.severity),
     message = d.message,
     source = d.source,
@@ -64,11 +85,12 @@ local function diagnostic_entry(path, buf, d)
   }
 end
 
---- Diagnostics of `path`'s buffer (every loaded file buffer when nil), from any namespace.
+--- Diagnostics of `path`'s buffer (of every file buffer when nil), from any namespace; files
+--- not open count when a source reported on them (`loaded` is false only for a file nobody did).
 function M.diagnostics(path)
   local only
   if path ~= nil and path ~= vim.NIL then
-    only = find_buffer(path)
+    only = find_buffer(path) or unloaded_buffer(path)
     if not only then
       return { diagnostics = {}, loaded = false }
     end
@@ -76,7 +98,8 @@ function M.diagnostics(path)
   local names, out = {}, {}
   for _, d in ipairs(vim.diagnostic.get(only)) do
     if names[d.bufnr] == nil then
-      names[d.bufnr] = is_file_buffer(d.bufnr) and realpath(api.nvim_buf_get_name(d.bufnr)) or false
+      local file = is_file_buffer(d.bufnr) or is_unloaded_file(d.bufnr)
+      names[d.bufnr] = file and realpath(api.nvim_buf_get_name(d.bufnr)) or false
     end
     if names[d.bufnr] then
       out[#out + 1] = diagnostic_entry(names[d.bufnr], d.bufnr, d)

@@ -118,6 +118,26 @@ def test_diagnostics_of_an_unsaved_buffer_from_any_source(nvim, workspace, tmp_p
     assert error and "outside the workspace roots" in refused
 
 
+def test_diagnostics_of_a_file_not_open_that_a_source_reported_on(nvim, workspace, tmp_path):
+    start(nvim)
+    (workspace / "far.py").write_text("import sys\n")
+    (tmp_path / "away.py").write_text("x\n")
+    for path, message in ((workspace / "far.py", "unused import sys"), (tmp_path / "away.py", "outside")):
+        nvim.exec_lua("""
+            local path, message = ...
+            local buf = vim.fn.bufadd(path)  -- as an LSP server's workspace diagnostics do: not loaded
+            vim.diagnostic.set(vim.api.nvim_create_namespace('workspace-lsp'), buf,
+              { { lnum = 0, col = 7, message = message, severity = vim.diagnostic.severity.WARN } })""",
+            str(path), message)
+    every, error = tool(nvim, "diagnostics")
+    assert not error and [(d["path"], d["line"], d["column"], d["message"]) for d in every["diagnostics"]] == [
+        (str(workspace / "far.py"), 1, 8, "unused import sys")]
+    assert every["outside_workspace"].startswith("1 entries")
+    one, error = tool(nvim, "diagnostics", {"path": "far.py"})
+    assert not error and [d["message"] for d in one["diagnostics"]] == ["unused import sys"] and "note" not in one
+    assert not nvim.api.buf_is_loaded(nvim.funcs.bufnr(str(workspace / "far.py"))), "nothing was loaded"
+
+
 def test_open_buffers_with_modified_flag_and_cursor(nvim, workspace):
     start(nvim)
     a = open_with(nvim, workspace / "a.py", "one\ntwo\nthree\n")

@@ -70,9 +70,9 @@ POSITION: Json = {
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("diagnostics",
-             "Diagnostics (errors, warnings, hints) Neovim has now for one file or for every open file, from "
+             "Diagnostics (errors, warnings, hints) Neovim has now for one file or the whole workspace, from "
              "LSP servers, linters or any other source; unsaved buffers included, as the user sees them.",
-             _obj({"path": {**PATH, "description": "Only this file (default: every open file)"},
+             _obj({"path": {**PATH, "description": "Only this file (default: every file with diagnostics)"},
                    "severity": {"type": "string", "enum": list(SEVERITIES),
                                 "description": "Only this severity and worse"}})),
     ToolSpec("open_buffers",
