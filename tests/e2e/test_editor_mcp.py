@@ -329,7 +329,7 @@ def test_configured_servers_reach_the_agent_with_secrets_kept_out_of_the_log(nvi
     listed = wait_for(lambda: re.search(r"MCP servers:\n((?:- .*\n)+)", chat(nvim)), timeout=30,
                       what="the server list").group(1)
     names = [line.split(":")[0] for line in listed.splitlines()]
-    assert names == ["- tools", "- docs", "- nvim"], "the agent's `false` removed gone; the editor comes last"
+    assert names == ["- docs", "- tools", "- nvim"], "by name, the agent's `false` removed gone; the editor last"
     assert "(env: SERVICE_TOKEN)" in listed and "(headers: Authorization)" in listed
     log = exported_log(nvim, workspace)
     new = [json.loads(line) for line in log.splitlines() if '"session/new"' in line]

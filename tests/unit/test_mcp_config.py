@@ -33,7 +33,7 @@ def test_agent_servers_win_and_false_removes_a_global_one():
     merged = servers.configured(settings({"github": False, "docs": {"command": "/bin/docs-local"}}), "a")
     assert sorted(merged) == ["docs", "events"]
     assert merged["docs"].type == "stdio" and merged["docs"].command == "/bin/docs-local"
-    assert sorted(servers.configured(settings(), "a")) == ["docs", "events", "github"]
+    assert list(servers.configured(settings(), "a")) == ["docs", "events", "github"], "by name, always"
     assert sorted(servers.configured(settings(), "demo")) == ["docs", "events", "github"]
 
 

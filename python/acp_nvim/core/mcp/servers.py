@@ -59,10 +59,11 @@ class Offer:
 
 
 def configured(settings: Settings, agent: str) -> dict[str, McpServerSpec]:
-    """The global servers overridden by the agent's own; ``false`` removes a server."""
+    """The global servers overridden by the agent's own; ``false`` removes a server. By name: a Lua
+    table has no order, and the agent gets the same list every time."""
     spec = settings.all_agents().get(agent)
     merged = {**settings.mcp_servers, **(spec.mcp_servers if spec is not None else {})}
-    return {name: server for name, server in merged.items() if server is not False}
+    return {name: server for name, server in sorted(merged.items()) if server is not False}
 
 
 def offer(servers: Mapping[str, McpServerSpec], transports: Transports) -> Offer:
