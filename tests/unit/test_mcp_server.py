@@ -133,6 +133,12 @@ async def test_tools_are_listed_with_their_schemas(dirs):
     assert tools["open_file"].annotations.read_only_hint is False
 
 
+async def test_answers_are_compact_json(dirs):
+    async with serving(dirs) as (server, _, grant), client(server.url, grant.token) as mcp:
+        text = (await mcp.call_tool("open_buffers", {})).content[0].text
+    assert "\n" not in text and ", " not in text and json.loads(text)["buffers"], "the model's agent counts tokens"
+
+
 async def test_diagnostics_keep_to_the_workspace(dirs):
     root, outside = dirs
     async with serving(dirs) as (server, state, grant):

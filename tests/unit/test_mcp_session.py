@@ -92,7 +92,7 @@ async def test_the_agent_calls_the_editors_tools_with_its_token(tmp_path, host):
     session = await started(tmp_path, host, config("mcp-http"))
     try:
         answer = await turn(session, 'mcp nvim diagnostics {"path": "a.py"}')
-        assert "MCP result of nvim/diagnostics" in answer and '"message": "bad"' in answer
+        assert "MCP result of nvim/diagnostics" in answer and '"message":"bad"' in answer
         assert [e.summary.split("(")[0] for e in session.log.entries() if e.kind == "mcp"] == [
             "tool nvim/diagnostics"]
     finally:

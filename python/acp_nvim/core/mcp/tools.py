@@ -119,7 +119,8 @@ class EditorTools:
 
 
 def _dump(answer: Json) -> str:
-    return json.dumps(answer, ensure_ascii=False, indent=1)
+    """Compact JSON: the answer is read by a model, whose agent counts (and caps) its tokens."""
+    return json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
 
 
 def _log(log: LogRing, name: str, args: Mapping[str, object], text: str, error: bool, elapsed: float) -> None:
