@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -99,6 +100,20 @@ def test_paste_puts_a_mention_in_the_prompt_and_the_image_goes_with_it(clipboard
     assert blocks[1] == {"type": "image", "data": base64.b64encode(tiny_png()).decode(), "mimeType": "image/png",
                          "uri": saved.as_uri()}
     assert f"— attached: {saved} (image, {len(tiny_png())} B)" in buffer_text(nvim, CHAT)
+
+
+def test_pasted_images_older_than_a_week_are_deleted_at_the_next_paste(clipboard, nvim):
+    start(nvim)
+    folder = Path(nvim.funcs.stdpath("state")) / "acp_nvim" / "pasted"
+    folder.mkdir(parents=True, exist_ok=True)
+    old, recent, other = folder / "paste-old.png", folder / "paste-recent.png", folder / "mine.png"
+    for path in (old, recent, other):
+        path.write_bytes(tiny_png())
+    for path in (old, other):
+        os.utime(path, (1_000_000_000, 1_000_000_000))  # 2001: long more than a week ago
+    nvim.command("Ai paste")
+    note(nvim, "pasted image:")
+    assert not old.exists() and recent.exists() and other.exists(), "only old pastes go"
 
 
 def test_paste_with_text_sends_at_once(clipboard, nvim):

@@ -18,6 +18,8 @@ from ..core.session.session import Prompt, Session
 from .command_context import CommandContext, CommandRequest
 
 EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
+KEEP_SECONDS = 7 * 24 * 3600
+"""Pasted images older than a week are deleted at the next paste."""
 
 
 def cmd_paste(ctx: CommandContext, request: CommandRequest) -> None:
@@ -58,3 +60,14 @@ async def _save(state_dir: str, image: clipboard.ClipboardImage) -> Path:
 def _write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
+    _prune(path.parent, time.time() - KEEP_SECONDS)
+
+
+def _prune(folder: Path, before: float) -> None:
+    """Delete the pasted images older than ``before`` (they were sent long ago, or never)."""
+    for old in folder.glob("paste-*"):
+        try:
+            if old.is_file() and old.stat().st_mtime < before:
+                old.unlink()
+        except OSError:
+            continue  # gone already, or not ours to delete: the next paste tries again
