@@ -69,9 +69,9 @@ def test_stdio_always_http_and_sse_only_where_advertised():
     assert sorted(name for name, _ in none.refused) == ["docs", "events"]
     assert "does not take http MCP servers" in dict(none.refused)["docs"]
     http_only = servers.offer(merged, Transports.of(info(http=True)))
-    assert http_only.names == ["github", "docs"] and [n for n, _ in http_only.refused] == ["events"]
+    assert http_only.names == ["docs", "github"] and [n for n, _ in http_only.refused] == ["events"]
     both = servers.offer(merged, Transports.of(info(http=True, sse=True)))
-    assert both.names == ["github", "docs", "events"] and both.refused == []
+    assert both.names == ["docs", "events", "github"] and both.refused == []
     assert servers.offer(merged, Transports.of(None)).names == ["github"]
 
 
@@ -80,11 +80,11 @@ def test_acp_shapes_of_each_kind():
     offered = servers.offer(merged, Transports(http=True, sse=True)).servers
     dumped = [s.model_dump(mode="json", by_alias=True, exclude_none=True) for s in offered]
     assert dumped == [
-        {"name": "github", "command": "/usr/bin/gh-mcp", "args": ["--stdio"],
-         "env": [{"name": "GITHUB_TOKEN", "value": "ghp-global-secret"}]},
         {"type": "http", "name": "docs", "url": "https://docs.example/mcp",
          "headers": [{"name": "Authorization", "value": "Bearer docs-token-1"}]},
         {"type": "sse", "name": "events", "url": "http://127.0.0.1:9/sse", "headers": []},
+        {"name": "github", "command": "/usr/bin/gh-mcp", "args": ["--stdio"],
+         "env": [{"name": "GITHUB_TOKEN", "value": "ghp-global-secret"}]},
     ]
 
 
