@@ -24,9 +24,19 @@ M.defaults = {
     max_block_lines = 2000, -- lines shown per transcript block; the rest is one key away
     max_line_chars = 1000, -- longer lines are broken in the chat (the full text keeps them)
   },
+  -- Secrets are replaced by [redacted] in the chat, notifications, the log and its export
+  -- (:help acp_nvim-redaction). patterns: your own, as Python regular expressions.
+  redaction = { patterns = {} },
   permissions = {
     policy = 'ask', -- 'ask' | 'auto-edit' | 'trust': the policy new sessions start with
     close_is_reject = true, -- closing a review view rejects it (false: hides it, still pending)
+    -- A prompt or review never takes the keys you type (:help acp_nvim-permissions):
+    focus = 'idle', -- 'idle': it enters its window only when you are in normal mode and not typing;
+    --                 'never': it never does (go to it with :Ai permissions or keymaps.permissions)
+    arm_ms = 500, -- its keys count only once it has been visible this long (0..10000) ...
+    quiet_ms = 300, -- ... and no key was typed this long before the one that answers (0..10000)
+    -- copies of rejected proposals kept in stdpath('state')/acp_nvim/rejected (0: no bound)
+    rejected = { max_files = 200, max_age_days = 30, max_bytes = 50 * 1024 * 1024 },
   },
   keymaps = {
     send = '<C-s>', -- normal and insert mode in the chat buffer; <CR> in normal mode in the prompt area too
@@ -35,6 +45,15 @@ M.defaults = {
     locations = 'gl', -- normal mode: tool call locations to the quickfix list
     history_prev = '<M-p>', -- normal and insert mode: the previous sent prompt
     history_next = '<M-n>', -- normal and insert mode: the next sent prompt
+    permissions = '<M-a>', -- normal and insert mode: go to the pending permission prompt or review
+    restart = '<C-r>', -- normal mode: restart the agent and reopen the session (like :Ai restart)
+  },
+  -- Seconds acp.nvim waits for an agent (see :help acp_nvim-faults).
+  timeouts = {
+    handshake = 60, -- each handshake request (initialize, session/new, load, resume, set_mode); then it fails
+    login = 300, -- authenticate (a login may wait for you in a browser)
+    notice = 8, -- no answer (or, in a turn, no output while no tool runs) for this long: the chat says so
+    cancel = 5, -- the agent must end a cancelled turn within this; then it is shown as ignoring the cancel
   },
 }
 
@@ -133,6 +152,55 @@ local function validate_agent(name, agent)
   end
 end
 
+local function whole(path, value, max)
+  expect(path, value, 'number')
+  if value < 0 or value ~= math.floor(value) or (max and value > max) then
+    fail(path, ('expected a whole number from 0 to %s'):format(max or 'any size'))
+  end
+end
+
+--- The key guard and the rejected copies (`permissions.*`, see :help acp_nvim-permissions).
+local function validate_guard(permissions)
+  if not vim.tbl_contains({ 'idle', 'never' }, permissions.focus) then
+    fail('permissions.focus', "expected 'idle' or 'never'")
+  end
+  whole('permissions.arm_ms', permissions.arm_ms, 10000)
+  whole('permissions.quiet_ms', permissions.quiet_ms, 10000)
+  expect('permissions.rejected', permissions.rejected, 'table')
+  for key, value in pairs(permissions.rejected) do
+    if key == 'max_files' or key == 'max_bytes' then
+      whole('permissions.rejected.' .. key, value)
+    elseif key == 'max_age_days' then
+      expect('permissions.rejected.max_age_days', value, 'number')
+      if value < 0 then
+        fail('permissions.rejected.max_age_days', 'expected a number >= 0')
+      end
+    else
+      fail('permissions.rejected.' .. tostring(key), 'unknown key (known: max_files, max_age_days, max_bytes)')
+    end
+  end
+end
+
+local TIMEOUTS = { 'handshake', 'login', 'notice', 'cancel' }
+
+local function validate_timeouts(timeouts)
+  expect('timeouts', timeouts, 'table')
+  local known = {}
+  for _, name in ipairs(TIMEOUTS) do
+    known[name] = true
+    local value = timeouts[name]
+    expect('timeouts.' .. name, value, 'number')
+    if value <= 0 or value > 3600 then
+      fail('timeouts.' .. name, 'expected seconds, more than 0 and at most 3600')
+    end
+  end
+  for key in pairs(timeouts) do
+    if not known[key] then
+      fail('timeouts.' .. tostring(key), 'unknown key (known: ' .. table.concat(TIMEOUTS, ', ') .. ')')
+    end
+  end
+end
+
 --- Validate a merged configuration; raises with the offending key path.
 function M.validate(config)
   expect('agents', config.agents, 'table')
@@ -173,15 +241,22 @@ function M.validate(config)
     fail('permissions.policy', "expected 'ask', 'auto-edit' or 'trust'")
   end
   expect('permissions.close_is_reject', config.permissions.close_is_reject, 'boolean')
+  expect('redaction', config.redaction, 'table')
+  expect('redaction.patterns', config.redaction.patterns, 'table')
+  for i, pattern in ipairs(config.redaction.patterns) do
+    expect(('redaction.patterns[%d]'):format(i), pattern, 'string')
+  end
+  validate_guard(config.permissions)
   for _, name in ipairs({ 'max_block_lines', 'max_line_chars' }) do
     expect('chat.' .. name, config.chat[name], 'number')
     if config.chat[name] < 1 then
       fail('chat.' .. name, 'must be at least 1')
     end
   end
-  for _, name in ipairs({ 'send', 'cancel', 'open', 'locations', 'history_prev', 'history_next' }) do
+  for _, name in ipairs({ 'send', 'cancel', 'open', 'locations', 'history_prev', 'history_next', 'permissions', 'restart' }) do
     expect('keymaps.' .. name, config.keymaps[name], 'string')
   end
+  validate_timeouts(config.timeouts)
   return config
 end
 

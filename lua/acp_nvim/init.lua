@@ -43,6 +43,7 @@ function M.command(opts)
     text = expanded
   end
   M._started = true
+  require('acp_nvim.guard').start() -- prompts must know whether the user is typing (:help acp_nvim-permissions)
   vim.fn.AcpNvimCommand({
     sub = sub,
     args = vim.list_slice(opts.fargs, 2),

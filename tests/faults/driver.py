@@ -31,7 +31,10 @@ T = TypeVar("T")
 
 SETUP_LUA = """
 local agent = ...
-require('acp_nvim').setup({ agents = { fault = agent }, default_agent = 'fault' })
+-- quiet_ms = 0: the typed-key probe types every 10 ms, so a quiet moment never comes; a prompt's keys
+-- still wait arm_ms (the harness waits for them: views.answer)
+require('acp_nvim').setup({ agents = { fault = agent }, default_agent = 'fault',
+  permissions = { quiet_ms = 0, arm_ms = 200 } })
 _G.__fault_notes = {}
 local notify = vim.notify
 vim.notify = function(msg, level, opts)

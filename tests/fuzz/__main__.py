@@ -104,16 +104,19 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=int(time.time()))
+    parser.add_argument("--only", help="only the payload classes whose names hold this text (e.g. 'invalid')")
     args = parser.parse_args(argv)
     fuzzer = Fuzzer()
     seen: dict[str, Seen] = {}
     started = time.monotonic()
     try:
         for name, (strategy, share) in CLASSES.items():
+            if args.only and args.only not in name:
+                continue
             before = fuzzer.cases
             explore(fuzzer, name, strategy, math.ceil(args.cases * share), seen, args.seed)
             print(f"# {name}: {fuzzer.cases - before} cases", flush=True)
-        while fuzzer.cases < args.cases:  # batches came out smaller than average: top up
+        while fuzzer.cases < args.cases and not args.only:  # batches came out smaller than average: top up
             explore(fuzzer, "valid session/update", CLASSES["valid session/update"][0],
                     args.cases - fuzzer.cases, seen, args.seed + fuzzer.cases)
         print(f"fuzz_cases: {fuzzer.cases} (seed {args.seed}, {time.monotonic() - started:.0f} s)", flush=True)

@@ -67,13 +67,6 @@ KNOWN = [
           "a session/update whose sessionUpdate is an object or a list: the session log's tap (core/log/ring.py, "
           "STREAMING_UPDATES lookup) raises TypeError inside the wire transport; the receive loop dies and the "
           "session with it", "test_session_update_kind_that_is_not_a_string"),
-    Known(r"item contains newlines",
-          "a permission request whose title or option name holds a newline: permission.lua puts it in a buffer "
-          "line, nvim_buf_set_lines refuses, the prompt never shows", "test_newline_in_a_permission_prompt",
-          harmless=True),
-    Known(r"E976: Using a Blob as a String",
-          "a permission option name with a NUL character: the prompt's Lua fails (E976), the prompt never shows",
-          "test_nul_in_a_permission_option", harmless=True),
 ]
 CAUSES = ("host crash", "traceback", "shown")
 """Kinds that are a cause; "answers" and "stuck" findings can be consequences of one."""
@@ -81,10 +74,11 @@ CAUSES = ("host crash", "traceback", "shown")
 
 def classify(findings: list[Finding]) -> list[tuple[Finding, str | None]]:
     """Each finding with the reason it is known (None: new). An unanswered request or a stuck chat in a
-    batch that also hit a known cause is put down to that cause."""
+    batch that also hit a known harmful cause is put down to that cause."""
     reasons = [known.reason if (known := finding.known()) else None for finding in findings]
-    cause = next((reason for finding, reason in zip(findings, reasons, strict=True)
-                  if reason and finding.kind in CAUSES), None)
+    causes = [known for finding in findings if finding.kind in CAUSES and (known := finding.known())]
+    harmful = [known for known in causes if not known.harmless]  # a harmless one cannot have stopped the chat
+    cause = harmful[0].reason if harmful else None
     return [(finding, reason or (f"follows from: {cause}" if cause and finding.kind not in CAUSES else None))
             for finding, reason in zip(findings, reasons, strict=True)]
 

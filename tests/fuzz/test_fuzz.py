@@ -124,12 +124,10 @@ def test_session_update_kind_that_is_not_a_string(fuzzer: Fuzzer) -> None:
                    b'"update":{"sessionUpdate":{}}}}', request=False)
 
 
-@known("test_newline_in_a_permission_prompt")
 def test_newline_in_a_permission_prompt(fuzzer: Fuzzer) -> None:
     replay(fuzzer, PERMISSION % (b"two\\nlines", b"Allow"), request=True)
 
 
-@known("test_nul_in_a_permission_option")
 def test_nul_in_a_permission_option(fuzzer: Fuzzer) -> None:
     replay(fuzzer, PERMISSION % (b"title", b"a\\u0000b"), request=True)
 

@@ -33,7 +33,12 @@ def test_setup_accepts_agents_as_configuration(nvim):
     ("{default_agent = 'missing'}", "default_agent: no agent named \"missing\""),
     ("{log = {level = 'loud'}}", "log.level: expected one of"),
     ("{chat = {position = 'top'}}", "chat.position"),
+    ("{redaction = {patterns = {42}}}", "redaction.patterns[1]: expected string, got number"),
     ("'nope'", "opts: expected a table"),
+    ("{timeouts = {handshake = 0}}", "timeouts.handshake: expected seconds"),
+    ("{timeouts = {cancel = 'soon'}}", "timeouts.cancel: expected number"),
+    ("{timeouts = {hang = 3}}", "timeouts.hang: unknown key"),
+    ("{keymaps = {restart = 1}}", "keymaps.restart: expected string"),
 ])
 def test_setup_errors_name_the_key_path(nvim, opts, message):
     assert message in setup_error(nvim, opts)

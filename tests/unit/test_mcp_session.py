@@ -16,6 +16,7 @@ from acp_nvim.core.mcp.http_server import EditorMcpServer
 from acp_nvim.core.mcp.tools import EditorTools
 from acp_nvim.core.session.manager import SessionManager
 from acp_nvim.core.session.session import Prompt
+from acp_nvim.nvim.app import notification_redactor
 from helpers import async_wait_for
 
 pytestmark = pytest.mark.timeout(60)
@@ -155,5 +156,39 @@ async def test_without_a_host_sessions_still_get_the_configured_servers(tmp_path
     session = await started(tmp_path, None, config("mcp-http"))
     try:
         assert [s["name"] for s in sent_servers(session)] == ["github"]
+    finally:
+        await session.close()
+
+
+
+async def opened(tmp_path: Path, host: EditorMcpServer, raw: dict):
+    manager = SessionManager(FakeEditor(), parse_settings(raw), editor_mcp=host)
+    session = manager.create(None, str(tmp_path))
+    await session.start()
+    return manager, session
+
+
+async def test_editor_notifications_redact_every_agents_mcp_secrets(tmp_path, host):
+    raw = config("mcp-http")
+    raw["agents"]["other"] = {**demo(""), "mcp_servers": {
+        "docs": {"type": "http", "url": "http://127.0.0.1:9/docs", "headers": {"X-Api-Key": "docs-key-0123456789"}}}}
+    manager, session = await opened(tmp_path, host, raw)
+    try:
+        redact = notification_redactor(manager)
+        for secret in (GITHUB_SECRET, HEADER_SECRET, "docs-key-0123456789", session.mcp.token):
+            note = redact(f"d/1: the agent said {secret} and exited")
+            assert secret not in note and "[redacted" in note, secret
+        assert redact("d/1: github events docs") == "d/1: github events docs", "names are not secrets"
+    finally:
+        await session.close()
+
+
+async def test_a_session_that_predates_the_config_keeps_its_mcp_secrets_redacted(tmp_path, host):
+    manager, session = await opened(tmp_path, host, config("mcp-http"))
+    try:
+        manager.settings = parse_settings({})  # the next :Ai came with a config without those servers
+        redact = notification_redactor(manager)
+        for secret in (GITHUB_SECRET, HEADER_SECRET, session.mcp.token):
+            assert secret not in redact(f"d/1: exited: {secret}"), secret
     finally:
         await session.close()

@@ -7,9 +7,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+)
 
 from .errors import ConfigError
+from .log.redact import check_pattern
 from .log.ring import LOG_LEVELS as LOG_LEVELS
 from .permissions.policy import PermissionSettings
 
@@ -111,6 +121,31 @@ class LogSettings(BaseModel):
         return value
 
 
+class RedactionSettings(BaseModel):
+    """``redaction`` in ``setup()``: the user's own secret patterns (Python regular expressions)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    patterns: list[Annotated[str, AfterValidator(check_pattern)]] = Field(default_factory=list)
+
+
+class TimeoutSettings(BaseModel):
+    """How long acp.nvim waits for an agent, in seconds (``timeouts`` in ``setup()``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    handshake: float = Field(default=60.0, gt=0, le=3600)
+    """Each request of the handshake (initialize, session/new, session/load, session/resume) and
+    of a mode or option change; then it fails as timed out."""
+    login: float = Field(default=300.0, gt=0, le=3600)
+    """``authenticate``: a login may wait for the user in a browser."""
+    notice: float = Field(default=8.0, gt=0, le=3600)
+    """After this long without an answer (a handshake request), or without output in a turn while
+    no tool runs, the chat says so and offers the restart key."""
+    cancel: float = Field(default=5.0, gt=0, le=3600)
+    """The agent must end a cancelled turn within this; then it is shown as ignoring the cancel."""
+
+
 class Settings(BaseModel):
     """Everything ``require('acp_nvim').setup()`` accepts that the Python side uses."""
 
@@ -122,6 +157,11 @@ class Settings(BaseModel):
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     workspace_roots: list[str] = Field(default_factory=list)
     """Folders besides the cwd that the agent's fs requests may read and write."""
+    redaction: RedactionSettings = Field(default_factory=RedactionSettings)
+    timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
+    restart_key: str = "<C-r>"
+    """The chat key that restarts the agent (``keymaps.restart``), named in the chat's notices
+    ('' when the key is disabled)."""
     mcp_servers: dict[str, McpEntry] = Field(default_factory=dict)
     """MCP servers passed to every agent (per the agent's ``mcpCapabilities``)."""
     editor_mcp: bool = Field(default=True, strict=True)
@@ -153,7 +193,7 @@ def demo_agent_spec() -> AgentSpec:
 def parse_settings(raw: Mapping[str, object] | None) -> Settings:
     """Validate user configuration, naming the offending key path in the error."""
     try:
-        return Settings.model_validate(_lua_empty_tables(raw or {}))
+        return Settings.model_validate(_with_restart_key(_lua_empty_tables(raw or {})))
     except ValidationError as exc:
         problems = "; ".join(f"{_key_path(err['loc'])}: {err['msg']}" for err in exc.errors())
         raise ConfigError(f"invalid configuration: {problems}") from None
@@ -166,6 +206,15 @@ def _key_path(loc: tuple[int | str, ...]) -> str:
                     if not (i >= 2 and parts[i - 2] == "mcp_servers" and p in MCP_TAGS))
 
 
+def _with_restart_key(raw: object) -> object:
+    """``keymaps.restart`` (a Lua concern) as ``restart_key``: the core names the key in its notices."""
+    if not isinstance(raw, dict):
+        return raw
+    keymaps = raw.get("keymaps")
+    key = keymaps.get("restart") if isinstance(keymaps, dict) else None
+    return {**raw, "restart_key": key} if isinstance(key, str) else raw
+
+
 def _lua_empty_tables(value: object) -> object:
     """Lua's ``{}`` arrives as an empty list; treat it as an empty mapping where one is expected."""
     if isinstance(value, dict):
@@ -174,6 +223,7 @@ def _lua_empty_tables(value: object) -> object:
 
 
 def _empty_to_dict(key: str, item: object) -> object:
-    if item == [] and key in {"agents", "env", "log", "permissions", "mcp_servers", "headers", "media"}:
+    if item == [] and key in {"agents", "env", "log", "permissions", "redaction", "rejected", "timeouts", "keymaps",
+                              "mcp_servers", "headers", "media"}:
         return {}
     return _lua_empty_tables(item)

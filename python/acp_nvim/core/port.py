@@ -9,6 +9,7 @@ value of a port method.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -29,13 +30,20 @@ class PermissionChoice:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class PermissionQuestion:
-    """What the user is asked: a tool call and the agent's options."""
+    """What the user is asked: a tool call and the agent's options.
+
+    ``rules`` maps an "always" option's kind (``allow_always``, ``reject_always``) to the rule that
+    answer stores, in words, shown to the user before it is stored; an "always" option missing
+    from it is not offered, and ``no_rule`` says why.
+    """
 
     session_key: str
     title: str
     kind: str
     detail: str
     choices: tuple[PermissionChoice, ...]
+    rules: Mapping[str, str] = field(default_factory=dict)
+    no_rule: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,8 @@ import pynvim
 
 from ..core.config import parse_settings
 from ..core.errors import AcpNvimError
+from ..core.log.redact import Redactor
+from ..core.mcp import servers
 from ..core.mcp.http_server import EditorMcpServer
 from ..core.mcp.tools import EditorTools
 from ..core.questions import Questions
@@ -86,6 +88,7 @@ class App:
 
     def _dispatch(self, request: CommandRequest) -> None:
         self.manager.settings = parse_settings(request.config)
+        self.editor.redact = notification_redactor(self.manager)
         self.context.request = request
         if request.session in self.manager.sessions:  # run from a chat buffer: its session
             self.context.make_current(request.session)
@@ -109,3 +112,13 @@ class App:
             "policy": session.permissions.policy,
             **describe_chat(session),
         }
+
+
+def notification_redactor(manager: SessionManager) -> Redactor:
+    """Secrets of every configured agent and of every open session (which may predate the config):
+    their env, and the env and header values of their MCP servers (and the editor server's token)."""
+    settings = manager.settings
+    envs = [{**spec.env, **servers.secrets(servers.configured(settings, name))}
+            for name, spec in settings.all_agents().items()]
+    envs += [{**session.spec.env, **session.mcp.secrets()} for session in manager.sessions.values()]
+    return Redactor.for_envs(envs, patterns=settings.redaction.patterns)

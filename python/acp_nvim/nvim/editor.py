@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..core.log.redact import Redactor
 from ..core.port import BufferState, BufferWrite, PermissionQuestion, RenderOp, Review, ReviewVerdict, ThreeWay
 from ..core.questions import CHOICE, PERMISSION, REVIEW, Questions, Ticket, choice_index
 from .bridge import Bridge
@@ -32,6 +33,8 @@ class NvimEditor:
         self.queue = RenderQueue(bridge.lua_async, describe)
         self.buffer_cache = BufferCache()
         self._state_dir: str | None = None
+        self.redact: Callable[[str], str] = Redactor.for_env({})
+        """Cleans every message and question title; the app gives it every configured agent's secrets."""
 
     # -- files ---------------------------------------------------------------------
 
@@ -74,12 +77,15 @@ class NvimEditor:
 
     def show_permission(self, ticket: Ticket, question: PermissionQuestion) -> None:
         self.queue.flush()
-        self.bridge.lua_async("require('acp_nvim.permission').ask(...)", ticket.id, _question_table(question))
+        self.bridge.lua_async("require('acp_nvim.permission').ask(...)", ticket.id,
+                              _question_table(question, self.redact))
 
     def show_review(self, ticket: Ticket, question: PermissionQuestion, review: Review) -> None:
         """Open the vimdiff review (or queue it behind the open one)."""
         self.queue.flush()
-        self.bridge.lua_async("require('acp_nvim.review').open(...)", ticket.id, review_table(review))
+        table = review_table(review)
+        table["title"] = self.redact(table["title"])  # the title only: the files are what the user reviews
+        self.bridge.lua_async("require('acp_nvim.review').open(...)", ticket.id, table)
 
     def show_choice(self, ticket: Ticket, prompt: str, items: list[str]) -> None:
         self.bridge.lua_async("require('acp_nvim.ui').select(...)", ticket.id, prompt, items)
@@ -123,14 +129,16 @@ class NvimEditor:
 
     def notify(self, message: str, level: str = "info") -> None:
         self.queue.flush()  # the chat shows what the message is about before the message appears
-        self.bridge.notify(message, level)
+        self.bridge.notify(self.redact(message), level)
 
 
-def _question_table(question: PermissionQuestion) -> dict[str, Any]:
+def _question_table(question: PermissionQuestion, redact: Callable[[str], str]) -> dict[str, Any]:
     return {
         "session": question.session_key,
-        "title": question.title,
+        "title": redact(question.title),
         "kind": question.kind,
-        "detail": question.detail,
+        "detail": redact(question.detail),
         "options": [{"id": c.option_id, "name": c.name, "kind": c.kind} for c in question.choices],
+        "rules": dict(question.rules),
+        "no_rule": question.no_rule,
     }
