@@ -10,6 +10,12 @@ M.defaults = {
   -- Folders besides the working directory that the agent may read and write through the
   -- editor (fs requests); paths outside them are refused.
   workspace_roots = {},
+  -- MCP servers for every agent, by name: { command, args, env } (stdio) or
+  -- { type = 'http' | 'sse', url, headers }. agents.<name>.mcp_servers adds to them and wins;
+  -- `false` there removes a global one. See :help acp_nvim-mcp.
+  mcp_servers = {},
+  editor_mcp = true, -- offer the editor itself as the MCP server "nvim" (diagnostics, buffers, LSP)
+  media = { max_bytes = 5 * 1024 * 1024 }, -- images and audio in prompts (@shot.png, :Ai paste)
   log = { max_entries = 5000, max_bytes = 8 * 1024 * 1024, level = 'debug' },
   chat = {
     position = 'right', -- 'right' | 'left' | 'bottom' | 'current'
@@ -68,6 +74,61 @@ local function expect(path, value, kind)
   end
 end
 
+local MCP_STDIO_KEYS = { type = true, command = true, args = true, env = true }
+local MCP_REMOTE_KEYS = { type = true, url = true, headers = true }
+
+local function validate_strings(path, value, list)
+  expect(path, value, 'table')
+  for k, v in pairs(value) do
+    if list and type(k) ~= 'number' then
+      fail(path, 'expected a list of strings')
+    end
+    expect(list and ('%s[%d]'):format(path, k) or ('%s.%s'):format(path, k), v, 'string')
+  end
+end
+
+local function validate_mcp_server(path, server)
+  if server == false then
+    return
+  end
+  expect(path, server, 'table')
+  local kind = server.type or 'stdio'
+  if kind == 'stdio' then
+    expect(path .. '.command', server.command, 'string')
+    if server.command == '' then
+      fail(path .. '.command', 'must not be empty')
+    end
+    validate_strings(path .. '.args', server.args or {}, true)
+    validate_strings(path .. '.env', server.env or {}, false)
+  elseif kind == 'http' or kind == 'sse' then
+    expect(path .. '.url', server.url, 'string')
+    if not server.url:match('^https?://') then
+      fail(path .. '.url', 'expected an http:// or https:// URL')
+    end
+    validate_strings(path .. '.headers', server.headers or {}, false)
+  else
+    fail(path .. '.type', "expected 'stdio', 'http' or 'sse'")
+  end
+  local known = kind == 'stdio' and MCP_STDIO_KEYS or MCP_REMOTE_KEYS
+  for key in pairs(server) do
+    if not known[key] then
+      local names = kind == 'stdio' and 'type, command, args, env' or 'type, url, headers'
+      fail(path .. '.' .. tostring(key), ('unknown key (known: %s)'):format(names))
+    end
+  end
+end
+
+--- Validate an `mcp_servers` table (global or an agent's): names to servers, or `false`.
+local function validate_mcp_servers(path, servers)
+  expect(path, servers, 'table')
+  for name, server in pairs(servers) do
+    if type(name) ~= 'string' or name == '' then
+      fail(path, 'expected a table of servers by name ({ name = { ... } })')
+    end
+    validate_mcp_server(path .. '.' .. name, server)
+  end
+end
+
 local function validate_agent(name, agent)
   local path = 'agents.' .. name
   expect(path, agent, 'table')
@@ -88,8 +149,10 @@ local function validate_agent(name, agent)
       end
     elseif key == 'cwd' or key == 'mode' then
       expect(path .. '.' .. key, value, 'string')
+    elseif key == 'mcp_servers' then
+      validate_mcp_servers(path .. '.mcp_servers', value)
     elseif key ~= 'command' then
-      fail(path .. '.' .. tostring(key), 'unknown key (known: command, args, env, cwd, mode)')
+      fail(path .. '.' .. tostring(key), 'unknown key (known: command, args, env, cwd, mode, mcp_servers)')
     end
   end
 end
@@ -157,6 +220,13 @@ function M.validate(config)
   for i, root in ipairs(config.workspace_roots) do
     expect(('workspace_roots[%d]'):format(i), root, 'string')
   end
+  validate_mcp_servers('mcp_servers', config.mcp_servers)
+  expect('editor_mcp', config.editor_mcp, 'boolean')
+  expect('media', config.media, 'table')
+  expect('media.max_bytes', config.media.max_bytes, 'number')
+  if config.media.max_bytes < 0 or config.media.max_bytes ~= math.floor(config.media.max_bytes) then
+    fail('media.max_bytes', 'expected a whole number of bytes >= 0')
+  end
   for _, key in ipairs({ 'max_entries', 'max_bytes' }) do
     local value = config.log[key]
     expect('log.' .. key, value, 'number')
@@ -209,6 +279,8 @@ function M.build(opts)
   local merged = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts or {})
   -- agents replace wholesale: merging a user's args list into defaults would make no sense
   merged.agents = vim.deepcopy((opts or {}).agents or {})
+  -- a server replaces wholesale too (a user's http server must not inherit a default's keys)
+  merged.mcp_servers = vim.deepcopy((opts or {}).mcp_servers or {})
   return M.validate(merged)
 end
 

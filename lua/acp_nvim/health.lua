@@ -60,6 +60,67 @@ local function check_agents()
   end
 end
 
+local function describe_mcp(server)
+  if (server.type or 'stdio') == 'stdio' then
+    local env = vim.tbl_keys(server.env or {})
+    table.sort(env)
+    local line = table.concat(vim.list_extend({ server.command }, server.args or {}), ' ')
+    return ('stdio: %s%s'):format(line, #env > 0 and (' (env: ' .. table.concat(env, ', ') .. ')') or '')
+  end
+  local headers = vim.tbl_keys(server.headers or {})
+  table.sort(headers)
+  local suffix = #headers > 0 and (' (headers: ' .. table.concat(headers, ', ') .. ')') or ''
+  return ('%s: %s%s'):format(server.type, server.url, suffix)
+end
+
+local function report_mcp(prefix, name, server)
+  if server == false then
+    health.info(('%s%s: removed for this agent'):format(prefix, name))
+  elseif (server.type or 'stdio') == 'stdio' and vim.fn.executable(server.command) == 0 then
+    health.warn(('%s%s: %s: command not found on PATH'):format(prefix, name, describe_mcp(server)))
+  else
+    health.ok(('%s%s: %s'):format(prefix, name, describe_mcp(server)))
+  end
+end
+
+local function sorted_keys(tbl)
+  local keys = vim.tbl_keys(tbl or {})
+  table.sort(keys)
+  return keys
+end
+
+local function check_mcp()
+  local config = require('acp_nvim').config
+  health.start('acp.nvim: MCP servers (:help acp_nvim-mcp)')
+  for _, name in ipairs(sorted_keys(config.mcp_servers)) do
+    report_mcp('', name, config.mcp_servers[name])
+  end
+  for _, agent in ipairs(sorted_keys(config.agents)) do
+    local own = config.agents[agent].mcp_servers or {}
+    for _, name in ipairs(sorted_keys(own)) do
+      report_mcp(('agent %s: '):format(agent), name, own[name])
+    end
+  end
+  if vim.tbl_isempty(config.mcp_servers) then
+    health.info('no mcp_servers configured (stdio servers go to every agent, http/sse ones where advertised)')
+  end
+  if not config.editor_mcp then
+    health.info("editor_mcp = false: the editor's own MCP server (nvim) is off")
+    return
+  end
+  local prog = vim.g.python3_host_prog or 'python3'
+  vim.fn.system({ prog, '-c', 'import mcp, uvicorn, starlette' })
+  if vim.v.shell_error == 0 then
+    health.ok("nvim: the editor's own MCP server (diagnostics, buffers, selection, LSP) is offered to agents "
+      .. 'that take http MCP servers')
+  else
+    health.warn(("nvim: the editor's MCP server needs the Python package mcp in %s"):format(prog), {
+      ('%s -m pip install "mcp>=2.3,<3"'):format(prog),
+      "or turn it off: setup({ editor_mcp = false })",
+    })
+  end
+end
+
 function M.check()
   health.start('acp.nvim')
   if vim.fn.has('nvim-0.10') == 0 then
@@ -68,6 +129,7 @@ function M.check()
   check_python()
   check_host()
   check_agents()
+  check_mcp()
 end
 
 return M

@@ -14,6 +14,7 @@ M.functions = {
   AcpNvimAnswer = 'answer',
   AcpNvimReviewDone = 'review_done',
   AcpNvimChat = 'chat',
+  AcpNvimToolDone = 'tool_done',
 }
 
 --- Lines of the host's stderr kept for messages and :checkhealth.

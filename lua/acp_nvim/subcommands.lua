@@ -18,6 +18,11 @@ return {
       expand = true,
     },
     {
+      name = 'paste',
+      usage = { '[text]' },
+      help = "attach the clipboard's image: to the chat's prompt, or sent at once with [text]",
+    },
+    {
       name = 'cancel',
       usage = { '' },
       help = 'cancel the running turn; pending permission requests are answered `cancelled`',

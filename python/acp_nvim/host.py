@@ -36,6 +36,7 @@ class Host:
             "answer": lambda qid, option=None: self.app().answer(qid, option),
             "review_done": lambda rid, verdict=None: self.app().review_done(rid, verdict),
             "chat": lambda name, key, arg=None: self.app().chat_action(name, key, arg),
+            "tool_done": lambda qid, answer=None: self.app().tool_done(qid, answer),
             "warm": lambda: self.app(),
             "nvim_error_event": self._nvim_error,
         }

@@ -1,4 +1,4 @@
-"""End to end through the real rplugin host and the demo agent process."""
+"""End to end through the real Python host and the demo agent process."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Log buffers in real Neovim, fed by the real rplugin host and the demo agent."""
+"""Log buffers in real Neovim, fed by the real Python host and the demo agent."""
 
 from __future__ import annotations
 

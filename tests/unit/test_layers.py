@@ -25,6 +25,7 @@ RANKS: list[tuple[str, ...]] = [
     ("acp_nvim.core.permissions",),
     ("acp_nvim.core.config",),
     ("acp_nvim.core.agent",),
+    ("acp_nvim.core.mcp",),
     ("acp_nvim.core.session",),
     ("acp_nvim.nvim",),
     (SHIM_NAME,),

@@ -5,9 +5,18 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+)
 
 from .errors import ConfigError
 from .log.redact import check_pattern
@@ -20,6 +29,66 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 DEMO_AGENT_NAME = "demo"
 
 
+# -- MCP servers (editor-tools) ----------------------------------------------------------
+
+class McpStdioSpec(BaseModel):
+    """An MCP server the agent starts as a subprocess: ``{ command, args, env }``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["stdio"] = "stdio"
+    command: str = Field(min_length=1)
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class McpRemoteSpec(BaseModel):
+    """An MCP server the agent reaches over the network: ``{ type = 'http' | 'sse', url, headers }``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["http", "sse"]
+    url: str
+    headers: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value
+
+
+MCP_TAGS = ("stdio", "remote", "off")
+
+
+def _mcp_kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "off"
+    kind = value.get("type", "stdio") if isinstance(value, dict) else getattr(value, "type", "stdio")
+    return "stdio" if kind == "stdio" else "remote"
+
+
+McpServerSpec = McpStdioSpec | McpRemoteSpec
+McpEntry = Annotated[
+    Annotated[McpStdioSpec, Tag("stdio")] | Annotated[McpRemoteSpec, Tag("remote")]
+    | Annotated[Literal[False], Tag("off")],
+    Discriminator(_mcp_kind),
+]
+"""A configured MCP server, or ``false``: removes the global server of that name for one agent."""
+
+
+class MediaSettings(BaseModel):
+    """Images and audio attached to prompts (``@shot.png``, ``:Ai paste``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_bytes: int = Field(default=5 * 1024 * 1024, ge=0)
+    """Larger files are sent as a link, with a message in the chat."""
+
+
+# -- agents --------------------------------------------------------------------------------
+
 class AgentSpec(BaseModel):
     """How to launch one ACP agent."""
 
@@ -31,6 +100,8 @@ class AgentSpec(BaseModel):
     cwd: str | None = None
     mode: str | None = None
     """Session mode to select right after ``session/new`` (presets use it to make the policy true)."""
+    mcp_servers: dict[str, McpEntry] = Field(default_factory=dict)
+    """This agent's MCP servers: they win over the global ones; ``False`` removes a global one."""
 
 
 class LogSettings(BaseModel):
@@ -101,6 +172,11 @@ class Settings(BaseModel):
     """The chat key that restarts the agent (``keymaps.restart``), named in the chat's notices
     ('' when the key is disabled)."""
     wire: WireSettings = Field(default_factory=WireSettings)
+    mcp_servers: dict[str, McpEntry] = Field(default_factory=dict)
+    """MCP servers passed to every agent (per the agent's ``mcpCapabilities``)."""
+    editor_mcp: bool = Field(default=True, strict=True)
+    """Offer the editor itself as the MCP server ``nvim`` to agents that take http servers."""
+    media: MediaSettings = Field(default_factory=MediaSettings)
 
     def agent(self, name: str | None) -> tuple[str, AgentSpec]:
         """Resolve an agent by name (the default when ``None``); raise ConfigError if unknown."""
@@ -129,10 +205,15 @@ def parse_settings(raw: Mapping[str, object] | None) -> Settings:
     try:
         return Settings.model_validate(_with_restart_key(_lua_empty_tables(raw or {})))
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
+        problems = "; ".join(f"{_key_path(err['loc'])}: {err['msg']}" for err in exc.errors())
         raise ConfigError(f"invalid configuration: {problems}") from None
+
+
+def _key_path(loc: tuple[int | str, ...]) -> str:
+    """``mcp_servers.gh.command``: the union's tag (``stdio``/``remote``) is not a key the user wrote."""
+    parts = [str(p) for p in loc]
+    return ".".join(p for i, p in enumerate(parts)
+                    if not (i >= 2 and parts[i - 2] == "mcp_servers" and p in MCP_TAGS))
 
 
 def _with_restart_key(raw: object) -> object:
@@ -153,6 +234,6 @@ def _lua_empty_tables(value: object) -> object:
 
 def _empty_to_dict(key: str, item: object) -> object:
     if item == [] and key in {"agents", "env", "log", "permissions", "redaction", "rejected", "timeouts", "keymaps",
-                              "wire"}:
+                              "wire", "mcp_servers", "headers", "media"}:
         return {}
     return _lua_empty_tables(item)

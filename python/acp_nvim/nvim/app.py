@@ -16,6 +16,9 @@ import pynvim
 from ..core.config import parse_settings
 from ..core.errors import AcpNvimError
 from ..core.log.redact import Redactor
+from ..core.mcp import servers
+from ..core.mcp.http_server import EditorMcpServer
+from ..core.mcp.tools import EditorTools
 from ..core.questions import Questions
 from ..core.session.manager import SessionManager
 from .bridge import Bridge
@@ -23,6 +26,7 @@ from .chat_commands import chat_action, describe_chat
 from .command_context import CommandContext, CommandRequest
 from .context import prompt_from_text
 from .editor import NvimEditor
+from .editor_tools import NvimEditorState
 from .subcommands import BY_NAME, handler_of
 
 
@@ -34,7 +38,10 @@ class App:
         self.bridge = Bridge(nvim)
         questions = Questions()
         self.editor = NvimEditor(self.bridge, questions, self.describe)
-        self.manager = SessionManager(self.editor, parse_settings({}), questions)
+        self.editor_state = NvimEditorState(self.bridge)
+        self.editor_state.track()
+        self.editor_mcp = EditorMcpServer(EditorTools(self.editor_state), lambda m: self.editor.notify(m, "error"))
+        self.manager = SessionManager(self.editor, parse_settings({}), questions, self.editor_mcp)
         self.context = CommandContext(nvim, self.bridge, self.editor, self.manager)
 
     # -- entry points (greenlet context) -------------------------------------------
@@ -62,6 +69,10 @@ class App:
     def review_done(self, rid: int, verdict: Any) -> None:
         """The verdict of a review view (accepted texts per file)."""
         self._guard(lambda: self.editor.review_done(int(rid), verdict))
+
+    def tool_done(self, call: Any, answer: Any) -> None:
+        """An LSP answer for the editor's MCP tools (``lua/acp_nvim/editor_tools.lua``)."""
+        self._guard(lambda: self.editor_state.done(call, answer))
 
     def shutdown(self) -> None:
         """Editor exit: signal every agent at once (nothing can be awaited here)."""
@@ -104,7 +115,10 @@ class App:
 
 
 def notification_redactor(manager: SessionManager) -> Redactor:
-    """Secrets of every configured agent and of every open session (which may predate the config)."""
-    envs = [spec.env for spec in manager.settings.all_agents().values()]
-    envs += [session.spec.env for session in manager.sessions.values()]
-    return Redactor.for_envs(envs, patterns=manager.settings.redaction.patterns)
+    """Secrets of every configured agent and of every open session (which may predate the config):
+    their env, and the env and header values of their MCP servers (and the editor server's token)."""
+    settings = manager.settings
+    envs = [{**spec.env, **servers.secrets(servers.configured(settings, name))}
+            for name, spec in settings.all_agents().items()]
+    envs += [{**session.spec.env, **session.mcp.secrets()} for session in manager.sessions.values()]
+    return Redactor.for_envs(envs, patterns=settings.redaction.patterns)

@@ -9,6 +9,7 @@ from acp.schema import AuthMethodAgent, EnvVarAuthMethod, NewSessionResponse, Te
 
 from ..agent.process import AgentProcess
 from ..errors import AgentStartError
+from ..mcp.servers import SessionMcpServer
 
 AuthMethod = EnvVarAuthMethod | TerminalAuthMethod | AuthMethodAgent
 Choose = Callable[[str, list[str]], Awaitable[int | None]]
@@ -21,20 +22,21 @@ def is_auth_required(exc: BaseException) -> bool:
     return isinstance(exc, RequestError) and exc.code == AUTH_REQUIRED
 
 
-async def new_session(agent: AgentProcess, cwd: str, choose: Choose,
-                      notice: Callable[[str, str], None]) -> NewSessionResponse:
-    """``session/new`` in ``cwd``; when the agent wants a login first, log in and try once more.
-    Each request is answered in time or fails (``AgentProcess.ask``)."""
+async def new_session(agent: AgentProcess, cwd: str, choose: Choose, notice: Callable[[str, str], None],
+                      mcp_servers: list[SessionMcpServer] | None = None) -> NewSessionResponse:
+    """``session/new`` in ``cwd`` with ``mcp_servers``; when the agent wants a login first, log in
+    and try once more. Each request is answered in time or fails (``AgentProcess.ask``)."""
+    servers = list(mcp_servers or [])
     conn = agent.connection()
     try:
-        return await agent.ask("session/new", conn.new_session(cwd=cwd, mcp_servers=[]))
+        return await agent.ask("session/new", conn.new_session(cwd=cwd, mcp_servers=servers))
     except RequestError as exc:
         if not is_auth_required(exc):
             raise
     notice("the agent asks you to log in", "info")
     methods = list(agent.info.auth_methods or []) if agent.info is not None else []
     await authenticate(agent, methods, choose)
-    return await agent.ask("session/new", conn.new_session(cwd=cwd, mcp_servers=[]))
+    return await agent.ask("session/new", conn.new_session(cwd=cwd, mcp_servers=servers))
 
 
 async def authenticate(agent: AgentProcess, methods: list[AuthMethod], choose: Choose) -> None:

@@ -11,13 +11,14 @@ from collections.abc import Callable
 
 from acp import Client, RequestError
 from acp.client.connection import ClientSideConnection
-from acp.schema import LoadSessionResponse, NewSessionResponse, ResumeSessionResponse
+from acp.schema import LoadSessionResponse, NewSessionResponse, PromptCapabilities, ResumeSessionResponse
 
 from ..agent.process import AgentHooks, AgentProcess
 from ..config import AgentSpec
 from ..errors import AgentTimeoutError, SessionClosedError
 from ..log.ring import LogRing
-from . import auth, reattach
+from ..mcp.session_mcp import McpServersFor
+from . import attachments, auth, reattach
 from .details import SessionDetails
 
 Attached = NewSessionResponse | LoadSessionResponse | ResumeSessionResponse
@@ -34,7 +35,7 @@ class AgentLink:
 
     def __init__(self, key: str, agent: str, spec: AgentSpec, cwd: str, *, client: Client, log: LogRing,
                  details: SessionDetails, notice: Notice, warn: Callable[[str], None], choose: auth.Choose,
-                 replaying: Replaying, hooks: AgentHooks) -> None:
+                 replaying: Replaying, hooks: AgentHooks, mcp_servers: McpServersFor = lambda info: []) -> None:
         self.key = key
         self.agent = agent
         self.spec = spec
@@ -48,6 +49,8 @@ class AgentLink:
         self._choose = choose
         self._replaying = replaying
         self._hooks = hooks
+        self._mcp_servers = mcp_servers
+        """The ``mcpServers`` for session/new, load and resume, per the agent's capabilities (core/mcp)."""
         self.process = self._new_process()
         self.retiring: set[AgentProcess] = set()
         """Replaced processes that may still be ending (editor exit ends them too)."""
@@ -71,11 +74,21 @@ class AgentLink:
         return self.session_id
 
     @property
-    def embedded_context(self) -> bool:
-        """Whether the agent accepts embedded resources in prompts (else: resource links)."""
+    def prompt_capabilities(self) -> PromptCapabilities | None:
+        """What the agent takes in prompts besides text (embedded context, images, audio)."""
         info = self.process.info
         caps = info.agent_capabilities if info is not None else None
-        prompt_caps = caps.prompt_capabilities if caps is not None else None
+        return caps.prompt_capabilities if caps is not None else None
+
+    @property
+    def accepts(self) -> attachments.Accepts:
+        """What prompts may carry besides text and links (embedded context, images, audio)."""
+        return attachments.Accepts.of(self.prompt_capabilities)
+
+    @property
+    def embedded_context(self) -> bool:
+        """Whether the agent accepts embedded resources in prompts (else: resource links)."""
+        prompt_caps = self.prompt_capabilities
         return bool(prompt_caps and prompt_caps.embedded_context)
 
     async def open(self) -> Attached:
@@ -107,7 +120,8 @@ class AgentLink:
         if self.session_id is not None:
             self._replaying(True)
             try:
-                attached = await reattach.reattach(self.process, self.session_id, self.cwd)
+                attached = await reattach.reattach(self.process, self.session_id, self.cwd,
+                                                   self._mcp_servers(self.process.info))
             finally:
                 self._replaying(False)
             if attached is not None:
@@ -117,7 +131,8 @@ class AgentLink:
         return response, NEW
 
     async def _new_session(self) -> NewSessionResponse:
-        return await auth.new_session(self.process, self.cwd, self._choose, self._notice)
+        return await auth.new_session(self.process, self.cwd, self._choose, self._notice,
+                                      self._mcp_servers(self.process.info))
 
     async def attach(self, response: Attached) -> None:
         """Take the modes and options of a new/load/resume response; select the configured mode."""

@@ -6,6 +6,7 @@ from collections import defaultdict
 
 from ..agent.process import kill_all_now
 from ..config import Settings
+from ..mcp.session_mcp import EditorMcpHost
 from ..port import EditorPort
 from ..questions import Questions
 from .session import Session
@@ -14,11 +15,14 @@ from .session import Session
 class SessionManager:
     """Creates sessions (one agent process each) and remembers which one is current."""
 
-    def __init__(self, editor: EditorPort, settings: Settings, questions: Questions | None = None) -> None:
+    def __init__(self, editor: EditorPort, settings: Settings, questions: Questions | None = None,
+                 editor_mcp: EditorMcpHost | None = None) -> None:
         self.editor = editor
         self.settings = settings
         self.questions = questions or Questions()
         """Shared by every session: the editor routes the user's answers here by id."""
+        self.editor_mcp = editor_mcp
+        """The editor as an MCP server (core/mcp), for every session whose agent takes http servers."""
         self.sessions: dict[str, Session] = {}
         self.current_key: str | None = None
         self.closing: set[Session] = set()
@@ -30,7 +34,7 @@ class SessionManager:
         name, spec = self.settings.agent(agent)
         self._counters[name] += 1
         key = f"{name}/{self._counters[name]}"
-        session = Session(key, name, spec, self.settings, self.editor, cwd, self.questions)
+        session = Session(key, name, spec, self.settings, self.editor, cwd, self.questions, self.editor_mcp)
         self.sessions[key] = session
         self.current_key = key
         return session

@@ -75,7 +75,7 @@ class Link:
 
     conn: ClientSideConnection
     session_id: str
-    embedded: bool
+    accepts: attachments.Accepts
     prompts_sent: Callable[[], int]
 
 
@@ -83,12 +83,12 @@ class TurnRunner:
     """Runs one prompt turn of a session, start to end."""
 
     def __init__(self, transcript: Transcript, details: SessionDetails, files: FileSide,
-                 notes: Callable[[], list[ContentBlock]], read: attachments.Reader) -> None:
+                 notes: Callable[[], list[ContentBlock]], pack: attachments.Packer) -> None:
         self._transcript = transcript
         self._details = details
         self._files = files
         self._notes = notes
-        self._read = read
+        self._pack = pack
 
     async def run(self, link: Link, turn: Turn) -> None:
         """Send the turn's prompt and wait for the turn's end; a failed prompt is shown, never raised
@@ -96,9 +96,9 @@ class TurnRunner:
         prompt, before = turn.prompt, link.prompts_sent()
         self._transcript.user_message(prompt.text, [a.label for a in prompt.attachments])
         try:
-            context = await attachments.to_blocks(prompt.attachments, link.embedded, self._read)
+            context = await self._pack.blocks(prompt.attachments, link.accepts)
             blocks = [*self._notes(), text_block(prompt.text), *prompt.blocks, *context,
-                      *_carried(turn.carry, link.embedded)]
+                      *_carried(turn.carry, link.accepts.embedded)]
             await self._files.begin_turn()
             try:
                 response = await link.conn.prompt(session_id=link.session_id, prompt=blocks)

@@ -43,6 +43,7 @@ from ..files.paths import PathPolicy
 from ..files.side import FileSide
 from ..log.redact import Redactor
 from ..log.ring import LogRing
+from ..mcp.session_mcp import EditorMcpHost, SessionMcp
 from ..permissions.accepted import AcceptedEdits
 from ..permissions.broker import PermissionBroker, Scope
 from ..port import EditorPort
@@ -74,7 +75,7 @@ class Session:
     """Owns one agent process and one ACP session on it."""
 
     def __init__(self, key: str, agent_name: str, spec: AgentSpec, settings: Settings,
-                 editor: EditorPort, cwd: str, questions: Questions) -> None:
+                 editor: EditorPort, cwd: str, questions: Questions, editor_mcp: EditorMcpHost | None = None) -> None:
         self.key = key
         self.agent_name = agent_name
         self.spec = spec
@@ -88,7 +89,8 @@ class Session:
         """Why the chat offers the restart key ('' when all is well)."""
         self.queue: deque[Prompt] = deque()
         self.details = SessionDetails()
-        self.redact = Redactor.for_env(spec.env, patterns=settings.redaction.patterns)
+        self.mcp = SessionMcp(agent_name, settings, editor_mcp)  # MCP servers (core/mcp): secrets, then the hook
+        self.redact = Redactor.for_env({**spec.env, **self.mcp.secrets()}, patterns=settings.redaction.patterns)
         """Every surface of the session shows text through it: log, chat (and the editor's notifications)."""
         self.log = LogRing(settings.log.max_entries, settings.log.max_bytes, settings.log.level, redact=self.redact)
         self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name,
@@ -105,12 +107,14 @@ class Session:
         self.unreviewed = UnreviewedEdits(self.transcript, self.files.changes, lambda: self.permissions.policy)
         self._updates = UpdateRouter(self.transcript, self.details, self.log, self._tool_call_changed, self._changed)
         self._turns = TurnRunner(self.transcript, self.details, files, self.permissions.start_turn,
-                                 attachments.file_reader(editor.buffer_text))
+                                 attachments.Packer(editor.buffer_text, settings.media.max_bytes,
+                                                    self.transcript.notice))
         hooks = AgentHooks(noise=NoiseReporter(lambda text: editor.notify(f"{key}: {text}", "warn")),
                            report=self._report, slow=self._slow, exited=self._exited, timeouts=settings.timeouts)
         self._link = AgentLink(key, agent_name, spec, cwd, client=client_for(self, settings.wire), log=self.log,
                                details=self.details, notice=self.transcript.notice, warn=self._mode_warning,
-                               choose=self._choose, replaying=self._replaying, hooks=hooks)
+                               choose=self._choose, replaying=self._replaying, hooks=hooks,
+                               mcp_servers=self.mcp.bind(key, cwd, self.files.policy, self.log, self.transcript.notice))
         self._watch_hooks = WatchHooks(last_heard=lambda: self.process.last_heard, quiet=self._quiet,
                                        silent=self._silent, speaks=self._speaks, ignores_cancel=self._ignores_cancel)
         self._cancelling = False
@@ -324,6 +328,7 @@ class Session:
         if self.state != "closed":
             self._set_state("closed")
             self._cancel_questions()
+            self.mcp.close()
             lifecycle = self._lifecycle
             if lifecycle is not None and not lifecycle.done():
                 lifecycle.cancel()
@@ -386,7 +391,7 @@ class Session:
         watch = tasks.spawn(TurnWatch(turn, self.timeouts, self._watch_hooks).run(), self._report,
                             f"{self.key} watchdog")
         process = self.process
-        link = Link(self._link.connection, self._link.session, self._link.embedded_context,
+        link = Link(self._link.connection, self._link.session, self._link.accepts,
                     lambda: process.prompts_sent)
         try:
             await self._turns.run(link, turn)
