@@ -144,7 +144,7 @@ local last_visual -- the file buffer where a visual selection last ended
 
 --- Remember where visual selections end (their marks stay in that buffer). Idempotent.
 function M.track()
-  local group = api.nvim_create_augroup('AcpNvimEditorTools', { clear = true })
+  local group = api.nvim_create_augroup('acp_nvim.editor_tools', { clear = true })
   api.nvim_create_autocmd('ModeChanged', {
     group = group,
     pattern = '[vV\22]*:*',
