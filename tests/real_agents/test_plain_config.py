@@ -19,7 +19,7 @@ from .test_real_agents import EDITED, ORIGINAL, edit_prompt, target
 
 pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(150)]
 
-PLAIN_CLAUDE = "{ command = 'claude-agent-acp', env = vim.json.decode(...) }"
+PLAIN_CLAUDE = "{ command = 'claude-agent-acp', env = vim.json.decode(env_json) }"
 
 
 @pytest.fixture
