@@ -50,6 +50,10 @@ class AcpNvimRplugin:
     def chat(self, args: list[Any]) -> None:
         self.app().chat_action(args[0], args[1], args[2] if len(args) > 2 else None)
 
+    @pynvim.function("AcpNvimTerminal")
+    def terminal(self, args: list[Any]) -> None:
+        self.app().terminal_event(args[0], args[1], args[2] if len(args) > 2 else None)
+
     @pynvim.function("AcpNvimShutdown", sync=True)
     def shutdown(self, args: list[Any]) -> None:
         if self._app is not None:

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .errors import ConfigError
 from .log.ring import LOG_LEVELS as LOG_LEVELS
 from .permissions.policy import PermissionSettings
+from .terminal.settings import TerminalSettings
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 """The folder that holds the ``acp_nvim`` package (``<plugin>/python``)."""
@@ -29,6 +30,8 @@ class AgentSpec(BaseModel):
     cwd: str | None = None
     mode: str | None = None
     """Session mode to select right after ``session/new`` (presets use it to make the policy true)."""
+    terminal: bool = True
+    """Offer ``terminal/*`` to this agent (issue 15): commands run in Neovim terminal buffers."""
 
 
 class LogSettings(BaseModel):
@@ -59,6 +62,10 @@ class Settings(BaseModel):
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     workspace_roots: list[str] = Field(default_factory=list)
     """Folders besides the cwd that the agent's fs requests may read and write."""
+    # -- terminals (issue 15) --
+    terminals: TerminalSettings = Field(default_factory=TerminalSettings)
+    """Output bounds of the commands agents run through ``terminal/*``."""
+    # -- end terminals
 
     def agent(self, name: str | None) -> tuple[str, AgentSpec]:
         """Resolve an agent by name (the default when ``None``); raise ConfigError if unknown."""
@@ -101,6 +108,6 @@ def _lua_empty_tables(value: object) -> object:
 
 
 def _empty_to_dict(key: str, item: object) -> object:
-    if item == [] and key in {"agents", "env", "log", "permissions"}:
+    if item == [] and key in {"agents", "env", "log", "permissions", "terminals"}:
         return {}
     return _lua_empty_tables(item)

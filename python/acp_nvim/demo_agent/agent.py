@@ -64,6 +64,7 @@ class DemoAgent:
         self._raw_write = raw_write or _write_stdout
         self._background: set[asyncio.Task[None]] = set()
         self._needs_auth = os.environ.get(REQUIRE_AUTH_ENV) == "1"
+        self._terminal = False
 
     def on_connect(self, conn: Client) -> None:
         """Remember the client-side connection."""
@@ -86,6 +87,7 @@ class DemoAgent:
         """Advertise loadSession + embeddedContext and remember the client's fs capabilities."""
         if client_capabilities is not None and client_capabilities.fs is not None:
             self._fs = client_capabilities.fs
+        self._terminal = bool(client_capabilities is not None and client_capabilities.terminal)
         capabilities = AgentCapabilities(
             load_session=True,
             prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
@@ -153,7 +155,8 @@ class DemoAgent:
         state = self._session(session_id)
         parsed = parse_prompt(prompt)
         turn = Turn(
-            self.client, state, self._fs, list(prompt), parsed.text, parsed.args, parsed.rest, self._raw_write
+            self.client, state, self._fs, list(prompt), parsed.text, parsed.args, parsed.rest, self._raw_write,
+            terminal=self._terminal,
         )
         state.cancel_requested = False
         state.task = asyncio.create_task(self._run(turn, parsed.keyword))

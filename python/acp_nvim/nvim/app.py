@@ -62,6 +62,10 @@ class App:
         """The verdict of a review view (accepted texts per file)."""
         self._guard(lambda: self.editor.review_done(int(rid), verdict))
 
+    def terminal_event(self, event: str, terminal_id: str, data: Any) -> None:
+        """Output or exit of a terminal job the agent runs (lua/acp_nvim/terminal.lua)."""
+        self._guard(lambda: self.editor.terminal_event(str(event), str(terminal_id), data))
+
     def shutdown(self) -> None:
         """Editor exit: signal every agent at once (nothing can be awaited here)."""
         self.manager.kill_all()

@@ -85,7 +85,8 @@ class AgentProcess:
         assert self.conn is not None
         # awaited right here (against the exit), not a background task: no tasks.spawn
         init = asyncio.ensure_future(self.conn.initialize(
-            protocol_version=PROTOCOL_VERSION, client_capabilities=CAPABILITIES, client_info=CLIENT_INFO,
+            protocol_version=PROTOCOL_VERSION, client_info=CLIENT_INFO,
+            client_capabilities=CAPABILITIES.model_copy(update={"terminal": self.spec.terminal}),  # issue 15
         ))
         both: set[asyncio.Future[InitializeResponse] | asyncio.Future[int]] = {init, self.exited}
         done: Collection[object]

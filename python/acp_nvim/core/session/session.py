@@ -27,6 +27,7 @@ from ..permissions.accepted import AcceptedEdits
 from ..permissions.broker import PermissionBroker, Scope
 from ..port import EditorPort
 from ..questions import CHOICE, Questions, Ticket, choice_index
+from ..terminal.service import TerminalService
 from ..transcript.tool_calls import ToolCallState
 from ..transcript.transcript import Transcript
 from . import attachments
@@ -35,6 +36,7 @@ from .details import SessionDetails
 from .link import AgentLink, Attached
 from .prompt import Prompt as Prompt
 from .prompt import TurnRunner
+from .terminal_gate import TerminalGate
 from .updates import UpdateRouter
 
 STATES = ("starting", "idle", "running", "waiting", "closed", "failed")
@@ -68,6 +70,13 @@ class Session:
             Scope(key, agent_name, cwd), settings.permissions, questions=questions, editor=editor,
             transcript=self.transcript, files=self.files, accepted=self._accepted, report=self._report,
             waiting=self._waiting)
+        # -- terminals (issue 15): terminal/* through the editor, gated by the permission policy
+        self.terminal_gate = TerminalGate(self.permissions, self.transcript)
+        self.terminals = TerminalService(key, editor, self.files.policy, cwd, settings.terminals,
+                                         allow=self.terminal_gate.allow, refresh=self.transcript.refresh_terminal,
+                                         log=self.log)
+        self.transcript.terminal_view = self.terminals.preview
+        # -- end terminals
         self._updates = UpdateRouter(self.transcript, self.details, self.log, self._tool_call_changed, self._changed)
         self._turns = TurnRunner(self.transcript, self.details, files, self.permissions.start_turn,
                                  attachments.file_reader(editor.buffer_text))
@@ -182,10 +191,12 @@ class Session:
             self._cancel_questions()
             self._set_state("failed")
             self._drop_queue()
+            await self.terminals.close_all()  # terminals (issue 15): none outlives its session
 
     async def close(self) -> None:
         self._set_state("closed")
         self._cancel_questions()
+        await self.terminals.close_all()  # terminals (issue 15): none outlives its session
         await self.process.close()
 
     # -- prompt turns --------------------------------------------------------------
@@ -264,7 +275,9 @@ class Session:
                                  options: list[PermissionOption]) -> RequestPermissionResponse:
         if self._cancelling or self.ended:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        return await self.permissions.handle(tool_call, options)
+        response = await self.permissions.handle(tool_call, options)
+        self.terminal_gate.noted(self.transcript.tool_calls.get(tool_call.tool_call_id), options, response)
+        return response
 
     # -- questions -------------------------------------------------------------------
 
