@@ -76,7 +76,7 @@ async def test_kill_reports_the_signal(tmp_path):
     tid = await service.create("sleep", ["100"], None, None, None)
     service.kill(tid)
     status = await service.wait_for_exit(tid)
-    assert status.signal == "SIGTERM" and status.exit_code is None
+    assert status.signal == "SIGTERM" and status.exit_code is None  # 128 + 15
     assert editor.killed == [tid]
 
 

@@ -79,8 +79,12 @@ class TerminalSink:
 
 
 def exit_info(code: int | None, killed: bool) -> ExitInfo:
-    """Neovim reports 128 + n for a job ended by signal n; a kill we sent names the signal."""
-    if code is not None and killed and code > 128:
+    """The exit of a command; after a kill we sent, the signal that ended it.
+
+    Neovim reports a pty job ended by signal n as n (and other jobs as 128 + n), so the
+    status alone cannot tell a signal from an exit code: only a kill of ours makes it one.
+    """
+    if code is not None and killed and code > 0:
         with contextlib.suppress(ValueError):
-            return ExitInfo(None, signal.Signals(code - 128).name)
+            return ExitInfo(None, signal.Signals(code - 128 if code > 128 else code).name)
     return ExitInfo(code, None)
