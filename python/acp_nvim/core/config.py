@@ -6,7 +6,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import ConfigError
 from .log.ring import LOG_LEVELS as LOG_LEVELS
@@ -24,7 +24,7 @@ class AgentSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    command: str = Field(min_length=1)
+    command: str = ""
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
@@ -32,6 +32,30 @@ class AgentSpec(BaseModel):
     """Session mode to select right after ``session/new`` (presets use it to make the policy true)."""
     terminal: bool = True
     """Offer ``terminal/*`` to this agent (issue 15): commands run in Neovim terminal buffers."""
+    # -- remote agents (issue 15) --
+    url: str | None = None
+    """A remote agent's WebSocket address (``ws://`` or ``wss://``) instead of a command."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """Sent with the WebSocket handshake (an ``Authorization`` token); redacted in the log."""
+
+    @model_validator(mode="after")
+    def _command_or_url(self) -> AgentSpec:
+        if self.url is None:
+            if not self.command:
+                raise ValueError("give command (a local agent) or url (a remote one)")
+            if self.headers:
+                raise ValueError("headers are only for a remote agent (url)")
+        elif self.command:
+            raise ValueError("give either command (a local agent) or url (a remote one), not both")
+        elif not self.url.startswith(("ws://", "wss://")) or len(self.url.split("://", 1)[1]) == 0:
+            raise ValueError(f"url must be a ws:// or wss:// address, got {self.url!r}")
+        return self
+
+    @property
+    def remote(self) -> bool:
+        """Reached over WebSocket (``url``), not spawned."""
+        return self.url is not None
+    # -- end remote agents
 
 
 class LogSettings(BaseModel):
@@ -108,6 +132,6 @@ def _lua_empty_tables(value: object) -> object:
 
 
 def _empty_to_dict(key: str, item: object) -> object:
-    if item == [] and key in {"agents", "env", "log", "permissions", "terminals"}:
+    if item == [] and key in {"agents", "env", "log", "permissions", "terminals", "headers"}:
         return {}
     return _lua_empty_tables(item)

@@ -23,6 +23,9 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    ResumeSessionResponse,
+    SessionCapabilities,
+    SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     StopReason,
@@ -56,10 +59,13 @@ def _prompt_text(blocks: list[ContentBlock]) -> str:
 class DemoAgent:
     """Offline, deterministic ACP agent that exercises every client feature."""
 
-    def __init__(self, raw_write: RawWriter | None = None) -> None:
+    def __init__(self, raw_write: RawWriter | None = None, *, sessions: dict[str, SessionState] | None = None,
+                 resume: bool = False) -> None:
         self._client: Client | None = None
         self._fs = FileSystemCapabilities(read_text_file=False, write_text_file=False)
-        self._sessions: dict[str, SessionState] = {}
+        self._sessions: dict[str, SessionState] = {} if sessions is None else sessions
+        """Shared between the connections of the WebSocket server (``ws.py``): a reconnect finds them."""
+        self._resume = resume
         self._counter = 0
         self._raw_write = raw_write or _write_stdout
         self._background: set[asyncio.Task[None]] = set()
@@ -91,6 +97,7 @@ class DemoAgent:
         capabilities = AgentCapabilities(
             load_session=True,
             prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
+            session_capabilities=SessionCapabilities(resume=SessionResumeCapabilities()) if self._resume else None,
         )
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
@@ -110,7 +117,7 @@ class DemoAgent:
         """Create ``demo-<n>`` with modes and config options, then announce the commands."""
         if self._needs_auth:
             raise RequestError.auth_required({"authMethods": [AUTH_METHOD.id]})
-        self._counter += 1
+        self._counter = max(self._counter, len(self._sessions)) + 1
         state = SessionState(session_id=f"demo-{self._counter}", cwd=cwd)
         self._sessions[state.session_id] = state
         self._announce_commands_soon(state.session_id)
@@ -127,6 +134,15 @@ class DemoAgent:
             await self.client.session_update(session_id=session_id, update=update)
         self._announce_commands_soon(session_id)
         return LoadSessionResponse(modes=state.mode_state(), config_options=state.config_options())
+
+    async def resume_session(self, cwd: str, session_id: str, **kwargs: Any) -> ResumeSessionResponse:
+        """Pick a session of this process up again without replaying it (only with ``--resume``)."""
+        if not self._resume:
+            raise RequestError.method_not_found("session/resume")
+        state = self._session(session_id)
+        state.cwd = cwd
+        self._announce_commands_soon(session_id)
+        return ResumeSessionResponse(modes=state.mode_state(), config_options=state.config_options())
 
     async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> SetSessionModeResponse:
         """Switch mode and confirm it with current_mode_update."""

@@ -14,6 +14,7 @@ from acp.client.connection import ClientSideConnection
 from acp.schema import LoadSessionResponse, NewSessionResponse, ResumeSessionResponse
 
 from ..agent.process import AgentProcess
+from ..agent.remote import RemoteAgent
 from ..config import AgentSpec
 from ..errors import SessionClosedError
 from ..log.ring import LogRing
@@ -51,7 +52,8 @@ class AgentLink:
         self.process = self._new_process()
 
     def _new_process(self) -> AgentProcess:
-        return AgentProcess(self.agent, self.spec, self._client, self._log, self.cwd, self._noise, self._report)
+        kind = RemoteAgent if self.spec.remote else AgentProcess  # remote agents (issue 15): over WebSocket
+        return kind(self.agent, self.spec, self._client, self._log, self.cwd, self._noise, self._report)
 
     @property
     def connection(self) -> ClientSideConnection:

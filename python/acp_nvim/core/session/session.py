@@ -30,12 +30,13 @@ from ..questions import CHOICE, Questions, Ticket, choice_index
 from ..terminal.service import TerminalService
 from ..transcript.tool_calls import ToolCallState
 from ..transcript.transcript import Transcript
-from . import attachments
+from . import attachments, reconnect
 from .client import client_for
 from .details import SessionDetails
 from .link import AgentLink, Attached
 from .prompt import Prompt as Prompt
 from .prompt import TurnRunner
+from .reconnect import Reconnector
 from .terminal_gate import TerminalGate
 from .updates import UpdateRouter
 
@@ -59,7 +60,7 @@ class Session:
         self.queue: deque[Prompt] = deque()
         self.details = SessionDetails()
         self.log = LogRing(settings.log.max_entries, settings.log.max_bytes, settings.log.level,
-                           redact=Redactor.for_env(spec.env))
+                           redact=Redactor.for_env({**spec.env, **spec.headers}))
         self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name)
         roots = [*settings.workspace_roots, *([spec.cwd] if spec.cwd else [])]
         self._accepted = AcceptedEdits()
@@ -87,6 +88,8 @@ class Session:
                                report=self._report)
         self._cancelling = False
         self._runner: asyncio.Task[None] | None = None
+        self._reconnector = Reconnector(self._link, self.transcript, self.log, attached=self._attached,
+                                        set_state=self._set_state, closed=lambda: self.state == "closed")
 
     # -- what the editor shows -----------------------------------------------------
 
@@ -185,6 +188,11 @@ class Session:
 
     async def _watch_exit(self, process: AgentProcess) -> None:
         code = await asyncio.shield(process.exited)
+        if self.state != "closed" and process is self.process and reconnect.wanted(process):
+            self._cancel_questions()  # remote agents (issue 15): reconnect and resume instead of failing
+            if await self._reconnector.run(code):
+                return
+            process = self.process  # the last try's: the session fails below
         if self.state != "closed" and process is self.process:
             self.transcript.notice(f"agent exited with code {code}", "error")
             self.editor.notify(f"{self.key}: agent exited with code {code}", "error")
