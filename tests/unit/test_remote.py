@@ -35,11 +35,12 @@ async def test_a_dropped_connection_reconnects_and_resumes_the_session(tmp_path,
         session = await remote_session(tmp_path, url, {"Authorization": "Bearer sekrit-token-123"})
         try:
             session.submit(Prompt("hello over the wire"))
-            await async_wait_for(lambda: "You said: hello over the wire" in chat_text(session) and session.state == "idle")
+            await async_wait_for(lambda: "You said: hello over the wire" in chat_text(session)
+                                 and session.state == "idle")
             first_id = session.session_id
             server.send_signal(signal.SIGUSR1)  # the network drops every connection
             await async_wait_for(lambda: f"reconnected ({how})" in chat_text(session), timeout=30,
-                                 what=f"the reconnect; chat: {chat_text(session)[-300:]!r}; log: {[e.summary for e in session.log.entries()[-8:]]}")
+                                 what="the reconnect")
             await async_wait_for(lambda: session.state == "idle")
             assert session.session_id == first_id
             session.submit(Prompt("still there?"))

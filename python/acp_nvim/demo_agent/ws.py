@@ -66,7 +66,7 @@ async def serve_ws(address: str, resume: bool) -> None:
         open_sockets.add(socket)
         transport = SocketTransport(socket)
         agent = DemoAgent(sessions=sessions, resume=resume)
-        connection = AgentSideConnection(cast(Agent, agent), transport, listening=False)
+        connection = AgentSideConnection(cast(Agent, agent), transport, listening=False, use_unstable_protocol=True)
         try:
             await connection.listen()
         finally:
@@ -75,7 +75,6 @@ async def serve_ws(address: str, resume: bool) -> None:
                 await connection.close()
 
     def drop_all() -> None:
-        print(f"DROP {len(open_sockets)}", file=sys.stderr, flush=True)
         for socket in list(open_sockets):
             socket.transport.abort()  # no close handshake: the network went away
 

@@ -24,7 +24,7 @@ class RemoteAgent(AgentProcess):
         socket = await connect(self.name, url, self.spec.headers)
         transport = WebSocketTransport(socket, self, self._closed)
         self._stack.push_async_callback(transport.close)
-        conn = self.conn = connect_to_agent(self._client, transport)
+        conn = self.conn = connect_to_agent(self._client, transport, use_unstable_protocol=True)  # session/resume
         self._stack.push_async_callback(conn.close)
         self.log.add("info", "lifecycle", f"connected to {url}")
 
