@@ -129,3 +129,29 @@ async def test_close_all_kills_and_releases_every_terminal(tmp_path):
 async def test_agent_limit_is_bounded_by_the_setting(tmp_path):
     settings = TerminalSettings(max_output_limit=10)
     assert settings.limit(1_000_000) == 10 and settings.limit(None) == 10 and settings.limit(3) == 3
+
+
+def test_preview_reads_only_the_tail_of_a_large_ring():
+    ring = OutputRing(4 * 1024 * 1024)
+    ring.write(b"old line\n" * 100_000 + b"\x1b[1mlast\x1b[0m\n")
+    assert ring.tail_lines(2) == ["old line", "last"]
+
+
+async def test_an_agent_with_terminal_false_is_offered_none(tmp_path):
+    import sys
+
+    from acp_nvim.core.config import PACKAGE_ROOT, parse_settings
+    from acp_nvim.core.session.manager import SessionManager
+    from acp_nvim.core.session.session import Prompt
+    from helpers import async_wait_for
+
+    plain = {"command": sys.executable, "args": ["-m", "acp_nvim.demo_agent"],
+             "env": {"PYTHONPATH": str(PACKAGE_ROOT)}, "terminal": False}
+    manager = SessionManager(FakeEditor(), parse_settings({"agents": {"plain": plain}}))
+    session = manager.create("plain", str(tmp_path))
+    await session.start()
+    try:
+        session.submit(Prompt("terminal echo hi"))
+        await async_wait_for(lambda: any("offers no terminal" in b.text() for b in session.transcript.blocks))
+    finally:
+        await session.close()

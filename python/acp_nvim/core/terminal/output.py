@@ -8,6 +8,9 @@ ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x
 """CSI, OSC and two-byte escape sequences (stripped from the chat's preview, not from the agent's output)."""
 
 
+TAIL_BYTES = 64 * 1024
+
+
 class OutputRing:
     """Keeps at most ``limit`` bytes of output, dropping the oldest; remembers that it dropped."""
 
@@ -39,8 +42,10 @@ class OutputRing:
         return text
 
     def tail_lines(self, count: int) -> list[str]:
-        """The last ``count`` non-empty-at-end lines, escape sequences removed (the chat's preview)."""
-        text = ANSI.sub("", self.text()).replace("\r", "")
+        """The last ``count`` lines, escape sequences removed (the chat's preview, redrawn often:
+        only the last ``TAIL_BYTES`` are decoded, however large the ring)."""
+        data = _from_character_start(bytes(self._data[-TAIL_BYTES:]))
+        text = ANSI.sub("", data.decode("utf-8", "replace")).replace("\r", "")
         lines = text.rstrip("\n").split("\n") if text.strip() else []
         return lines[-count:] if count else []
 
