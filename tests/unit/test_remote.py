@@ -55,3 +55,19 @@ async def test_a_dropped_connection_reconnects_and_resumes_the_session(tmp_path,
 async def test_an_unreachable_agent_fails_with_a_clear_reason(tmp_path):
     with pytest.raises(AgentStartError, match=r"cannot reach agent 'far' at ws://127.0.0.1:9/"):
         await remote_session(tmp_path, "ws://127.0.0.1:9/")
+
+
+async def test_a_prompt_queued_while_the_connection_is_down_is_sent_after_the_reconnect(tmp_path):
+    with demo_ws_server() as (url, server):
+        session = await remote_session(tmp_path, url)
+        try:
+            session.submit(Prompt("slow 300"))
+            await async_wait_for(lambda: "tick 3" in chat_text(session))
+            server.send_signal(signal.SIGUSR1)  # drops mid-turn
+            session.submit(Prompt("after the drop"))
+            await async_wait_for(lambda: "You said: after the drop" in chat_text(session), timeout=30)
+            assert "reconnected (reloaded)" in chat_text(session)
+            assert "a running turn was cut short" in chat_text(session)
+            await async_wait_for(lambda: session.state == "idle" and not session.queue)
+        finally:
+            await session.close()

@@ -40,7 +40,8 @@ class Reconnector:
 
     async def run(self, code: int) -> bool:
         """Reconnect; True once the session is back, False after the last try (or a close)."""
-        self._transcript.notice(f"connection to the agent lost (code {code}): reconnecting…", "error")
+        self._transcript.notice(f"connection to the agent lost (code {code}): reconnecting… "
+                                "(a running turn was cut short: send it again)", "error")
         self._set_state("starting")
         for attempt, delay in enumerate(self.backoff, 1):
             await asyncio.sleep(delay)

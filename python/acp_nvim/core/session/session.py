@@ -230,14 +230,16 @@ class Session:
         self._runner = tasks.spawn(self._run_queue(), self._report, f"{self.key} turn")
 
     async def _run_queue(self) -> None:
-        while self.queue and not self.ended:
+        # a lost agent takes no prompt: they wait for a reconnect (remote agents, issue 15) or are
+        # shown as not sent when the session fails
+        while self.queue and not self.ended and self.process.alive:
             self._set_state("running")
             try:
                 await self._turns.run(self._link.connection, self._link.session, self._link.embedded_context,
                                       self.queue.popleft())
             finally:
                 self._cancelling = False
-        if not self.ended:
+        if not self.ended and self.process.alive:
             self._set_state("idle")
 
     def _drop_queue(self) -> None:
