@@ -23,6 +23,9 @@ from ..port import TerminalSpec
 from ..transcript.tool_calls import ToolCallState, command_of
 from ..transcript.transcript import Transcript
 
+SHELLS = {"sh", "bash", "zsh", "dash", "fish", "ksh"}
+SHELL_FLAGS = (["-c"], ["-lc"], ["-l", "-c"])
+FINISHED = ("completed", "failed")
 RUN = "acp.nvim-run"
 RUN_ALWAYS = "acp.nvim-run-always"
 REFUSE = "acp.nvim-refuse"
@@ -39,23 +42,29 @@ class TerminalGate:
     def __init__(self, broker: PermissionBroker, transcript: Transcript) -> None:
         self._broker = broker
         self._transcript = transcript
-        self._allowed: list[str] = []
+        self._allowed: list[tuple[str, str]] = []
+        """(tool call id, command) of allowed execute calls not yet used by a terminal."""
 
     def noted(self, state: ToolCallState | None, options: list[PermissionOption],
               response: RequestPermissionResponse) -> None:
         """An answered permission request: an allowed execute call's command may run once."""
         command = command_of(state.raw_input) if state is not None and state.kind == "execute" else None
-        if command and _allowed(options, response):
-            self._allowed.append(_words(command))
+        if state is not None and command and _allowed(options, response):
+            self._allowed.append((state.tool_call_id, _words(command)))
 
     async def allow(self, spec: TerminalSpec) -> bool:
-        """Whether ``spec`` may run (covered by an allowed call, or allowed now)."""
-        line = _words(" ".join([spec.command, *spec.args]))
-        for index, command in enumerate(self._allowed):
-            if command and command in line:
+        """Whether ``spec`` may run (covered by an allowed, unfinished call, or allowed now)."""
+        self._allowed = [(cid, cmd) for cid, cmd in self._allowed if not self._finished(cid)]
+        runs = _command_lines(spec)
+        for index, (_, command) in enumerate(self._allowed):
+            if command in runs:
                 del self._allowed[index]
                 return True
-        return await self._ask(spec, line)
+        return await self._ask(spec, _words(" ".join([spec.command, *spec.args])))
+
+    def _finished(self, tool_call_id: str) -> bool:
+        state = self._transcript.tool_calls.get(tool_call_id)
+        return state is None or state.status in FINISHED
 
     async def _ask(self, spec: TerminalSpec, line: str) -> bool:
         call = ToolCallUpdate(tool_call_id=f"acp.nvim/{spec.terminal_id}", title=f"Run {line}", kind="execute",
@@ -76,6 +85,15 @@ def _allowed(options: list[PermissionOption], response: RequestPermissionRespons
         return False
     kind = next((o.kind for o in options if o.option_id == outcome.option_id), "")
     return kind.startswith("allow")
+
+
+def _command_lines(spec: TerminalSpec) -> set[str]:
+    """What the terminal runs, as an allowed command would name it."""
+    lines = {_words(" ".join([spec.command, *spec.args]))}
+    shell = spec.command.rsplit("/", 1)[-1]
+    if shell in SHELLS and spec.args and list(spec.args[:-1]) in SHELL_FLAGS:
+        lines.add(_words(spec.args[-1]))
+    return lines
 
 
 def _words(text: str) -> str:
