@@ -122,6 +122,7 @@ function M.release(id)
   term.released = true
   if api.nvim_buf_is_valid(term.buf) and #vim.fn.win_findbuf(term.buf) == 0 then
     pcall(api.nvim_buf_delete, term.buf, { force = true })
+    M.terminals[id] = nil -- nothing left to show (its exit still reaches Python)
   end
 end
 
