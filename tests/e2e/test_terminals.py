@@ -95,9 +95,9 @@ def test_cr_on_the_tool_call_opens_the_terminal_buffer_and_closing_the_session_l
     turns(nvim, 1)
     found = wait_for(lambda: terminals(nvim) or None, what="the terminal")
     (tid, info), = found.items()
-    pids = [info["pid"], *(pid for pid, _ in descendants(info["pid"]))]
-    assert all(alive(pid) for pid in pids[:1])
     wait_for(lambda: "started" in chat(nvim), what="the live output in the chat")
+    pids = [info["pid"], *(pid for pid, _ in descendants(info["pid"]))]  # the shell and its sleep
+    assert all(alive(pid) for pid in pids)
     nvim.api.set_current_win(nvim.funcs.bufwinid(CHAT))
     lines = nvim.api.buf_get_lines(nvim.funcs.bufnr(CHAT), 0, -1, False)
     row = next(i for i, line in enumerate(lines) if f"▸ terminal {tid}" in line)
