@@ -8,7 +8,9 @@ pytestmark = pytest.mark.timeout(30)
 
 
 def setup_error(nvim, opts_lua: str) -> str:
-    return nvim.exec_lua(f"local ok, err = pcall(require('acp_nvim').setup, {opts_lua}); return ok and '' or err")
+    """The error the options raise when first used (setup() only records them: nothing loads at startup)."""
+    return nvim.exec_lua(f"""local m = require('acp_nvim'); m.setup({opts_lua})
+        local ok, err = pcall(function() return m.config end); return ok and '' or err""")
 
 
 def test_remote_agents_and_terminal_keys_are_accepted(nvim):

@@ -20,6 +20,7 @@ from acp.schema import (
     Implementation,
     InitializeResponse,
     LoadSessionResponse,
+    McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
@@ -40,6 +41,8 @@ from .turn import RawWriter, Turn, TurnCancelled
 
 AGENT_NAME = "acp-nvim-demo"
 REQUIRE_AUTH_ENV = "ACP_DEMO_REQUIRE_AUTH"
+CAPABILITIES_ENV = "ACP_DEMO_CAPABILITIES"
+"""Extra capabilities, comma-separated: image, audio (prompts), mcp-http, mcp-sse (MCP servers)."""
 """Set to 1 to make ``session/new`` fail with auth_required until ``authenticate(demo-login)``."""
 AUTH_METHOD = AuthMethodAgent(id="demo-login", name="Demo login", description="pretend to log in")
 AGENT_VERSION = "0.1.0"
@@ -94,9 +97,12 @@ class DemoAgent:
         if client_capabilities is not None and client_capabilities.fs is not None:
             self._fs = client_capabilities.fs
         self._terminal = bool(client_capabilities is not None and client_capabilities.terminal)
+        extra = {word.strip() for word in os.environ.get(CAPABILITIES_ENV, "").split(",")}
         capabilities = AgentCapabilities(
             load_session=True,
-            prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
+            prompt_capabilities=PromptCapabilities(image="image" in extra, audio="audio" in extra,
+                                                   embedded_context=True),
+            mcp_capabilities=McpCapabilities(http="mcp-http" in extra, sse="mcp-sse" in extra),
             session_capabilities=SessionCapabilities(resume=SessionResumeCapabilities()) if self._resume else None,
         )
         return InitializeResponse(
@@ -118,7 +124,8 @@ class DemoAgent:
         if self._needs_auth:
             raise RequestError.auth_required({"authMethods": [AUTH_METHOD.id]})
         self._counter = max(self._counter, len(self._sessions)) + 1
-        state = SessionState(session_id=f"demo-{self._counter}", cwd=cwd)
+        state = SessionState(session_id=f"demo-{self._counter}", cwd=cwd,
+                             mcp_servers=list(kwargs.get("mcp_servers") or []))
         self._sessions[state.session_id] = state
         self._announce_commands_soon(state.session_id)
         return NewSessionResponse(
@@ -129,6 +136,7 @@ class DemoAgent:
         """Replay the history of a session created earlier in this process."""
         state = self._session(session_id)
         state.cwd = cwd
+        state.mcp_servers = list(kwargs.get("mcp_servers") or [])
         for role, text in state.history:
             update = update_user_message_text(text) if role == "user" else update_agent_message_text(text)
             await self.client.session_update(session_id=session_id, update=update)
@@ -141,6 +149,7 @@ class DemoAgent:
             raise RequestError.method_not_found("session/resume")
         state = self._session(session_id)
         state.cwd = cwd
+        state.mcp_servers = list(kwargs.get("mcp_servers") or [])
         self._announce_commands_soon(session_id)
         return ResumeSessionResponse(modes=state.mode_state(), config_options=state.config_options())
 

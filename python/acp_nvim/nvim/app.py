@@ -15,6 +15,10 @@ import pynvim
 
 from ..core.config import parse_settings
 from ..core.errors import AcpNvimError
+from ..core.log.redact import Redactor
+from ..core.mcp import servers
+from ..core.mcp.http_server import EditorMcpServer
+from ..core.mcp.tools import EditorTools
 from ..core.questions import Questions
 from ..core.session.manager import SessionManager
 from .bridge import Bridge
@@ -22,6 +26,7 @@ from .chat_commands import chat_action, describe_chat
 from .command_context import CommandContext, CommandRequest
 from .context import prompt_from_text
 from .editor import NvimEditor
+from .editor_tools import NvimEditorState
 from .subcommands import BY_NAME, handler_of
 
 
@@ -33,7 +38,10 @@ class App:
         self.bridge = Bridge(nvim)
         questions = Questions()
         self.editor = NvimEditor(self.bridge, questions, self.describe)
-        self.manager = SessionManager(self.editor, parse_settings({}), questions)
+        self.editor_state = NvimEditorState(self.bridge)
+        self.editor_state.track()
+        self.editor_mcp = EditorMcpServer(EditorTools(self.editor_state), lambda m: self.editor.notify(m, "error"))
+        self.manager = SessionManager(self.editor, parse_settings({}), questions, self.editor_mcp)
         self.context = CommandContext(nvim, self.bridge, self.editor, self.manager)
 
     # -- entry points (greenlet context) -------------------------------------------
@@ -65,6 +73,9 @@ class App:
     def terminal_event(self, event: str, terminal_id: str, data: Any) -> None:
         """Output or exit of a terminal job the agent runs (lua/acp_nvim/terminal.lua)."""
         self._guard(lambda: self.editor.terminal_event(str(event), str(terminal_id), data))
+    def tool_done(self, call: Any, answer: Any) -> None:
+        """An LSP answer for the editor's MCP tools (``lua/acp_nvim/editor_tools.lua``)."""
+        self._guard(lambda: self.editor_state.done(call, answer))
 
     def shutdown(self) -> None:
         """Editor exit: signal every agent at once (nothing can be awaited here)."""
@@ -80,6 +91,7 @@ class App:
 
     def _dispatch(self, request: CommandRequest) -> None:
         self.manager.settings = parse_settings(request.config)
+        self.editor.redact = notification_redactor(self.manager)
         self.context.request = request
         if request.session in self.manager.sessions:  # run from a chat buffer: its session
             self.context.make_current(request.session)
@@ -103,3 +115,15 @@ class App:
             "policy": session.permissions.policy,
             **describe_chat(session),
         }
+
+
+def notification_redactor(manager: SessionManager) -> Redactor:
+    """Secrets of every configured agent and of every open session (which may predate the config):
+    their env (and a remote agent's headers), and the env and header values of their MCP servers
+    (and the editor server's token)."""
+    settings = manager.settings
+    envs = [{**spec.env, **spec.headers, **servers.secrets(servers.configured(settings, name))}
+            for name, spec in settings.all_agents().items()]
+    envs += [{**session.spec.env, **session.spec.headers, **session.mcp.secrets()}
+             for session in manager.sessions.values()]
+    return Redactor.for_envs(envs, patterns=settings.redaction.patterns)

@@ -8,7 +8,7 @@ then ``session/resume`` where offered, else ``session/load``, else a new session
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from ..agent.process import AgentProcess
 from ..log.ring import LogRing
@@ -28,41 +28,38 @@ class Reconnector:
     """Runs the tries for one session."""
 
     def __init__(self, link: AgentLink, transcript: Transcript, log: LogRing, *,
-                 attached: Callable[[Attached], Awaitable[None]], set_state: Callable[[str], None],
                  closed: Callable[[], bool], backoff: Sequence[float] = BACKOFF) -> None:
         self._link = link
         self._transcript = transcript
         self._log = log
-        self._attached = attached
-        self._set_state = set_state
         self._closed = closed
         self.backoff = backoff
 
-    async def run(self, code: int) -> bool:
-        """Reconnect; True once the session is back, False after the last try (or a close)."""
+    async def run(self, code: int) -> tuple[Attached, str] | None:
+        """Reconnect: the new/load/resume response and how (``link.reopen``'s), or None after the
+        last try (or a close). The session attaches the response (``Session._reconnect``)."""
         self._transcript.notice(f"connection to the agent lost (code {code}): reconnecting… "
                                 "(a running turn was cut short: send it again)", "error")
-        self._set_state("starting")
         for attempt, delay in enumerate(self.backoff, 1):
             await asyncio.sleep(delay)
             if self._closed():
-                return False
-            if await self._try(attempt):
-                return True
+                return None
+            reopened = await self._try(attempt)
+            if reopened is not None:
+                return reopened
         self._transcript.notice(f"could not reconnect after {len(self.backoff)} tries: :Ai restart tries again",
                                 "error")
-        return False
+        return None
 
-    async def _try(self, attempt: int) -> bool:
+    async def _try(self, attempt: int) -> tuple[Attached, str] | None:
         try:
             await self._link.replace_process()
             response, how = await self._link.reopen()
         except Exception as exc:
             self._log.add("warn", "lifecycle", f"reconnect try {attempt} failed: {exc}")
-            return False
+            return None
         if self._closed():
             await self._link.process.close()
-            return False
+            return None
         self._transcript.notice(f"reconnected ({how})", "info")
-        await self._attached(response)
-        return True
+        return response, how
