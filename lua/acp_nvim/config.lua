@@ -38,6 +38,13 @@ M.defaults = {
     -- copies of rejected proposals kept in stdpath('state')/acp_nvim/rejected (0: no bound)
     rejected = { max_files = 200, max_age_days = 30, max_bytes = 50 * 1024 * 1024 },
   },
+  -- terminals (issue 15): commands agents run through terminal/* (pty jobs in terminal buffers)
+  terminals = {
+    output_limit = 1024 * 1024, -- bytes of output kept per terminal when the agent names no limit
+    max_output_limit = 16 * 1024 * 1024, -- the most an agent's outputByteLimit may ask for
+    preview_lines = 12, -- last lines of a running terminal shown live in the chat
+  },
+  -- end terminals
   -- Start the Python host and load the protocol once Neovim is idle after startup, so the first
   -- :Ai is ready sooner (false: start it on the first :Ai).
   prestart = true,
@@ -129,12 +136,47 @@ local function validate_mcp_servers(path, servers)
   end
 end
 
+-- remote agents and terminals (issue 15): `url`, `headers`, `terminal` --------------------
+local AGENT_KEYS = 'command, args, env, cwd, mode, mcp_servers, terminal, url, headers'
+
+local function validate_remote(path, agent)
+  expect(path .. '.url', agent.url, 'string')
+  if not (agent.url:match('^wss?://[^/]')) then
+    fail(path .. '.url', "expected a 'ws://…' or 'wss://…' address")
+  end
+  if agent.command ~= nil then
+    fail(path, 'give either command (a local agent) or url (a remote one), not both')
+  end
+  if agent.headers ~= nil then
+    expect(path .. '.headers', agent.headers, 'table')
+    for k, v in pairs(agent.headers) do
+      expect(('%s.headers.%s'):format(path, k), v, 'string')
+    end
+  end
+end
+
+local function validate_agent_extra(path, key, value)
+  if key == 'terminal' then
+    expect(path .. '.terminal', value, 'boolean')
+    return true
+  end
+  return key == 'url' or key == 'headers' -- checked by validate_remote
+end
+-- end remote agents and terminals
+
 local function validate_agent(name, agent)
   local path = 'agents.' .. name
   expect(path, agent, 'table')
-  expect(path .. '.command', agent.command, 'string')
-  if agent.command == '' then
-    fail(path .. '.command', 'must not be empty')
+  if agent.url ~= nil then
+    validate_remote(path, agent)
+  else
+    expect(path .. '.command', agent.command, 'string')
+    if agent.command == '' then
+      fail(path .. '.command', 'must not be empty')
+    end
+    if agent.headers ~= nil then
+      fail(path .. '.headers', 'only for a remote agent (url)')
+    end
   end
   for key, value in pairs(agent) do
     if key == 'args' then
@@ -151,8 +193,8 @@ local function validate_agent(name, agent)
       expect(path .. '.' .. key, value, 'string')
     elseif key == 'mcp_servers' then
       validate_mcp_servers(path .. '.mcp_servers', value)
-    elseif key ~= 'command' then
-      fail(path .. '.' .. tostring(key), 'unknown key (known: command, args, env, cwd, mode, mcp_servers)')
+    elseif key ~= 'command' and not validate_agent_extra(path, key, value) then
+      fail(path .. '.' .. tostring(key), 'unknown key (known: ' .. AGENT_KEYS .. ')')
     end
   end
 end
@@ -256,6 +298,13 @@ function M.validate(config)
     expect('chat.' .. name, config.chat[name], 'number')
     if config.chat[name] < 1 then
       fail('chat.' .. name, 'must be at least 1')
+    end
+  end
+  for _, name in ipairs({ 'output_limit', 'max_output_limit', 'preview_lines' }) do -- terminals (issue 15)
+    local value = config.terminals[name]
+    expect('terminals.' .. name, value, 'number')
+    if value < (name == 'preview_lines' and 0 or 1) or value ~= math.floor(value) then
+      fail('terminals.' .. name, 'expected a whole number' .. (name == 'preview_lines' and ' >= 0' or ' >= 1'))
     end
   end
   expect('prestart', config.prestart, 'boolean')

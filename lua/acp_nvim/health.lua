@@ -48,11 +48,25 @@ local function check_host()
   end
 end
 
+-- remote agents (issue 15): reached over WebSocket, which needs the websockets package
+local function check_remote(name, agent)
+  local prog = vim.g.python3_host_prog or 'python3'
+  vim.fn.system({ prog, '-c', 'import websockets' })
+  if vim.v.shell_error == 0 then
+    health.ok(('agent %s: remote, %s (websockets found)'):format(name, agent.url))
+  else
+    health.error(('agent %s: remote (%s) but the Python host lacks websockets'):format(name, agent.url),
+      { ('%s -m pip install "websockets>=12,<16"'):format(prog) })
+  end
+end
+
 local function check_agents()
   local config = require('acp_nvim').config
   health.ok(('default agent: %s'):format(config.default_agent))
   for name, agent in pairs(config.agents) do
-    if vim.fn.executable(agent.command) == 1 then
+    if agent.url then -- remote agents (issue 15)
+      check_remote(name, agent)
+    elseif vim.fn.executable(agent.command) == 1 then
       health.ok(('agent %s: %s found'):format(name, agent.command))
     else
       health.warn(('agent %s: command %q not found on PATH'):format(name, agent.command))

@@ -15,6 +15,7 @@ M.functions = {
   AcpNvimReviewDone = 'review_done',
   AcpNvimChat = 'chat',
   AcpNvimToolDone = 'tool_done',
+  AcpNvimTerminal = 'terminal',
 }
 
 --- Lines of the host's stderr kept for messages and :checkhealth.

@@ -37,6 +37,7 @@ class Host:
             "review_done": lambda rid, verdict=None: self.app().review_done(rid, verdict),
             "chat": lambda name, key, arg=None: self.app().chat_action(name, key, arg),
             "tool_done": lambda qid, answer=None: self.app().tool_done(qid, answer),
+            "terminal": lambda event, tid, data=None: self.app().terminal_event(event, tid, data),
             "warm": lambda: self.app(),
             "nvim_error_event": self._nvim_error,
         }

@@ -18,6 +18,8 @@ from acp_nvim.core.port import (
     Review,
     ReviewVerdict,
     Stamp,
+    TerminalSink,
+    TerminalSpec,
     ThreeWay,
 )
 from acp_nvim.core.questions import Ticket
@@ -37,6 +39,10 @@ class FakeEditor:
         self.three_way_outcome = "mine"
         self.choice: int | None = None
         self._state_dir = state_dir
+        self.terminals: dict[str, tuple[TerminalSpec, TerminalSink]] = {}
+        self.killed: list[str] = []
+        self.released: list[str] = []
+        self.start_error: OSError | None = None
 
     # -- buffers -------------------------------------------------------------------
 
@@ -100,6 +106,22 @@ class FakeEditor:
         self.tickets.append(ticket)
         if not self.hold:
             ticket.answer(value)
+
+    # -- terminals: recorded; a kill ends the command at once (SIGTERM) -------------------
+
+    async def start_terminal(self, spec: TerminalSpec, sink: TerminalSink) -> int:
+        if self.start_error is not None:
+            raise self.start_error
+        self.terminals[spec.terminal_id] = (spec, sink)
+        return 4000 + len(self.terminals)
+
+    def kill_terminal(self, terminal_id: str) -> None:
+        self.killed.append(terminal_id)
+        self.terminals[terminal_id][1].exited(128 + 15)
+
+    def release_terminal(self, terminal_id: str) -> None:
+        self.released.append(terminal_id)
+        self.terminals[terminal_id][1].exited(128 + 15)
 
     # -- the rest ------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ def test_the_port_declares_what_the_core_uses():
         "loaded_files",
         "show_permission", "show_review", "show_three_way", "show_choice", "dismiss",
         "state_dir", "render", "session_changed", "notify",
+        "start_terminal", "kill_terminal", "release_terminal",
     ])
 
 

@@ -16,12 +16,14 @@ from pydantic import (
     Tag,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 from .errors import ConfigError
 from .log.redact import check_pattern
 from .log.ring import LOG_LEVELS as LOG_LEVELS
 from .permissions.policy import PermissionSettings
+from .terminal.settings import TerminalSettings
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 """The folder that holds the ``acp_nvim`` package (``<plugin>/python``)."""
@@ -94,7 +96,7 @@ class AgentSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    command: str = Field(min_length=1)
+    command: str = ""
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
@@ -102,6 +104,32 @@ class AgentSpec(BaseModel):
     """Session mode to select right after ``session/new`` (presets use it to make the policy true)."""
     mcp_servers: dict[str, McpEntry] = Field(default_factory=dict)
     """This agent's MCP servers: they win over the global ones; ``False`` removes a global one."""
+    terminal: bool = True
+    """Offer ``terminal/*`` to this agent (issue 15): commands run in Neovim terminal buffers."""
+    # -- remote agents (issue 15) --
+    url: str | None = None
+    """A remote agent's WebSocket address (``ws://`` or ``wss://``) instead of a command."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """Sent with the WebSocket handshake (an ``Authorization`` token); redacted in the log."""
+
+    @model_validator(mode="after")
+    def _command_or_url(self) -> AgentSpec:
+        if self.url is None:
+            if not self.command:
+                raise ValueError("give command (a local agent) or url (a remote one)")
+            if self.headers:
+                raise ValueError("headers are only for a remote agent (url)")
+        elif self.command:
+            raise ValueError("give either command (a local agent) or url (a remote one), not both")
+        elif not self.url.startswith(("ws://", "wss://")) or len(self.url.split("://", 1)[1]) == 0:
+            raise ValueError(f"url must be a ws:// or wss:// address, got {self.url!r}")
+        return self
+
+    @property
+    def remote(self) -> bool:
+        """Reached over WebSocket (``url``), not spawned."""
+        return self.url is not None
+    # -- end remote agents
 
 
 class LogSettings(BaseModel):
@@ -166,6 +194,10 @@ class Settings(BaseModel):
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     workspace_roots: list[str] = Field(default_factory=list)
     """Folders besides the cwd that the agent's fs requests may read and write."""
+    # -- terminals (issue 15) --
+    terminals: TerminalSettings = Field(default_factory=TerminalSettings)
+    """Output bounds of the commands agents run through ``terminal/*``."""
+    # -- end terminals
     redaction: RedactionSettings = Field(default_factory=RedactionSettings)
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
     restart_key: str = "<C-r>"
@@ -234,6 +266,6 @@ def _lua_empty_tables(value: object) -> object:
 
 def _empty_to_dict(key: str, item: object) -> object:
     if item == [] and key in {"agents", "env", "log", "permissions", "redaction", "rejected", "timeouts", "keymaps",
-                              "wire", "mcp_servers", "headers", "media"}:
+                              "wire", "mcp_servers", "headers", "media", "terminals"}:
         return {}
     return _lua_empty_tables(item)

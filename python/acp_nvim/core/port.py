@@ -167,6 +167,30 @@ class ReviewVerdict:
         return ReviewVerdict(tuple(verdicts), str(raw.get("error") or ""))
 
 
+# -- terminals (core/terminal) ----------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class TerminalSpec:
+    """A command the agent asked to run (``terminal/create``), already checked and confined."""
+
+    terminal_id: str
+    session_key: str
+    command: str
+    args: tuple[str, ...]
+    env: tuple[tuple[str, str], ...]
+    cwd: str
+
+
+class TerminalSink(Protocol):
+    """Where the editor sends a running terminal's output and its exit."""
+
+    def output(self, data: bytes) -> None:
+        """More output, as the command wrote it (any bytes, not cut at characters)."""
+
+    def exited(self, code: int | None) -> None:
+        """The command ended; ``code`` as the editor reports it (128 + n after signal n)."""
+
+
 class EditorPort(Protocol):
     """What the core needs from the editor. Every method is safe to call from the event loop."""
 
@@ -223,6 +247,17 @@ class EditorPort(Protocol):
 
     def dismiss(self, ticket: Ticket) -> None:
         """Close the view of ``ticket``, already answered (the turn was cancelled)."""
+
+    # -- terminals: pty jobs shown in editor terminal buffers ---------------------------
+
+    async def start_terminal(self, spec: TerminalSpec, sink: TerminalSink) -> int:
+        """Run ``spec`` as a pty job in a terminal buffer; its pid. OSError when it cannot start."""
+
+    def kill_terminal(self, terminal_id: str) -> None:
+        """Stop the job (its exit is still reported through the sink)."""
+
+    def release_terminal(self, terminal_id: str) -> None:
+        """Stop the job if it runs and forget it; its buffer is wiped unless a window shows it."""
 
     # -- the rest ------------------------------------------------------------------
 

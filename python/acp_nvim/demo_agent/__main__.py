@@ -18,12 +18,15 @@ STDIO_BUFFER_LIMIT_BYTES = 50 * 1024 * 1024
 
 def build_parser() -> argparse.ArgumentParser:
     """Argument parser whose --help lists every scenario."""
-    return argparse.ArgumentParser(
+    parser = argparse.ArgumentParser(
         prog="python -m acp_nvim.demo_agent",
         description="Offline, deterministic ACP demo agent. The first word of a prompt picks the scenario.",
         epilog="scenarios:\n" + help_text(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--ws", metavar="HOST:PORT", help="serve over WebSocket instead of stdio (port 0: any)")
+    parser.add_argument("--resume", action="store_true", help="offer session/resume (with --ws)")
+    return parser
 
 
 def _raw_writer(writer: asyncio.StreamWriter) -> RawWriter:
@@ -45,9 +48,14 @@ async def serve() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments (``--help`` exits early) and serve ACP over stdio."""
-    build_parser().parse_args(argv)
+    options = build_parser().parse_args(argv)
     try:
-        asyncio.run(serve())
+        if options.ws:
+            from .ws import serve_ws
+
+            asyncio.run(serve_ws(options.ws, options.resume))
+        else:
+            asyncio.run(serve())
     except KeyboardInterrupt:
         return 130
     return 0

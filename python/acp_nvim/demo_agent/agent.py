@@ -24,6 +24,9 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    ResumeSessionResponse,
+    SessionCapabilities,
+    SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     StopReason,
@@ -59,14 +62,18 @@ def _prompt_text(blocks: list[ContentBlock]) -> str:
 class DemoAgent:
     """Offline, deterministic ACP agent that exercises every client feature."""
 
-    def __init__(self, raw_write: RawWriter | None = None) -> None:
+    def __init__(self, raw_write: RawWriter | None = None, *, sessions: dict[str, SessionState] | None = None,
+                 resume: bool = False) -> None:
         self._client: Client | None = None
         self._fs = FileSystemCapabilities(read_text_file=False, write_text_file=False)
-        self._sessions: dict[str, SessionState] = {}
+        self._sessions: dict[str, SessionState] = {} if sessions is None else sessions
+        """Shared between the connections of the WebSocket server (``ws.py``): a reconnect finds them."""
+        self._resume = resume
         self._counter = 0
         self._raw_write = raw_write or _write_stdout
         self._background: set[asyncio.Task[None]] = set()
         self._needs_auth = os.environ.get(REQUIRE_AUTH_ENV) == "1"
+        self._terminal = False
 
     def on_connect(self, conn: Client) -> None:
         """Remember the client-side connection."""
@@ -89,12 +96,14 @@ class DemoAgent:
         """Advertise loadSession + embeddedContext and remember the client's fs capabilities."""
         if client_capabilities is not None and client_capabilities.fs is not None:
             self._fs = client_capabilities.fs
+        self._terminal = bool(client_capabilities is not None and client_capabilities.terminal)
         extra = {word.strip() for word in os.environ.get(CAPABILITIES_ENV, "").split(",")}
         capabilities = AgentCapabilities(
             load_session=True,
             prompt_capabilities=PromptCapabilities(image="image" in extra, audio="audio" in extra,
                                                    embedded_context=True),
             mcp_capabilities=McpCapabilities(http="mcp-http" in extra, sse="mcp-sse" in extra),
+            session_capabilities=SessionCapabilities(resume=SessionResumeCapabilities()) if self._resume else None,
         )
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
@@ -114,7 +123,7 @@ class DemoAgent:
         """Create ``demo-<n>`` with modes and config options, then announce the commands."""
         if self._needs_auth:
             raise RequestError.auth_required({"authMethods": [AUTH_METHOD.id]})
-        self._counter += 1
+        self._counter = max(self._counter, len(self._sessions)) + 1
         state = SessionState(session_id=f"demo-{self._counter}", cwd=cwd,
                              mcp_servers=list(kwargs.get("mcp_servers") or []))
         self._sessions[state.session_id] = state
@@ -133,6 +142,16 @@ class DemoAgent:
             await self.client.session_update(session_id=session_id, update=update)
         self._announce_commands_soon(session_id)
         return LoadSessionResponse(modes=state.mode_state(), config_options=state.config_options())
+
+    async def resume_session(self, cwd: str, session_id: str, **kwargs: Any) -> ResumeSessionResponse:
+        """Pick a session of this process up again without replaying it (only with ``--resume``)."""
+        if not self._resume:
+            raise RequestError.method_not_found("session/resume")
+        state = self._session(session_id)
+        state.cwd = cwd
+        state.mcp_servers = list(kwargs.get("mcp_servers") or [])
+        self._announce_commands_soon(session_id)
+        return ResumeSessionResponse(modes=state.mode_state(), config_options=state.config_options())
 
     async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> SetSessionModeResponse:
         """Switch mode and confirm it with current_mode_update."""
@@ -161,7 +180,8 @@ class DemoAgent:
         state = self._session(session_id)
         parsed = parse_prompt(prompt)
         turn = Turn(
-            self.client, state, self._fs, list(prompt), parsed.text, parsed.args, parsed.rest, self._raw_write
+            self.client, state, self._fs, list(prompt), parsed.text, parsed.args, parsed.rest, self._raw_write,
+            terminal=self._terminal,
         )
         state.cancel_requested = False
         state.task = asyncio.create_task(self._run(turn, parsed.keyword))

@@ -15,7 +15,7 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
-from . import chat, load, mcp_client, misbehave, tools
+from . import chat, load, mcp_client, misbehave, terminals, tools
 from .turn import Turn
 
 Scenario = Callable[[Turn], Awaitable[StopReason]]
@@ -40,6 +40,7 @@ SCENARIOS: dict[str, tuple[str, Scenario]] = {
     "multi-edit": ("Edit several files in one tool call with one permission", tools.multi_edit),
     "new-file": ("Create a file (diff with oldText null) after permission", tools.new_file),
     "shell": ("Ask permission to run a command (never runs it)", tools.shell),
+    "terminal": ("Run a command in a client terminal (terminal/*) and report its output", terminals.terminal),
     "usage": ("Send a usage_update with context size and cost", chat.usage),
     "commands": ("Resend the available commands", commands),
     "mode": ("Switch between the ask and code modes", chat.mode),
@@ -64,6 +65,7 @@ ARGUMENT_HINTS: dict[str, str] = {
     "multi-edit": "<abs-path1> <abs-path2> ...",
     "new-file": "<abs-path>",
     "shell": "<command words...>",
+    "terminal": "[--limit=N] [--cwd=DIR] [--no-ask] [--kill] [--no-wait] <command...>",
     "title": "[title words...]",
     "flood": "[N]",
     "slow": "[N]",

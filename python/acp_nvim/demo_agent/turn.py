@@ -51,6 +51,8 @@ class Turn:
     rest: str
     raw_write: RawWriter
     transcript: list[str] = field(default_factory=list)
+    terminal: bool = False
+    """Whether the client offers ``terminal/*``."""
 
     @property
     def session_id(self) -> str:

@@ -70,6 +70,9 @@ class App:
         """The verdict of a review view (accepted texts per file)."""
         self._guard(lambda: self.editor.review_done(int(rid), verdict))
 
+    def terminal_event(self, event: str, terminal_id: str, data: Any) -> None:
+        """Output or exit of a terminal job the agent runs (lua/acp_nvim/terminal.lua)."""
+        self._guard(lambda: self.editor.terminal_event(str(event), str(terminal_id), data))
     def tool_done(self, call: Any, answer: Any) -> None:
         """An LSP answer for the editor's MCP tools (``lua/acp_nvim/editor_tools.lua``)."""
         self._guard(lambda: self.editor_state.done(call, answer))
@@ -116,9 +119,11 @@ class App:
 
 def notification_redactor(manager: SessionManager) -> Redactor:
     """Secrets of every configured agent and of every open session (which may predate the config):
-    their env, and the env and header values of their MCP servers (and the editor server's token)."""
+    their env (and a remote agent's headers), and the env and header values of their MCP servers
+    (and the editor server's token)."""
     settings = manager.settings
-    envs = [{**spec.env, **servers.secrets(servers.configured(settings, name))}
+    envs = [{**spec.env, **spec.headers, **servers.secrets(servers.configured(settings, name))}
             for name, spec in settings.all_agents().items()]
-    envs += [{**session.spec.env, **session.mcp.secrets()} for session in manager.sessions.values()]
+    envs += [{**session.spec.env, **session.spec.headers, **session.mcp.secrets()}
+             for session in manager.sessions.values()]
     return Redactor.for_envs(envs, patterns=settings.redaction.patterns)

@@ -14,6 +14,8 @@ from ..core.port import (
     Review,
     ReviewVerdict,
     Stamp,
+    TerminalSink,
+    TerminalSpec,
     ThreeWay,
 )
 from ..core.questions import CHOICE, PERMISSION, REVIEW, Questions, Ticket, choice_index
@@ -42,6 +44,7 @@ class NvimEditor:
         self.queue = RenderQueue(bridge.lua_async, describe)
         self.buffer_cache = BufferCache()
         self._state_dir: str | None = None
+        self._terminal_sinks: dict[str, TerminalSink] = {}
         self.redact: Callable[[str], str] = Redactor.for_env({})
         """Cleans every message and question title; the app gives it every configured agent's secrets."""
         # from now on every buffer read or written is tracked with the disk state it knows
@@ -135,6 +138,37 @@ class NvimEditor:
         ticket = self.questions.get(rid)
         if ticket is not None and ticket.view == REVIEW:
             ticket.answer(ReviewVerdict.from_editor(verdict if isinstance(verdict, dict) else {"files": []}))
+
+    # -- terminals (issue 15): lua/acp_nvim/terminal.lua runs them --------------------------
+
+    async def start_terminal(self, spec: TerminalSpec, sink: TerminalSink) -> int:
+        self._terminal_sinks[spec.terminal_id] = sink
+        table = {"id": spec.terminal_id, "session": spec.session_key, "command": spec.command,
+                 "args": list(spec.args), "env": [list(pair) for pair in spec.env], "cwd": spec.cwd}
+        raw = await self.bridge.lua("return require('acp_nvim.terminal').start(...)", table)
+        if not isinstance(raw, dict) or raw.get("error") or not raw.get("pid"):
+            self._terminal_sinks.pop(spec.terminal_id, None)
+            reason = raw.get("error") if isinstance(raw, dict) else None
+            raise OSError(str(reason or "the editor could not start it"))
+        return int(raw["pid"])
+
+    def kill_terminal(self, terminal_id: str) -> None:
+        self.bridge.lua_async("require('acp_nvim.terminal').kill(...)", terminal_id)
+
+    def release_terminal(self, terminal_id: str) -> None:
+        self.bridge.lua_async("require('acp_nvim.terminal').release(...)", terminal_id)
+
+    def terminal_event(self, event: str, terminal_id: str, data: object) -> None:
+        """Output or exit of a terminal job, from Lua (unknown ids are ignored)."""
+        sink = self._terminal_sinks.get(terminal_id)
+        if sink is None:
+            return
+        if event == "output":
+            raw = data if isinstance(data, bytes) else str(data).encode("utf-8", "surrogateescape")
+            sink.output(raw)
+        elif event == "exit":
+            del self._terminal_sinks[terminal_id]
+            sink.exited(data if isinstance(data, int) else None)
 
     # -- the rest ------------------------------------------------------------------
 

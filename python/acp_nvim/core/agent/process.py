@@ -107,7 +107,8 @@ class AgentProcess:
         try:
             await self._spawn()
             self.info = await self.ask("initialize", self.connection().initialize(
-                protocol_version=PROTOCOL_VERSION, client_capabilities=CAPABILITIES, client_info=CLIENT_INFO))
+                protocol_version=PROTOCOL_VERSION, client_info=CLIENT_INFO,
+                client_capabilities=CAPABILITIES.model_copy(update={"terminal": self.spec.terminal})))  # issue 15
         except BaseException:
             await self.close()
             raise

@@ -13,10 +13,16 @@ from typing import Protocol, cast
 from acp import Client, RequestError
 from acp.helpers import SessionUpdate
 from acp.schema import (
+    CreateTerminalResponse,
+    EnvVariable,
+    KillTerminalResponse,
     PermissionOption,
     ReadTextFileResponse,
+    ReleaseTerminalResponse,
     RequestPermissionResponse,
+    TerminalOutputResponse,
     ToolCallUpdate,
+    WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
 
@@ -26,6 +32,7 @@ from ..agent.process import AgentProcess
 from ..config import WireSettings
 from ..files.service import FileService
 from ..log.ring import LogRing
+from ..terminal.service import TerminalService
 
 TELL_LIMIT = 3
 """Wire problems a session tells the user about; the rest are only logged."""
@@ -45,6 +52,9 @@ class Served(Protocol):
 
     @property
     def process(self) -> AgentProcess: ...
+
+    @property
+    def terminals(self) -> TerminalService: ...
 
     def on_update(self, update: SessionUpdate) -> None: ...
 
@@ -137,6 +147,29 @@ class SessionClient:
         await self._own(session_id).files.write(path, content)
         return WriteTextFileResponse()
 
+    # -- terminal/* (issue 15): core/terminal/service.py -----------------------------------
+
+    async def create_terminal(self, session_id: str, command: str, args: list[str] | None = None,
+                              env: list[EnvVariable] | None = None, cwd: str | None = None,
+                              output_byte_limit: int | None = None, **kwargs: object) -> CreateTerminalResponse:
+        terminals = self._own(session_id).terminals
+        return CreateTerminalResponse(terminal_id=await terminals.create(command, args, env, cwd, output_byte_limit))
+
+    async def terminal_output(self, session_id: str, terminal_id: str, **kwargs: object) -> TerminalOutputResponse:
+        return self._own(session_id).terminals.output(terminal_id)
+
+    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str,
+                                     **kwargs: object) -> WaitForTerminalExitResponse:
+        return await self._own(session_id).terminals.wait_for_exit(terminal_id)
+
+    async def kill_terminal(self, session_id: str, terminal_id: str, **kwargs: object) -> KillTerminalResponse:
+        self._own(session_id).terminals.kill(terminal_id)
+        return KillTerminalResponse()
+
+    async def release_terminal(self, session_id: str, terminal_id: str, **kwargs: object) -> ReleaseTerminalResponse:
+        self._own(session_id).terminals.release(terminal_id)
+        return ReleaseTerminalResponse()
+
     async def ext_method(self, method: str, params: dict[str, object]) -> dict[str, object]:
         raise RequestError.method_not_found(method)
 
@@ -147,7 +180,7 @@ class SessionClient:
 def client_for(session: Served, wire: WireSettings | None = None) -> Client:
     """The session's client, typed as the SDK's ``Client``.
 
-    ``SessionClient`` leaves out ``terminal/*`` and elicitation on purpose (we advertise
-    neither; the SDK answers "method not found"), so it is not structurally a ``Client``.
+    ``SessionClient`` leaves out elicitation on purpose (we do not advertise it; the SDK
+    answers "method not found"), so it is not structurally a ``Client``.
     """
     return cast(Client, SessionClient(session, wire))

@@ -14,6 +14,7 @@ from acp.client.connection import ClientSideConnection
 from acp.schema import LoadSessionResponse, NewSessionResponse, PromptCapabilities, ResumeSessionResponse
 
 from ..agent.process import AgentHooks, AgentProcess
+from ..agent.remote import RemoteAgent
 from ..config import AgentSpec
 from ..errors import AgentTimeoutError, SessionClosedError
 from ..log.ring import LogRing
@@ -56,7 +57,8 @@ class AgentLink:
         """Replaced processes that may still be ending (editor exit ends them too)."""
 
     def _new_process(self) -> AgentProcess:
-        return AgentProcess(self.agent, self.spec, self._client, self._log, self.cwd, self._hooks)
+        kind = RemoteAgent if self.spec.remote else AgentProcess  # remote agents (issue 15): over WebSocket
+        return kind(self.agent, self.spec, self._client, self._log, self.cwd, self._hooks)
 
     @property
     def connection(self) -> ClientSideConnection:

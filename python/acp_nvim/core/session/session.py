@@ -48,14 +48,17 @@ from ..permissions.accepted import AcceptedEdits
 from ..permissions.broker import PermissionBroker, Scope
 from ..port import EditorPort
 from ..questions import CHOICE, Questions, Ticket, choice_index
+from ..terminal.service import TerminalService
 from ..transcript.tool_calls import ToolCallState
 from ..transcript.transcript import Transcript
-from . import attachments, mode_policy, notices
+from . import attachments, mode_policy, notices, reconnect
 from .client import client_for
 from .details import SessionDetails
 from .link import NEW, AgentLink, Attached
 from .prompt import Link, Turn, TurnRunner
 from .prompt import Prompt as Prompt
+from .reconnect import Reconnector
+from .terminal_gate import TerminalGate
 from .unreviewed import UnreviewedEdits
 from .updates import UpdateRouter
 from .watch import TurnWatch, WatchHooks
@@ -90,7 +93,8 @@ class Session:
         self.queue: deque[Prompt] = deque()
         self.details = SessionDetails()
         self.mcp = SessionMcp(agent_name, settings, editor_mcp)  # MCP servers (core/mcp): secrets, then the hook
-        self.redact = Redactor.for_env({**spec.env, **self.mcp.secrets()}, patterns=settings.redaction.patterns)
+        self.redact = Redactor.for_env({**spec.env, **spec.headers, **self.mcp.secrets()},
+                                       patterns=settings.redaction.patterns)
         """Every surface of the session shows text through it: log, chat (and the editor's notifications)."""
         self.log = LogRing(settings.log.max_entries, settings.log.max_bytes, settings.log.level, redact=self.redact)
         self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name,
@@ -105,6 +109,13 @@ class Session:
             transcript=self.transcript, files=self.files, accepted=self._accepted, report=self._report,
             waiting=self._waiting)
         self.unreviewed = UnreviewedEdits(self.transcript, self.files.changes, lambda: self.permissions.policy)
+        # -- terminals (issue 15): terminal/* through the editor, gated by the permission policy
+        self.terminal_gate = TerminalGate(self.permissions, self.transcript)
+        self.terminals = TerminalService(key, editor, self.files.policy, cwd, settings.terminals,
+                                         allow=self.terminal_gate.allow, refresh=self.transcript.refresh_terminal,
+                                         log=self.log)
+        self.transcript.terminal_view = self.terminals.preview
+        # -- end terminals
         self._updates = UpdateRouter(self.transcript, self.details, self.log, self._tool_call_changed, self._changed)
         self._turns = TurnRunner(self.transcript, self.details, files, self.permissions.start_turn,
                                  attachments.Packer(editor.buffer_text, settings.media.max_bytes,
@@ -126,6 +137,7 @@ class Session:
         self._carry: str | None = None
         self._runner: asyncio.Task[None] | None = None
         self._lifecycle: asyncio.Task[Exception | None] | None = None
+        self._reconnector = Reconnector(self._link, self.transcript, self.log, closed=lambda: self.state == "closed")
 
     # -- what the editor shows -----------------------------------------------------
 
@@ -266,12 +278,16 @@ class Session:
         self._reopened(response, how)
 
     def _reopened(self, response: Attached, how: str) -> None:
+        self._carry_over(how)
+        self.transcript.notice(notices.reopened(how, len(self._carry or "")), "info")
+        self._ready()
+
+    def _carry_over(self, how: str) -> None:
+        """After a reopen: a new ACP session gets the conversation so far with the next prompt."""
         if how == NEW and self.transcript.has_prompts():
             self._carry = self.transcript.as_context(CARRY_LIMIT)
         elif how != NEW:
             self._carry = None
-        self.transcript.notice(notices.reopened(how, len(self._carry or "")), "info")
-        self._ready()
 
     def _ready(self) -> None:
         self._stopped_turn = False
@@ -314,6 +330,12 @@ class Session:
         """The agent process exited. Expected (closed, replaced) or reported by the start: nothing to do."""
         if process is not self.process or process.closing or self.state in ("closed", "starting"):
             return
+        if reconnect.wanted(process):  # remote agents (issue 15): a closed connection reconnects and resumes
+            self._cancel_questions()
+            self._set_state("starting")
+            tasks.spawn(self._reconnect_quietly(code), self._report, f"{self.key} reconnect")
+            return
+        self._close_terminals()
         summary = exit_summary(code)
         tail = process.stderr_tail(5)
         during_turn, self._stopped_turn = self._turn is not None or self._stopped_turn, False
@@ -323,8 +345,38 @@ class Session:
         self._cancel_questions()
         self._fail(f"the agent {summary.removeprefix('agent ')}")
 
+    async def _reconnect_quietly(self, code: int) -> None:
+        error = await self._run_lifecycle(self._reconnect(code), "reconnect")
+        if error is not None:
+            self.editor.notify(f"{self.key}: {error}", "error")
+
+    async def _reconnect(self, code: int) -> None:
+        """A remote agent's connection closed: reconnect and get back to the same session (bounded
+        tries, ``reconnect.py``); after the last try the session fails and terminals are closed."""
+        await self._stop_turn("interrupted: the connection to the agent was lost")
+        reopened = await self._reconnector.run(code)
+        if reopened is None:
+            if self.state != "closed":
+                self._cancel_questions()
+                self._fail("the connection to the agent was lost")
+                await self.terminals.close_all()  # terminals (issue 15): none outlives its agent
+            return
+        response, how = reopened
+        try:
+            await self._link.attach(response)
+            await mode_policy.uphold(self)  # the user's permission policy wins over the agent's mode
+        except Exception as exc:
+            self._failed(f"reconnect failed: {exc}", "the reconnect failed")
+            raise
+        self._carry_over(how)
+        self._ready()
+
+    def _close_terminals(self) -> None:
+        """The agent is gone: its terminals go with it (issue 15)."""
+        tasks.spawn(self.terminals.close_all(), self._report, f"{self.key} terminals")
+
     async def close(self) -> None:
-        """End the session: its turn, its questions and its agent process (bounded)."""
+        """End the session: its turn, its questions, its terminals and its agent process (bounded)."""
         if self.state != "closed":
             self._set_state("closed")
             self._cancel_questions()
@@ -336,6 +388,7 @@ class Session:
             unsent = [notices.not_sent(p, "the session was closed") for p in self.queue]
             self.queue.clear()
             self.transcript.notice("\n".join(["session closed; stopping the agent", *unsent]), "info")
+        await self.terminals.close_all()  # terminals (issue 15): none outlives its session
         await self.process.close()
 
     @property
@@ -526,7 +579,9 @@ class Session:
         if self._cancelling or self.ended:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         self.unreviewed.asked(tool_call.tool_call_id)
-        return await self.permissions.handle(tool_call, options)
+        response = await self.permissions.handle(tool_call, options)
+        self.terminal_gate.noted(self.transcript.tool_calls.get(tool_call.tool_call_id), options, response)
+        return response
 
     # -- questions -------------------------------------------------------------------
 

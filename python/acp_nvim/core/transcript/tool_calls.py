@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from acp.helpers import ToolCallContentVariant
@@ -49,6 +50,8 @@ class ToolCallState:
     content: list[ToolCallContentVariant] = field(default_factory=list)
     locations: list[tuple[str, int | None]] = field(default_factory=list)
     _counts: dict[tuple[str, int, int], tuple[int, int]] = field(default_factory=dict, repr=False)
+    terminal_view: Callable[[str], list[str] | None] | None = field(default=None, repr=False)
+    """The chat lines of an embedded terminal by id (core/terminal), when the session runs terminals."""
 
     def merge(self, update: ToolCallPiece) -> None:
         """Fold a ``ToolCallStart``/``ToolCallProgress``/``ToolCallUpdate`` into this state."""
@@ -85,6 +88,10 @@ class ToolCallState:
             lines += ["", "output:", *_json_lines(self.raw_output)]
         return "\n".join(lines)
 
+    def terminal_ids(self) -> list[str]:
+        """The ids of the terminals embedded in the content, in order."""
+        return [c.terminal_id for c in self.content if isinstance(c, TerminalToolCallContent)]
+
     def diff_text(self) -> str:
         """All diff contents as one unified diff ('' when the call carries none)."""
         return "\n".join(line for diff in self.diffs() for line in unified_diff(diff))
@@ -105,7 +112,8 @@ class ToolCallState:
         if isinstance(item, FileEditToolCallContent):
             return [self._diff_summary(item)]
         if isinstance(item, TerminalToolCallContent):
-            return [f"  ▸ terminal {item.terminal_id}"]
+            view = self.terminal_view(item.terminal_id) if self.terminal_view is not None else None
+            return view if view is not None else [f"  ▸ terminal {item.terminal_id}"]
         return _render_block(item, preview)
 
     def _diff_summary(self, item: FileEditToolCallContent) -> str:

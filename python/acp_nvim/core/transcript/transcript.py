@@ -69,6 +69,8 @@ class Transcript:
         self._sink = sink or (lambda op: None)
         self._next_id = 0
         self._answering = False
+        self.terminal_view: Callable[[str], list[str] | None] | None = None
+        """Set by a session that runs terminals: the live lines of an embedded terminal."""
 
     def replay_ops(self) -> list[Op]:
         """Operations that rebuild the whole transcript (a reopened chat buffer)."""
@@ -223,15 +225,25 @@ class Transcript:
         call_id = update.tool_call_id
         state = self.tool_calls.get(call_id)
         if state is None:
-            state = self.tool_calls[call_id] = tool_calls.ToolCallState(call_id)
+            state = self.tool_calls[call_id] = tool_calls.ToolCallState(call_id, terminal_view=self.terminal_view)
         state.merge(update)
         if call_id not in self._tool_blocks:
             self._answer_heading()
+        self._render_tool_call(state)
+        return state
+
+    def _render_tool_call(self, state: tool_calls.ToolCallState) -> None:
+        call_id = state.tool_call_id
         meta: Meta = {"status": state.status, "kind": state.kind}
         block_id = self._set_block(self._tool_blocks.get(call_id), "tool", state.render(), meta)
         self._tool_blocks[call_id] = block_id
         self._tool_of_block[block_id] = call_id
-        return state
+
+    def refresh_terminal(self, terminal_id: str) -> None:
+        """A terminal's output or status changed: re-render the tool calls that embed it."""
+        for state in self.tool_calls.values():
+            if terminal_id in state.terminal_ids():
+                self._render_tool_call(state)
 
     def cancel_tool_call(self, call_id: str) -> None:
         """Mark a tool call that had not finished as cancelled (ACP: the client does, on cancel).

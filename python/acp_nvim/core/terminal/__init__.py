@@ -1,0 +1,1 @@
+"""Terminals the agent runs through the editor (``terminal/*``): registry, output, exit."""

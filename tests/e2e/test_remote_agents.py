@@ -1,0 +1,51 @@
+"""A remote agent end to end: real Neovim and host, the demo agent served over WebSocket."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from helpers import buffer_text, wait_for
+from ws_server import demo_ws_server
+
+pytestmark = pytest.mark.timeout(90)
+
+CHAT = "acp://chat/far/1"
+
+
+def chat(nvim) -> str:
+    return buffer_text(nvim, CHAT)
+
+
+def turns(nvim, count: int) -> str:
+    return wait_for(lambda: chat(nvim).count("── turn ended") >= count and chat(nvim),
+                    timeout=30, what=f"{count} turn(s) to end")
+
+
+def session_state(nvim) -> str | None:
+    return nvim.exec_lua("return (require('acp_nvim.state').sessions['far/1'] or {}).state")
+
+
+def test_a_remote_agent_chats_runs_terminals_logs_and_survives_a_dropped_connection(nvim, workspace):
+    with demo_ws_server("--resume") as (url, server):
+        nvim.exec_lua("require('acp_nvim').setup({ agents = { far = { url = ..., headers = { Authorization = "
+                      "'Bearer sekrit-token-123' } } }, permissions = { policy = 'trust' } })", url)
+        nvim.command("Ai new far")
+        wait_for(lambda: session_state(nvim) == "idle", timeout=20, what="the remote session to start")
+        nvim.command("Ai send hello from afar")
+        assert "You said: hello from afar" in turns(nvim, 1)
+        nvim.command("Ai send terminal echo ran-remotely")
+        assert "exit code 0" in turns(nvim, 2) and "ran-remotely" in chat(nvim)
+
+        server.send_signal(signal.SIGUSR1)  # the network drops the connection
+        wait_for(lambda: "reconnected (resumed)" in chat(nvim), timeout=30, what="the reconnect")
+        wait_for(lambda: session_state(nvim) == "idle", timeout=20, what="the resumed session")
+        nvim.command("Ai send still there")
+        assert "You said: still there" in turns(nvim, 3)
+
+        nvim.command("Ai log")
+        log = wait_for(lambda: "connection closed" in buffer_text(nvim, "acp://log/far/1")
+                       and buffer_text(nvim, "acp://log/far/1"), what="the log of the remote session")
+        assert "connected to ws://" in log and "session/resume" in log and "session/prompt" in log
+        assert "sekrit-token-123" not in log

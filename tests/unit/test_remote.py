@@ -1,0 +1,73 @@
+"""Remote agents: the core reaches the demo agent over WebSocket, and reconnects after a drop."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+from fake_editor import FakeEditor
+
+from acp_nvim.core.config import parse_settings
+from acp_nvim.core.errors import AgentStartError
+from acp_nvim.core.session.manager import SessionManager
+from acp_nvim.core.session.session import Prompt
+from helpers import async_wait_for
+from ws_server import demo_ws_server
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def chat_text(session) -> str:
+    return "\n\n".join(block.text() for block in session.transcript.blocks)
+
+
+async def remote_session(tmp_path, url, headers=None):
+    agent = {"url": url, **({"headers": headers} if headers else {})}
+    manager = SessionManager(FakeEditor(), parse_settings({"agents": {"far": agent}}))
+    session = manager.create("far", str(tmp_path))
+    await session.start()
+    return session
+
+
+@pytest.mark.parametrize(("flags", "how"), [((), "reloaded"), (("--resume",), "resumed")])
+async def test_a_dropped_connection_reconnects_and_resumes_the_session(tmp_path, flags, how):
+    with demo_ws_server(*flags) as (url, server):
+        session = await remote_session(tmp_path, url, {"Authorization": "Bearer sekrit-token-123"})
+        try:
+            session.submit(Prompt("hello over the wire"))
+            await async_wait_for(lambda: "You said: hello over the wire" in chat_text(session)
+                                 and session.state == "idle")
+            first_id = session.session_id
+            server.send_signal(signal.SIGUSR1)  # the network drops every connection
+            await async_wait_for(lambda: f"reconnected ({how})" in chat_text(session), timeout=30,
+                                 what="the reconnect")
+            await async_wait_for(lambda: session.state == "idle")
+            assert session.session_id == first_id
+            session.submit(Prompt("still there?"))
+            await async_wait_for(lambda: "You said: still there?" in chat_text(session))
+            log = "\n".join(entry.summary for entry in session.log.entries())
+            assert "connected to ws://" in log and "connection closed" in log
+            assert "sekrit-token-123" not in "\n".join(session.log.export({}))
+        finally:
+            await session.close()
+
+
+async def test_an_unreachable_agent_fails_with_a_clear_reason(tmp_path):
+    with pytest.raises(AgentStartError, match=r"cannot reach agent 'far' at ws://127.0.0.1:9/"):
+        await remote_session(tmp_path, "ws://127.0.0.1:9/")
+
+
+async def test_a_prompt_queued_while_the_connection_is_down_is_sent_after_the_reconnect(tmp_path):
+    with demo_ws_server() as (url, server):
+        session = await remote_session(tmp_path, url)
+        try:
+            session.submit(Prompt("slow 300"))
+            await async_wait_for(lambda: "tick 3" in chat_text(session))
+            server.send_signal(signal.SIGUSR1)  # drops mid-turn
+            session.submit(Prompt("after the drop"))
+            await async_wait_for(lambda: "You said: after the drop" in chat_text(session), timeout=30)
+            assert "reconnected (reloaded)" in chat_text(session)
+            assert "a running turn was cut short" in chat_text(session)
+            await async_wait_for(lambda: session.state == "idle" and not session.queue)
+        finally:
+            await session.close()

@@ -1,0 +1,205 @@
+"""core/terminal: the output ring, the registry and its bad input (the editor is the recording fake)."""
+
+from __future__ import annotations
+
+import pytest
+from acp import RequestError
+from acp.schema import EnvVariable
+from fake_editor import FakeEditor
+
+from acp_nvim.core.files.paths import PathPolicy
+from acp_nvim.core.log.ring import LogRing
+from acp_nvim.core.terminal.output import OutputRing
+from acp_nvim.core.terminal.service import TerminalService
+from acp_nvim.core.terminal.settings import TerminalSettings
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def test_ring_keeps_the_newest_bytes_and_cuts_at_a_character():
+    ring = OutputRing(4)
+    ring.write("aé€".encode())  # 1 + 2 + 3 bytes: "a" and the first byte of é drop
+    assert ring.truncated
+    assert ring.text() == "€"  # the orphan continuation byte of é is skipped
+    assert len(ring.text().encode()) <= 4
+
+
+def test_ring_under_the_limit_is_whole_and_not_truncated():
+    ring = OutputRing(100)
+    ring.write(b"line 1\r\nline 2\r\n")
+    assert not ring.truncated and ring.text() == "line 1\nline 2\n"
+
+
+def test_ring_with_invalid_bytes_never_exceeds_its_limit():
+    ring = OutputRing(4)
+    ring.write(b"\xff\xfe\xfd\xfc\xfb")
+    assert len(ring.text().encode()) <= 4 and ring.truncated
+
+
+def test_preview_strips_escape_sequences():
+    ring = OutputRing(100)
+    ring.write(b"\x1b[31mred\x1b[0m\r\nplain\r\n")
+    assert ring.tail_lines(5) == ["red", "plain"]
+
+
+def _service(tmp_path, editor, allow=True):
+    async def gate(spec):
+        return allow
+
+    refreshed: list[str] = []
+    service = TerminalService("s1", editor, PathPolicy([str(tmp_path)]), str(tmp_path), TerminalSettings(),
+                              allow=gate, refresh=refreshed.append, log=LogRing(100, 100000, "debug"))
+    return service, refreshed
+
+
+async def test_create_output_exit_release(tmp_path):
+    editor = FakeEditor()
+    service, _ = _service(tmp_path, editor)
+    tid = await service.create("echo", ["hi"], [EnvVariable(name="A", value="1")], None, 4)
+    spec, sink = editor.terminals[tid]
+    assert spec.cwd == str(tmp_path) and spec.args == ("hi",) and spec.env == (("A", "1"),)
+    sink.output("héllo".encode())
+    out = service.output(tid)
+    assert out.truncated and out.output == "llo" and out.exit_status is None
+    sink.exited(0)
+    assert (await service.wait_for_exit(tid)).exit_code == 0
+    assert service.output(tid).exit_status.exit_code == 0
+    service.release(tid)
+    with pytest.raises(RequestError, match="unknown terminal"):
+        service.release(tid)  # release twice
+    assert service.preview(tid)[0].startswith(f"  ▸ terminal {tid} · exited 0")
+
+
+async def test_kill_reports_the_signal(tmp_path):
+    editor = FakeEditor()
+    service, _ = _service(tmp_path, editor)
+    tid = await service.create("sleep", ["100"], None, None, None)
+    service.kill(tid)
+    status = await service.wait_for_exit(tid)
+    assert status.signal == "SIGTERM" and status.exit_code is None  # 128 + 15
+    assert editor.killed == [tid]
+
+
+async def test_bad_input_is_refused_with_a_clear_error(tmp_path):
+    editor = FakeEditor()
+    service, _ = _service(tmp_path, editor)
+    with pytest.raises(RequestError, match="unknown terminal 'nope'"):
+        service.output("nope")
+    with pytest.raises(RequestError, match="outside the workspace roots"):
+        await service.create("ls", None, None, "/", None)
+    with pytest.raises(RequestError, match="must be an absolute path"):
+        await service.create("ls", None, None, "sub", None)
+    with pytest.raises(RequestError, match="empty or invalid command"):
+        await service.create("", None, None, None, None)
+    with pytest.raises(RequestError, match="invalid environment name"):
+        await service.create("ls", None, [EnvVariable(name="A=B", value="1")], None, None)
+    (tmp_path / "link").symlink_to("/")
+    with pytest.raises(RequestError, match="outside the workspace roots"):
+        await service.create("ls", None, None, str(tmp_path / "link"), None)
+    assert editor.terminals == {}
+
+
+async def test_refused_by_the_gate_never_starts(tmp_path):
+    editor = FakeEditor()
+    service, _ = _service(tmp_path, editor, allow=False)
+    with pytest.raises(RequestError, match="did not allow"):
+        await service.create("rm", ["-rf", "x"], None, None, None)
+    assert editor.terminals == {}
+
+
+async def test_start_failure_is_an_error_and_nothing_is_registered(tmp_path):
+    editor = FakeEditor()
+    editor.start_error = OSError("nosuch: not executable")
+    service, _ = _service(tmp_path, editor)
+    with pytest.raises(RequestError, match="not executable"):
+        await service.create("nosuch", None, None, None, None)
+    assert service.live == {}
+
+
+async def test_close_all_kills_and_releases_every_terminal(tmp_path):
+    editor = FakeEditor()
+    service, _ = _service(tmp_path, editor)
+    ids = [await service.create("sleep", ["100"], None, None, None) for _ in range(3)]
+    await service.close_all()
+    assert sorted(editor.released) == sorted(ids) and service.live == {}
+    with pytest.raises(RequestError, match="session has ended"):
+        await service.create("ls", None, None, None, None)
+
+
+async def test_agent_limit_is_bounded_by_the_setting(tmp_path):
+    settings = TerminalSettings(max_output_limit=10)
+    assert settings.limit(1_000_000) == 10 and settings.limit(None) == 10 and settings.limit(3) == 3
+
+
+def test_preview_reads_only_the_tail_of_a_large_ring():
+    ring = OutputRing(4 * 1024 * 1024)
+    ring.write(b"old line\n" * 100_000 + b"\x1b[1mlast\x1b[0m\n")
+    assert ring.tail_lines(2) == ["old line", "last"]
+
+
+async def test_an_agent_with_terminal_false_is_offered_none(tmp_path):
+    import sys
+
+    from acp_nvim.core.config import PACKAGE_ROOT, parse_settings
+    from acp_nvim.core.session.manager import SessionManager
+    from acp_nvim.core.session.session import Prompt
+    from helpers import async_wait_for
+
+    plain = {"command": sys.executable, "args": ["-m", "acp_nvim.demo_agent"],
+             "env": {"PYTHONPATH": str(PACKAGE_ROOT)}, "terminal": False}
+    manager = SessionManager(FakeEditor(), parse_settings({"agents": {"plain": plain}}))
+    session = manager.create("plain", str(tmp_path))
+    await session.start()
+    try:
+        session.submit(Prompt("terminal echo hi"))
+        await async_wait_for(lambda: any("offers no terminal" in b.text() for b in session.transcript.blocks))
+    finally:
+        await session.close()
+
+
+async def _demo_session(tmp_path, editor):
+    from acp_nvim.core.config import parse_settings
+    from acp_nvim.core.session.manager import SessionManager
+
+    session = SessionManager(editor, parse_settings({})).create(None, str(tmp_path))
+    await session.start()
+    return session
+
+
+async def _turn(session, text: str, count: int) -> None:
+    from acp_nvim.core.session.session import Prompt
+    from helpers import async_wait_for
+
+    session.submit(Prompt(text))
+    await async_wait_for(lambda: sum("turn ended" in b.text() for b in session.transcript.blocks) >= count)
+
+
+async def test_the_gate_lets_an_allowed_execute_call_run_once_and_asks_for_anything_else(tmp_path):
+    editor = FakeEditor("allow_once")
+    session = await _demo_session(tmp_path, editor)
+    try:
+        await _turn(session, "terminal --no-wait echo covered", 1)
+        assert [q.title for q in editor.questions] == ["echo covered"]  # the agent's own request only
+        await _turn(session, "terminal --no-ask --no-wait echo uncovered", 2)
+        assert editor.questions[-1].title == "Run sh -c echo uncovered" and editor.questions[-1].kind == "execute"
+        await _turn(session, "shell ls", 3)  # allowed, and finished without a terminal
+        await _turn(session, "terminal --no-ask --no-wait ls", 4)
+        assert editor.questions[-1].title == "Run sh -c ls", "a finished call covers nothing"
+        assert len(editor.terminals) == 3
+    finally:
+        await session.close()
+    assert sorted(editor.released) == sorted(editor.terminals)
+
+
+def test_a_covered_command_must_be_the_whole_command_line():
+    from acp_nvim.core.port import TerminalSpec
+    from acp_nvim.core.session.terminal_gate import _command_lines
+
+    def spec(command, *args):
+        return TerminalSpec("t", "s", command, args, (), "/")
+
+    assert "ls -l" in _command_lines(spec("sh", "-c", "ls  -l"))
+    assert "ls -l" in _command_lines(spec("/bin/bash", "-lc", "ls -l"))
+    assert "ls" not in _command_lines(spec("sh", "-c", "rm -rf x; ls"))
+    assert "ls" not in _command_lines(spec("python", "-c", "ls"))
+    assert _command_lines(spec("ls", "-l")) == {"ls -l"}
