@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import ConfigError
+from .history.record import HistorySettings
 from .log.ring import LOG_LEVELS as LOG_LEVELS
 from .permissions.policy import PermissionSettings
 
@@ -59,6 +60,15 @@ class Settings(BaseModel):
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     workspace_roots: list[str] = Field(default_factory=list)
     """Folders besides the cwd that the agent's fs requests may read and write."""
+    history: HistorySettings = Field(default_factory=HistorySettings)
+    """Local session history (``history = false`` in setup() turns it off)."""
+
+    @field_validator("history", mode="before")
+    @classmethod
+    def _history_switch(cls, value: object) -> object:
+        if isinstance(value, bool):
+            return {"enabled": value}
+        return value
 
     def agent(self, name: str | None) -> tuple[str, AgentSpec]:
         """Resolve an agent by name (the default when ``None``); raise ConfigError if unknown."""
@@ -101,6 +111,6 @@ def _lua_empty_tables(value: object) -> object:
 
 
 def _empty_to_dict(key: str, item: object) -> object:
-    if item == [] and key in {"agents", "env", "log", "permissions"}:
+    if item == [] and key in {"agents", "env", "log", "permissions", "history"}:
         return {}
     return _lua_empty_tables(item)

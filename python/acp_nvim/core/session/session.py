@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Callable, Coroutine
+from typing import TypeVar
 
 from acp.helpers import SessionUpdate
 from acp.schema import DeniedOutcome, PermissionOption, RequestPermissionResponse, ToolCallUpdate
@@ -29,7 +31,7 @@ from ..port import EditorPort
 from ..questions import CHOICE, Questions, Ticket, choice_index
 from ..transcript.tool_calls import ToolCallState
 from ..transcript.transcript import Transcript
-from . import attachments
+from . import attachments, reopen
 from .client import client_for
 from .details import SessionDetails
 from .link import AgentLink, Attached
@@ -37,6 +39,7 @@ from .prompt import Prompt as Prompt
 from .prompt import TurnRunner
 from .updates import UpdateRouter
 
+_T = TypeVar("_T")
 STATES = ("starting", "idle", "running", "waiting", "closed", "failed")
 ENDED = ("closed", "failed")
 """States a session never leaves: its agent is gone; a prompt needs a new session."""
@@ -78,6 +81,9 @@ class Session:
                                report=self._report)
         self._cancelling = False
         self._runner: asyncio.Task[None] | None = None
+        self._roots = list(settings.workspace_roots)
+        self.watchers: list[Callable[[Session], None]] = []
+        """Told of every change (sessions lane: the local history's recorder)."""
 
     # -- what the editor shows -----------------------------------------------------
 
@@ -117,6 +123,8 @@ class Session:
 
     def _changed(self) -> None:
         self.editor.session_changed(self.key)
+        for watcher in self.watchers:
+            watcher(self)
 
     def _report(self, message: str) -> None:
         self.log.add("error", "error", message)
@@ -144,6 +152,36 @@ class Session:
             self._drop_queue()
             raise
         await self._attached(response)
+
+    # -- sessions lane (issue 14): a past session, a fork (core/session/reopen.py) ------
+
+    async def start_past(self, session_id: str, replay: bool) -> str:
+        """Spawn the agent and reopen past session ``session_id`` (``replay``: show what session/load
+        replays); how: "resumed", "loaded", or why it is read-only (the session is then closed)."""
+        reopened = await self._starting(reopen.open_past(self._link, session_id, self._roots, replay,
+                                                         self._replaying))
+        if reopened.response is None:
+            await self.process.close()
+            self._set_state("closed")
+            return reopened.how
+        await self._attached(reopened.response)
+        return reopened.how
+
+    async def start_fork(self, source_id: str) -> None:
+        """Spawn the agent and make this session a fork of ``source_id`` (``session/fork``)."""
+        await self._attached(await self._starting(reopen.fork(self._link, source_id, self._roots)))
+
+    async def _starting(self, opening: Coroutine[object, object, _T]) -> _T:
+        try:
+            return await opening
+        except BaseException as exc:
+            self.transcript.notice(f"failed to start: {exc}", "error")
+            self._set_state("failed")
+            self._drop_queue()
+            await self.process.close()
+            raise
+
+    # -- end of the sessions lane's hook ---------------------------------------------
 
     async def restart(self) -> None:
         """A fresh agent process, back on the same conversation when the agent can resume or load it."""
@@ -186,6 +224,7 @@ class Session:
     async def close(self) -> None:
         self._set_state("closed")
         self._cancel_questions()
+        await reopen.close_remote(self._link)  # sessions lane: session/close where offered
         await self.process.close()
 
     # -- prompt turns --------------------------------------------------------------

@@ -128,6 +128,11 @@ class Transcript:
     def notice(self, text: str, kind: str = "notice") -> None:
         self._new_block(kind, text)
 
+    def restore(self, kind: str, text: str) -> None:
+        """A block of an earlier conversation, drawn as it was (``:Ai resume``, local history)."""
+        self._new_block(kind, text)
+        self._answering = False
+
     def _stream(self, kind: str, text: str) -> bool:
         """Extend the last block when it is of ``kind``; False when a new block is needed."""
         last = self._last
