@@ -40,7 +40,8 @@ async def serve() -> None:
     """Run the demo agent on stdin/stdout until the client disconnects."""
     reader, writer = await stdio_streams(limit=STDIO_BUFFER_LIMIT_BYTES)
     agent = DemoAgent(raw_write=_raw_writer(writer))
-    await run_agent(cast(Agent, agent), writer, reader, stdio_buffer_limit_bytes=STDIO_BUFFER_LIMIT_BYTES)
+    await run_agent(cast(Agent, agent), writer, reader, stdio_buffer_limit_bytes=STDIO_BUFFER_LIMIT_BYTES,
+                    use_unstable_protocol=True)  # session/resume, fork and close (saved.py)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,13 +16,17 @@ from acp.schema import (
     AuthenticateResponse,
     AuthMethodAgent,
     ClientCapabilities,
+    CloseSessionResponse,
     FileSystemCapabilities,
+    ForkSessionResponse,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    ResumeSessionResponse,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     StopReason,
@@ -31,6 +35,7 @@ from acp.schema import (
 )
 
 from .options import VERBOSE_ID
+from .saved import SavedSessions
 from .scenarios import commands_update, parse_prompt, pick_scenario
 from .session import MODEL_CONFIG_ID, MODEL_VALUES, MODES, SessionState
 from .turn import RawWriter, Turn, TurnCancelled
@@ -64,6 +69,7 @@ class DemoAgent:
         self._raw_write = raw_write or _write_stdout
         self._background: set[asyncio.Task[None]] = set()
         self._needs_auth = os.environ.get(REQUIRE_AUTH_ENV) == "1"
+        self._saved = SavedSessions.from_env()
 
     def on_connect(self, conn: Client) -> None:
         """Remember the client-side connection."""
@@ -89,6 +95,7 @@ class DemoAgent:
         capabilities = AgentCapabilities(
             load_session=True,
             prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
+            session_capabilities=self._saved.capabilities() if self._saved else None,
         )
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
@@ -109,15 +116,18 @@ class DemoAgent:
         if self._needs_auth:
             raise RequestError.auth_required({"authMethods": [AUTH_METHOD.id]})
         self._counter += 1
-        state = SessionState(session_id=f"demo-{self._counter}", cwd=cwd)
+        session_id = self._saved.new_id() if self._saved else f"demo-{self._counter}"
+        state = SessionState(session_id=session_id, cwd=cwd)
         self._sessions[state.session_id] = state
+        if self._saved:
+            self._saved.save(state)
         self._announce_commands_soon(state.session_id)
         return NewSessionResponse(
             session_id=state.session_id, modes=state.mode_state(), config_options=state.config_options()
         )
 
     async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> LoadSessionResponse | None:
-        """Replay the history of a session created earlier in this process."""
+        """Replay the history of a session created earlier (in this process, or saved)."""
         state = self._session(session_id)
         state.cwd = cwd
         for role, text in state.history:
@@ -186,6 +196,8 @@ class DemoAgent:
         state.history.append(("user", user_text))
         if agent_text:
             state.history.append(("agent", agent_text))
+        if self._saved:
+            self._saved.save(state)
         input_tokens, output_tokens = max(1, len(user_text) // 4), len(agent_text) // 4
         state.usage.input_tokens += input_tokens
         state.usage.output_tokens += output_tokens
@@ -193,8 +205,47 @@ class DemoAgent:
             total_tokens=input_tokens + output_tokens, input_tokens=input_tokens, output_tokens=output_tokens
         )
 
+    # -- saved sessions (ACP_DEMO_SESSIONS_DIR, see saved.py) ------------------------------
+
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
+                            **kwargs: Any) -> ListSessionsResponse:
+        """A page of the saved sessions of ``cwd``."""
+        sessions, next_cursor = self._saved.page(cwd, cursor) if self._saved else ([], None)
+        return ListSessionsResponse(sessions=sessions, next_cursor=next_cursor)
+
+    async def resume_session(self, cwd: str, session_id: str, **kwargs: Any) -> ResumeSessionResponse:
+        """Continue a saved session without replaying it."""
+        state = self._session(session_id)
+        state.cwd = cwd
+        self._announce_commands_soon(session_id)
+        return ResumeSessionResponse(modes=state.mode_state(), config_options=state.config_options())
+
+    async def fork_session(self, cwd: str, session_id: str, **kwargs: Any) -> ForkSessionResponse:
+        """A new session that starts with a copy of ``session_id``'s history."""
+        source = self._session(session_id)
+        state = SessionState(session_id=SavedSessions.new_id(), cwd=cwd, history=list(source.history))
+        self._sessions[state.session_id] = state
+        if self._saved:
+            self._saved.save(state)
+        self._announce_commands_soon(state.session_id)
+        return ForkSessionResponse(session_id=state.session_id, modes=state.mode_state(),
+                                   config_options=state.config_options())
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        """Forget the session in this process (its saved file stays)."""
+        state = self._sessions.pop(session_id, None)
+        if state is not None:
+            state.cancel()
+        return CloseSessionResponse()
+
+    # -- end of saved sessions ----------------------------------------------------------
+
     def _session(self, session_id: str) -> SessionState:
         state = self._sessions.get(session_id)
+        if state is None and self._saved is not None:
+            state = self._saved.restore(session_id)
+            if state is not None:
+                self._sessions[session_id] = state
         if state is None:
             raise RequestError.invalid_params({"sessionId": session_id, "reason": "unknown session"})
         return state
