@@ -40,6 +40,22 @@ return {
       help = 'pick a session (`vim.ui.select`) and open its chat',
     },
     {
+      name = 'resume',
+      usage = { '', 'last', '{session-id}' },
+      help = "reopen a past session of this folder (picker of every agent's sessions and the local history), the default agent's last one, or {session-id}",
+      args = { { words = { 'last' } } },
+    },
+    {
+      name = 'fork',
+      usage = { '' },
+      help = 'fork the current session (`session/fork`) into a new chat',
+    },
+    {
+      name = 'delete',
+      usage = { '', '{session-id}' },
+      help = 'delete a past session: in the agent where it offers it, and from the local history',
+    },
+    {
       name = 'mode',
       usage = { '[mode]' },
       help = "pick or switch the agent's mode",

@@ -7,10 +7,12 @@ the SDK 0.12 types but does not send (``session/delete``, ``logout``).
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import cast
+from typing import TypeVar, cast
 
 from acp import Client, RequestError
 from acp.client.connection import ClientSideConnection
@@ -28,7 +30,13 @@ from acp.schema import (
 )
 from acp.utils import request_model_from_dict
 
+from ..agent.process import AgentProcess
+from ..config import AgentSpec
 from ..history.record import SessionRecord
+from ..log.redact import Redactor
+from ..log.ring import LogRing
+
+T = TypeVar("T")
 
 MAX_PAGES = 50
 """``session/list`` pages read at most (an agent whose cursor never ends must not hang us)."""
@@ -164,3 +172,32 @@ def _timestamp(iso: str | None) -> float:
 
 def now() -> float:
     return time.time()
+
+
+# -- asking an agent ------------------------------------------------------------------------
+
+LIST_TIMEOUT = 30.0
+"""Starting an agent only to list its sessions must not keep the picker waiting forever."""
+
+
+async def with_agent(name: str, spec: AgentSpec, cwd: str, live: AgentProcess | None,
+                     ask: Callable[[AgentProcess], Awaitable[T]]) -> T:
+    """Run ``ask`` on ``live`` (a running process of the agent) or on one started for it and closed after."""
+    if live is not None and live.alive and live.conn is not None:
+        return await asyncio.wait_for(ask(live), LIST_TIMEOUT)
+    log = LogRing(1000, 1 << 20, redact=Redactor.for_env(spec.env))
+    process = AgentProcess(name, spec, listing_client(), log, cwd)
+    try:
+        await asyncio.wait_for(process.start(), LIST_TIMEOUT)
+        return await asyncio.wait_for(ask(process), LIST_TIMEOUT)
+    finally:
+        await process.close()
+
+
+async def listed_by(name: str, spec: AgentSpec, cwd: str, live: AgentProcess | None) -> list[SessionInfo]:
+    """The agent's sessions of ``cwd`` (empty when it offers no ``session/list``)."""
+    async def ask(process: AgentProcess) -> list[SessionInfo]:
+        if process.conn is None or not offers(process.info, "list"):
+            return []
+        return await list_sessions(process.conn, cwd)
+    return await with_agent(name, spec, cwd, live, ask)

@@ -14,12 +14,15 @@ from .. import tasks
 from ..history.record import ENTRY_KINDS, Entry, HistorySettings, SessionRecord
 from ..history.store import HistoryStore
 from ..port import EditorPort
+from ..transcript.transcript import Block
 from .past import now
 from .session import Session
 
 SAVED_STATES = ("idle", "closed", "failed")
 """A turn is over (or the session is): the moments a record is written."""
 USER_HEADING = "## You\n"
+NOTICES = ("notice", "info", "error")
+"""Trailing notices are not saved alone: "agent exited" as Neovim quits is no part of the conversation."""
 FIRST_PROMPT_CHARS = 500
 
 
@@ -52,12 +55,11 @@ class Recorder:
         state_dir = await self._editor.state_dir()
         return HistoryStore(state_dir, settings) if state_dir else None
 
-    def watch(self, session: Session, resumed: SessionRecord | None = None) -> None:
-        """Record ``session`` from now on (continuing ``resumed``, whose entries it shows now)."""
-        watched = _Watched(created=resumed.created if resumed else now(),
-                           prefix=list(resumed.entries) if resumed else [],
-                           shown=len(session.transcript.blocks))
-        self._watched[session.key] = watched
+    def watch(self, session: Session, created: float | None = None, prefix: list[Entry] | None = None) -> None:
+        """Record ``session`` from now on; a reopened one keeps its ``created`` time and the entries
+        (``prefix``) its chat shows now, which are not recorded a second time."""
+        self._watched[session.key] = _Watched(created=created or now(), prefix=list(prefix or []),
+                                              shown=len(session.transcript.blocks))
         session.watchers.append(self._changed)
 
     def _changed(self, session: Session) -> None:
@@ -84,7 +86,7 @@ class Recorder:
             self._changed(session)
 
     def record_of(self, session: Session, watched: _Watched) -> SessionRecord:
-        entries = [*watched.prefix, *(Entry(b.kind, b.text()) for b in session.transcript.blocks[watched.shown:]
+        entries = [*watched.prefix, *(Entry(b.kind, b.text()) for b in _content(session)[watched.shown:]
                                       if b.kind in ENTRY_KINDS)]
         return SessionRecord(agent=session.agent_name, cwd=session.cwd, session_id=session.session_id or "",
                              created=watched.created, updated=now(), title=session.title or "",
@@ -107,9 +109,17 @@ def first_prompt(entries: list[Entry]) -> str:
     return ""
 
 
+def _content(session: Session) -> list[Block]:
+    """The transcript's blocks without the notices at its end."""
+    blocks = session.transcript.blocks
+    end = len(blocks)
+    while end and blocks[end - 1].kind in NOTICES:
+        end -= 1
+    return blocks[:end]
+
+
 def _mark(session: Session) -> tuple[object, ...]:
     """Changes when there is something new to write."""
-    blocks = session.transcript.blocks
+    blocks = _content(session)
     last = blocks[-1] if blocks else None
-    return (len(blocks), sum(len(c) for c in last.chunks) if last else 0, session.title, session.session_id,
-            session.state)
+    return (len(blocks), sum(len(c) for c in last.chunks) if last else 0, session.title, session.session_id)

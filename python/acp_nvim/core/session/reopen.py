@@ -30,31 +30,39 @@ class Reopened:
 
 async def open_past(link: AgentLink, session_id: str, roots: list[str], replay: bool,
                     replaying: Replaying) -> Reopened:
-    """Start ``link``'s process and reopen ``session_id`` on it; ``replay``: show what ``session/load`` replays."""
+    """Start ``link``'s process and reopen ``session_id`` on it. ``replay``: nothing is kept locally, so
+    ``session/load`` (whose replay the chat shows) goes before ``session/resume`` (which shows nothing)."""
     info = await link.process.start()
-    conn, dirs, failures = link.connection, extra_dirs(info, roots), []
-    if offers(info, "resume"):
+    failures: list[str] = []
+    order = ("load", "resume") if replay else ("resume", "load")
+    for how in (way for way in order if offers(info, way)):
         try:
-            response: Attached = await conn.resume_session(session_id=session_id, cwd=link.cwd,
-                                                           additional_directories=dirs, mcp_servers=[])
-            link.session_id = session_id
-            return Reopened(response, "resumed")
+            response = await _reopen(link, how, session_id, extra_dirs(info, roots), replaying, replay)
         except RequestError as exc:
-            failures.append(f"session/resume: {exc}")
-    if offers(info, "load"):
-        replaying(not replay)
-        link.session_id = session_id  # replayed updates carry this id
-        try:
-            response = await conn.load_session(session_id=session_id, cwd=link.cwd,
-                                               additional_directories=dirs, mcp_servers=[])
-            return Reopened(response, "loaded")
-        except RequestError as exc:
-            link.session_id = None
-            failures.append(f"session/load: {exc}")
-        finally:
-            replaying(False)
+            failures.append(f"session/{how}: {exc}")
+            continue
+        return Reopened(response, "resumed" if how == "resume" else "loaded")
     reason = "; ".join(failures) or "the agent offers neither session/resume nor session/load"
     return Reopened(None, reason)
+
+
+async def _reopen(link: AgentLink, how: str, session_id: str, dirs: list[str] | None, replaying: Replaying,
+                  replay: bool) -> Attached:
+    conn = link.connection
+    link.session_id = session_id  # a load's replayed updates carry this id
+    try:
+        if how == "resume":
+            return await conn.resume_session(session_id=session_id, cwd=link.cwd, additional_directories=dirs,
+                                             mcp_servers=[])
+        replaying(not replay)
+        try:
+            return await conn.load_session(session_id=session_id, cwd=link.cwd, additional_directories=dirs,
+                                           mcp_servers=[])
+        finally:
+            replaying(False)
+    except RequestError:
+        link.session_id = None
+        raise
 
 
 async def fork(link: AgentLink, source_id: str, roots: list[str]) -> Attached:
