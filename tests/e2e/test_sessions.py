@@ -228,3 +228,14 @@ def test_a_fork_is_refused_where_the_agent_offers_none(nvim):
     idle(nvim, "demo/1")
     nvim.command("Ai fork")
     wait_note(nvim, "does not offer session/fork")
+
+
+def test_workspace_roots_go_as_additional_directories_where_offered(editors, tmp_path):
+    nvim = editors.start()
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    nvim.exec_lua("local c = require('acp_nvim').config; c.workspace_roots = { ... }", str(extra))
+    nvim.command("Ai send hello roots")
+    idle(nvim, "saved/1")
+    log = log_text(nvim, "saved/1")
+    assert f'"additionalDirectories": [\n        "{extra}"' in log or f'"additionalDirectories":["{extra}"]' in log

@@ -22,17 +22,19 @@ def is_auth_required(exc: BaseException) -> bool:
 
 
 async def new_session(agent: str, conn: ClientSideConnection, info: InitializeResponse | None, cwd: str,
-                      choose: Choose, notice: Callable[[str, str], None]) -> NewSessionResponse:
-    """``session/new`` in ``cwd``; when the agent wants a login first, log in and try once more."""
+                      choose: Choose, notice: Callable[[str, str], None],
+                      dirs: list[str] | None = None) -> NewSessionResponse:
+    """``session/new`` in ``cwd`` (``dirs``: additionalDirectories); when the agent wants a login first,
+    log in and try once more."""
     try:
-        return await conn.new_session(cwd=cwd, mcp_servers=[])
+        return await conn.new_session(cwd=cwd, mcp_servers=[], additional_directories=dirs)
     except RequestError as exc:
         if not is_auth_required(exc):
             raise
     notice("the agent asks you to log in", "info")
     methods = list(info.auth_methods or []) if info is not None else []
     await authenticate(agent, conn, methods, choose)
-    return await conn.new_session(cwd=cwd, mcp_servers=[])
+    return await conn.new_session(cwd=cwd, mcp_servers=[], additional_directories=dirs)
 
 
 async def authenticate(agent: str, conn: ClientSideConnection, methods: list[AuthMethod], choose: Choose) -> None:

@@ -20,6 +20,7 @@ from ..log.ring import LogRing
 from ..tasks import ErrorReporter
 from . import auth, reattach
 from .details import SessionDetails
+from .past import extra_dirs
 
 Attached = NewSessionResponse | LoadSessionResponse | ResumeSessionResponse
 Notice = Callable[[str, str], None]
@@ -48,6 +49,8 @@ class AgentLink:
         self._replaying = replaying
         self._noise = noise
         self._report = report
+        self.roots: list[str] = []
+        """``workspace_roots``, sent as additionalDirectories where offered (sessions lane)."""
         self.process = self._new_process()
 
     def _new_process(self) -> AgentProcess:
@@ -105,7 +108,7 @@ class AgentLink:
 
     async def _new_session(self) -> NewSessionResponse:
         return await auth.new_session(self.agent, self.connection, self.process.info, self.cwd, self._choose,
-                                      self._notice)
+                                      self._notice, extra_dirs(self.process.info, self.roots))
 
     async def attach(self, response: Attached) -> None:
         """Take the modes and options of a new/load/resume response; select the configured mode."""

@@ -81,7 +81,7 @@ class Session:
                                report=self._report)
         self._cancelling = False
         self._runner: asyncio.Task[None] | None = None
-        self._roots = list(settings.workspace_roots)
+        self._roots = self._link.roots = list(settings.workspace_roots)
         self.watchers: list[Callable[[Session], None]] = []
         """Told of every change (sessions lane: the local history's recorder)."""
 
