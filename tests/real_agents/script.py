@@ -84,6 +84,8 @@ def reply_for(turn: Turn) -> Reply:
     scenario = find_scenario(turn)
     if not turn.tools or scenario is None:
         return Reply(chunks=["Scripted title"])
+    if scenario.name == "recall":
+        return script_recall(turn)
     script = SCRIPTS.get(scenario.name)
     if script is None:
         return Reply(chunks=[f"unknown scenario {scenario.name!r}"], error=f"unknown scenario {scenario.name!r}")
@@ -102,6 +104,12 @@ def _words(text: str) -> list[str]:
 
 def script_text(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
     return Reply(chunks=_words("Streamed reply: alpha beta gamma delta epsilon, all done."))
+
+
+def script_recall(turn: Turn) -> Reply:
+    """What an earlier prompt of the conversation asked to remember (``remember=WORD``), if it is there."""
+    words = [m for role, text in turn.items if role == "user" for m in re.findall(r"remember=([\w-]+)", text)]
+    return Reply(chunks=_words(f"Recall: {words[0]} is in the conversation." if words else "Recall: nothing earlier."))
 
 
 def script_slow(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:

@@ -1,0 +1,76 @@
+"""Sessions that last with the real agents: prompt, quit Neovim, start a new one on the same
+state folder, ``:Ai resume last``; the earlier prompt shows once, the agent got ``session/resume``
+or ``session/load`` with the same id, and the scripted model sees the first prompt in the
+conversation of the second one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pynvim
+import pytest
+
+from conftest import INIT, NVIM
+
+from .agents import AgentSetup
+from .driver import CAPTURE_NOTIFY, AgentDriver
+from .model_server import ModelServer
+
+pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(240)]
+
+REOPENS = ["claude", "codex", "opencode", "gemini"]
+"""Every pinned agent offers session/load; all but Gemini offer session/resume too."""
+FIRST = "[scenario=text remember=plum-7] say something"
+
+
+def _history_record(state_home: str, workspace: Path, agent: str) -> dict | None:
+    for path in Path(state_home, "nvim", "acp_nvim", "history").rglob("*.json"):
+        data = json.loads(path.read_text())
+        if data["cwd"] == str(workspace) and data["agent"] == agent and data["first_prompt"] == FIRST:
+            return data
+    return None
+
+
+def _second_neovim(setup: AgentSetup, workspace: Path) -> pynvim.Nvim:
+    nvim = pynvim.attach("child", argv=[NVIM, "-u", INIT, "--embed", "--headless"])
+    nvim.command(f"cd {workspace}")
+    nvim.command("set columns=160 lines=50")
+    nvim.exec_lua(CAPTURE_NOTIFY)
+    nvim.exec_lua(setup.setup_lua(), json.dumps(setup.env))
+    return nvim
+
+
+@pytest.mark.parametrize("agent", REOPENS, indirect=True)
+def test_resume_last_in_a_new_neovim(agent: AgentDriver, nvim_env: dict[str, str], model_server: ModelServer,
+                                     tmp_path: Path) -> None:
+    with agent.step("sessions: a first prompt"):
+        agent.wait_turn_end(agent.send(FIRST))
+        record = agent.wait(lambda: _history_record(nvim_env["XDG_STATE_HOME"], agent.workspace, agent.name),
+                            "the local history record")
+    with agent.step("sessions: quit Neovim"):
+        agent.nvim.command("silent! doautocmd VimLeavePre")
+        agent.wait(lambda: not agent.processes(), "the agent to exit with Neovim", 20)
+    second = AgentDriver(_second_neovim(agent.setup, agent.workspace), agent.setup, model_server, agent.workspace)
+    try:
+        with second.step("sessions: :Ai resume last in a new Neovim"):
+            second.nvim.command("Ai resume last")
+            second.wait(lambda: "new prompts continue it" in second.chat(), "the session to reopen", 90)
+            second.wait(lambda: second.state().get("state") == "idle", "the session to be idle")
+        with second.step("sessions: the earlier prompt shows exactly once"):
+            text = second.chat()
+            second.check(text.count(FIRST) == 1, f"the first prompt shows {text.count(FIRST)} times")
+        with second.step("sessions: the agent got session/resume or session/load with the same id"):
+            messages = second.wire_messages(tmp_path / "resume-log.jsonl")
+            reopened = [m for m in messages if m.get("method") in ("session/resume", "session/load")]
+            second.check(bool(reopened) and reopened[0]["params"]["sessionId"] == record["session_id"],
+                         f"reopen requests {[(m['method'], m['params'].get('sessionId')) for m in reopened]}, "
+                         f"expected {record['session_id']}")
+            second.check(not [m for m in messages if m.get("method") == "session/new"], "a session/new was sent")
+        with second.step("sessions: the second prompt reaches the model with the first in its conversation"):
+            second.wait_turn_end(second.send("[scenario=recall] what did I ask you to remember"))
+            second.check("Recall: plum-7 is in the conversation." in second.chat(),
+                         "the model did not see the first prompt")
+    finally:
+        second.nvim.command("silent! doautocmd VimLeavePre")
+        second.nvim.close()
