@@ -179,11 +179,12 @@ def test_an_agent_session_without_local_history_is_loaded_and_shown_once(editors
     text = wait_for(lambda: (t := chat(nvim, "saved/1")) and "new prompts continue it" in t and t,
                     timeout=30, what="the reloaded chat")
     assert text.count("## You\nonly the agent keeps me") == 1  # the agent's replay, shown once
-    assert text.index("earlier conversation") < text.index("only the agent") < text.index("end of the earlier")
     assert "request session/load" in log_text(nvim, "saved/1")
     nvim.command("Ai send recall")
-    wait_for(lambda: "Your first prompt was: only the agent keeps me" in chat(nvim, "saved/1"), timeout=30,
-             what="the agent to remember")
+    text = wait_for(lambda: (t := chat(nvim, "saved/1")) and "Your first prompt was: only the agent keeps me" in t
+                    and t, timeout=30, what="the agent to remember")
+    assert text.index("earlier conversation") < text.index("only the agent") < text.index("end of the earlier")
+    assert text.index("end of the earlier") < text.index("## You\nrecall")
 
 
 def test_fork_opens_a_new_chat_on_a_forked_session_and_close_sends_session_close(editors):

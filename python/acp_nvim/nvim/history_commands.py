@@ -109,9 +109,9 @@ async def _resume(ctx: CommandContext, which: str | None, cwd: str) -> None:
     except AcpNvimError as exc:
         ctx.notify(str(exc), "error")
         return
-    if item.record is None:
-        session.transcript.notice(HISTORY_END, "info")
     _tell_how(session, item, how)
+    if item.record is None:  # the agent's replay may go on after its answer (Gemini CLI)
+        session.before_next_prompt(lambda: session.transcript.notice(HISTORY_END, "info"))
 
 
 def _open_session_of(ctx: CommandContext, item: PastSession) -> Session | None:

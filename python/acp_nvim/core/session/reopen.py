@@ -21,11 +21,16 @@ CLOSE_TIMEOUT = 3.0
 
 
 class Reopened:
-    """How a past session was reopened: the response (None: read-only) and what to tell the user."""
+    """How a past session was reopened: the response (None: read-only) and what to tell the user.
 
-    def __init__(self, response: Attached | None, how: str) -> None:
+    ``replay_held``: the agent's replay of a load is being dropped, and stays dropped until the
+    next prompt (agents may replay after they answer: Gemini CLI streams it unawaited).
+    """
+
+    def __init__(self, response: Attached | None, how: str, replay_held: bool = False) -> None:
         self.response = response
         self.how = how
+        self.replay_held = replay_held
 
 
 async def open_past(link: AgentLink, session_id: str, roots: list[str], replay: bool,
@@ -41,7 +46,7 @@ async def open_past(link: AgentLink, session_id: str, roots: list[str], replay: 
         except RequestError as exc:
             failures.append(f"session/{how}: {exc}")
             continue
-        return Reopened(response, "resumed" if how == "resume" else "loaded")
+        return Reopened(response, "resumed" if how == "resume" else "loaded", how == "load" and not replay)
     reason = "; ".join(failures) or "the agent offers neither session/resume nor session/load"
     return Reopened(None, reason)
 
@@ -55,12 +60,10 @@ async def _reopen(link: AgentLink, how: str, session_id: str, dirs: list[str] | 
             return await conn.resume_session(session_id=session_id, cwd=link.cwd, additional_directories=dirs,
                                              mcp_servers=[])
         replaying(not replay)
-        try:
-            return await conn.load_session(session_id=session_id, cwd=link.cwd, additional_directories=dirs,
-                                           mcp_servers=[])
-        finally:
-            replaying(False)
+        return await conn.load_session(session_id=session_id, cwd=link.cwd, additional_directories=dirs,
+                                       mcp_servers=[])
     except RequestError:
+        replaying(False)
         link.session_id = None
         raise
 

@@ -84,6 +84,7 @@ class Session:
         self._roots = self._link.roots = list(settings.workspace_roots)
         self.watchers: list[Callable[[Session], None]] = []
         """Told of every change (sessions lane: the local history's recorder)."""
+        self._before_prompt: list[Callable[[], None]] = []
 
     # -- what the editor shows -----------------------------------------------------
 
@@ -164,8 +165,19 @@ class Session:
             await self.process.close()
             self._set_state("closed")
             return reopened.how
+        if reopened.replay_held:
+            self.before_next_prompt(lambda: self._replaying(False))
         await self._attached(reopened.response)
         return reopened.how
+
+    def before_next_prompt(self, action: Callable[[], None]) -> None:
+        """Run ``action`` once, when the next prompt is submitted (the end of a reopened session's replay)."""
+        self._before_prompt.append(action)
+
+    def _prompting(self) -> None:
+        actions, self._before_prompt = self._before_prompt, []
+        for action in actions:
+            action()
 
     async def start_fork(self, source_id: str) -> None:
         """Spawn the agent and make this session a fork of ``source_id`` (``session/fork``)."""
@@ -233,6 +245,7 @@ class Session:
         """Queue a prompt; it starts at once when no turn runs. Returns "started", "queued" or "starting"."""
         if self.ended:
             raise SessionClosedError(f"session {self.key} is {self.state}: start a new one with :Ai new")
+        self._prompting()  # sessions lane: a reopened session's replay ends here
         self.queue.append(prompt)
         if self.state == "starting" or (self._runner is not None and not self._runner.done()):
             self._changed()
