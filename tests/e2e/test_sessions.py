@@ -114,7 +114,8 @@ def first_turn(editors: Editors, prompt: str = "hello from yesterday") -> str:
     nvim.command(f"Ai send {prompt}")
     wait_for(lambda: f"You said: {prompt}" in chat(nvim, "saved/1"), timeout=30, what="the reply")
     idle(nvim, "saved/1")
-    ids = [json.loads(p.read_text())["id"] for p in editors.agent_dir.glob("*.json")]
+    ids = [data["id"] for p in editors.agent_dir.glob("*.json")
+           if ["user", prompt] in (data := json.loads(p.read_text()))["history"]]
     record = wait_for(lambda: _record_of(editors, ids[0]), timeout=10, what="the history record")
     assert record["first_prompt"] == prompt
     editors.quit(nvim)
