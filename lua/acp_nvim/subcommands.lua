@@ -56,6 +56,17 @@ return {
       help = 'delete a past session: in the agent where it offers it, and from the local history',
     },
     {
+      name = 'login',
+      usage = { '[agent]' },
+      help = "log in to [agent] or the current session's agent with one of its methods (its own, a terminal, an environment variable typed without echo)",
+      args = { { sources = { 'agents' } } },
+    },
+    {
+      name = 'logout',
+      usage = { '' },
+      help = "log out of the current session's agent, where it offers it",
+    },
+    {
       name = 'mode',
       usage = { '[mode]' },
       help = "pick or switch the agent's mode",

@@ -9,6 +9,7 @@ from typing import cast
 
 from acp import Agent, run_agent, stdio_streams
 
+from . import logins
 from .agent import DemoAgent
 from .scenarios import help_text
 from .turn import RawWriter
@@ -18,12 +19,14 @@ STDIO_BUFFER_LIMIT_BYTES = 50 * 1024 * 1024
 
 def build_parser() -> argparse.ArgumentParser:
     """Argument parser whose --help lists every scenario."""
-    return argparse.ArgumentParser(
+    parser = argparse.ArgumentParser(
         prog="python -m acp_nvim.demo_agent",
         description="Offline, deterministic ACP demo agent. The first word of a prompt picks the scenario.",
         epilog="scenarios:\n" + help_text(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--login", action="store_true", help="the terminal login of ACP_DEMO_REQUIRE_AUTH=all")
+    return parser
 
 
 def _raw_writer(writer: asyncio.StreamWriter) -> RawWriter:
@@ -46,7 +49,9 @@ async def serve() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments (``--help`` exits early) and serve ACP over stdio."""
-    build_parser().parse_args(argv)
+    options = build_parser().parse_args(argv)
+    if options.login:
+        return logins.terminal_login()
     try:
         asyncio.run(serve())
     except KeyboardInterrupt:

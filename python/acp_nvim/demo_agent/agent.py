@@ -34,6 +34,7 @@ from acp.schema import (
     Usage,
 )
 
+from . import logins
 from .options import VERBOSE_ID
 from .saved import SavedSessions
 from .scenarios import commands_update, parse_prompt, pick_scenario
@@ -69,6 +70,9 @@ class DemoAgent:
         self._raw_write = raw_write or _write_stdout
         self._background: set[asyncio.Task[None]] = set()
         self._needs_auth = os.environ.get(REQUIRE_AUTH_ENV) == "1"
+        self._more_logins = os.environ.get(REQUIRE_AUTH_ENV) == logins.ALL
+        if self._more_logins:
+            self._needs_auth = not any(logins.logged_in(m.id) for m in logins.methods())
         self._saved = SavedSessions.from_env()
 
     def on_connect(self, conn: Client) -> None:
@@ -100,13 +104,17 @@ class DemoAgent:
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=capabilities,
-            auth_methods=[AUTH_METHOD] if self._needs_auth else [],
+            auth_methods=[AUTH_METHOD, *(logins.methods() if self._more_logins else [])] if self._needs_auth
+            or self._more_logins else [],
             agent_info=Implementation(name=AGENT_NAME, title="ACP Neovim demo agent", version=AGENT_VERSION),
         )
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
         """Accept ``demo-login``; anything else is an unknown method."""
-        if method_id != AUTH_METHOD.id:
+        if self._more_logins and method_id in (logins.TERMINAL.id, logins.ENV_VAR.id):
+            if not logins.logged_in(method_id):
+                raise RequestError.auth_required({"methodId": method_id, "reason": "not logged in yet"})
+        elif method_id != AUTH_METHOD.id:
             raise RequestError.invalid_params({"methodId": method_id, "reason": "unknown auth method"})
         self._needs_auth = False
         return AuthenticateResponse()

@@ -22,6 +22,7 @@ from .chat_commands import cmd_locations, cmd_queue, cmd_sessions
 from .command_context import CommandContext, CommandRequest
 from .history_commands import cmd_delete, cmd_fork, cmd_resume
 from .log_commands import cmd_log
+from .login_commands import cmd_login, cmd_logout
 from .option_commands import cmd_config, cmd_mode, cmd_model
 from .permission_commands import cmd_policy, cmd_rules
 from .session_commands import cmd_cancel, cmd_close, cmd_new, cmd_open, cmd_restart, cmd_send
@@ -112,6 +113,10 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand("fork", ("",), "fork the current session (`session/fork`) into a new chat", cmd_fork),
     Subcommand("delete", ("", "{session-id}"), "delete a past session: in the agent where it offers it, and "
                "from the local history", cmd_delete),
+    Subcommand("login", ("[agent]",), "log in to [agent] or the current session's agent with one of its methods "
+               "(its own, a terminal, an environment variable typed without echo)", cmd_login,
+               args=(Arg(sources=("agents",)),)),
+    Subcommand("logout", ("",), "log out of the current session's agent, where it offers it", cmd_logout),
     Subcommand("mode", ("[mode]",), "pick or switch the agent's mode", cmd_mode,
                args=(Arg(sources=("modes",)),)),
     Subcommand("model", ("[value]",), "pick or set the agent's model", cmd_model),

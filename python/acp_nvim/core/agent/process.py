@@ -11,7 +11,13 @@ from contextlib import AsyncExitStack
 
 from acp import PROTOCOL_VERSION, Client, connect_to_agent, spawn_stdio_transport
 from acp.client.connection import ClientSideConnection
-from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation, InitializeResponse
+from acp.schema import (
+    AuthCapabilities,
+    ClientCapabilities,
+    FileSystemCapabilities,
+    Implementation,
+    InitializeResponse,
+)
 
 from .. import tasks
 from ..config import AgentSpec
@@ -25,7 +31,8 @@ INITIALIZE_TIMEOUT = 60.0
 STDERR_SUMMARY = 500
 CLIENT_INFO = Implementation(name="acp.nvim", title="acp.nvim", version="0.1.0")
 CAPABILITIES = ClientCapabilities(
-    fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False
+    fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False,
+    auth=AuthCapabilities(terminal=True),  # sessions lane: :Ai login runs terminal methods in a Neovim terminal
 )
 
 

@@ -47,6 +47,9 @@ async def authenticate(agent: str, conn: ClientSideConnection, methods: list[Aut
     if index is None:
         raise AgentStartError(f"authentication of agent {agent!r} was cancelled")
     method = methods[index]
+    if isinstance(method, (TerminalAuthMethod, EnvVarAuthMethod)):  # sessions lane: the client's part first
+        how = "in a terminal" if isinstance(method, TerminalAuthMethod) else "with a secret you type"
+        raise AgentStartError(f"{_label(method)} logs in {how}: run :Ai login {agent}")
     try:
         await conn.authenticate(method_id=method.id)
     except RequestError as exc:
