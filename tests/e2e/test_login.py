@@ -80,8 +80,8 @@ def test_login_through_an_env_var_method_keeps_the_secret_out_of_sight(locked):
     locked.command("Ai login locked")
     wait_note(locked, "locked: DEMO_API_KEY set for its new sessions")
     assert locked.exec_lua("return _G.asked") == "Demo API key: "
-    wait_for(lambda: locked.exec_lua("return require('acp_nvim.state').sessions['locked/2'] or vim.empty_dict()").get("state")
-             == "idle", timeout=30, what="the new session to start without asking")
+    state = "return (require('acp_nvim.state').sessions['locked/2'] or {}).state"
+    wait_for(lambda: locked.exec_lua(state) == "idle", timeout=30, what="the new session to start without asking")
     locked.command("Ai send echo the key is " + SECRET)
     wait_for(lambda: "## You" in chat(locked, "locked/2") and "turn ended" in chat(locked, "locked/2"), timeout=30,
              what="the turn")
