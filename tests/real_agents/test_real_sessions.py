@@ -12,6 +12,7 @@ import pynvim
 import pytest
 
 from conftest import INIT, NVIM
+from helpers import buffer_text
 
 from .agents import AgentSetup
 from .driver import CAPTURE_NOTIFY, AgentDriver
@@ -107,3 +108,46 @@ def test_gemini_loads_or_falls_back_to_the_local_history(agent: AgentDriver, mod
     finally:
         second.nvim.command("silent! doautocmd VimLeavePre")
         second.nvim.close()
+
+
+FORKS = ["claude", "opencode"]
+"""They offer session/fork, session/list and session/close."""
+PICKER = """
+_G.picked = {}
+vim.ui.select = function(items, opts, on_choice)
+  table.insert(_G.picked, { prompt = opts.prompt, items = items })
+  on_choice(nil, nil)
+end
+"""
+
+
+@pytest.mark.parametrize("agent", FORKS, indirect=True)
+def test_fork_list_and_close(agent: AgentDriver, tmp_path: Path) -> None:
+    with agent.step("sessions: a first prompt"):
+        agent.wait_turn_end(agent.send(FIRST))
+        first_id = next(m["result"]["sessionId"] for m in agent.wire_messages(tmp_path / "first.jsonl")
+                        if m.get("_method") == "session/new" and "result" in m)
+    with agent.step("sessions: :Ai fork opens the fork in a new chat"):
+        agent.nvim.command("Ai fork")
+        agent.chat_name = f"acp://chat/{agent.name}/2"
+        agent.wait(lambda: f"forked {first_id} into" in agent.chat(), "the fork notice", 90)
+        agent.wait(lambda: agent.state().get("state") == "idle", "the fork to be idle")
+        forks = [m for m in agent.wire_messages(tmp_path / "fork.jsonl") if m.get("method") == "session/fork"]
+        agent.check(bool(forks) and forks[0]["params"]["sessionId"] == first_id, f"session/fork requests {forks}")
+        agent.check(agent.chat().count(FIRST) == 1, "the fork's chat does not show the earlier prompt once")
+    with agent.step("sessions: the fork's model sees the earlier conversation"):
+        agent.wait_turn_end(agent.send("[scenario=recall] what did I ask you to remember"))
+        agent.check("Recall: plum-7 is in the conversation." in agent.chat(), "the fork lost the conversation")
+    with agent.step("sessions: :Ai resume lists the agent's sessions (session/list) with the local ones"):
+        agent.nvim.exec_lua(PICKER)
+        agent.nvim.command("Ai resume")
+        picker = agent.wait(lambda: agent.nvim.exec_lua("return _G.picked[1]"), "the resume picker", 90)
+        agent.check(len(picker["items"]) >= 2, f"picker items {picker['items']}")
+        listed = [m for m in agent.wire_messages(tmp_path / "list.jsonl") if m.get("method") == "session/list"]
+        agent.check(bool(listed), "no session/list was sent")
+    with agent.step("sessions: :Ai close sends session/close before stopping the agent"):
+        log = f"acp://log/{agent.name}/2"
+        agent.nvim.command(f"Ai log {agent.name}/2")
+        agent.nvim.command(f"Ai open {agent.name}/2")
+        agent.nvim.command("Ai close")
+        agent.wait(lambda: "response session/close" in buffer_text(agent.nvim, log), "session/close answered")

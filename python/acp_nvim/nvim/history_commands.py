@@ -68,7 +68,9 @@ async def _listed(ctx: CommandContext, name: str, cwd: str) -> list[SessionInfo]
 
 
 def _live_process(ctx: CommandContext, agent: str) -> AgentProcess | None:
-    live = [s for s in ctx.manager.sessions.values() if s.agent_name == agent and not s.ended]
+    """A running process of ``agent``: the current session's first (its log is the one the user reads)."""
+    sessions = [s for s in [ctx.current(), *ctx.manager.sessions.values()] if s is not None]
+    live = [s for s in sessions if s.agent_name == agent and not s.ended and s.process.alive]
     return live[0].process if live else None
 
 

@@ -85,6 +85,7 @@ class Session:
         self.watchers: list[Callable[[Session], None]] = []
         """Told of every change (sessions lane: the local history's recorder)."""
         self._before_prompt: list[Callable[[], None]] = []
+        self._holding_replay = False
 
     # -- what the editor shows -----------------------------------------------------
 
@@ -160,13 +161,13 @@ class Session:
         """Spawn the agent and reopen past session ``session_id`` (``replay``: show what session/load
         replays); how: "resumed", "loaded", or why it is read-only (the session is then closed)."""
         reopened = await self._starting(reopen.open_past(self._link, session_id, self._roots, replay,
-                                                         self._replaying))
+                                                         self._hold_replay))
         if reopened.response is None:
             await self.process.close()
             self._set_state("closed")
             return reopened.how
         if reopened.replay_held:
-            self.before_next_prompt(lambda: self._replaying(False))
+            self.before_next_prompt(lambda: self._hold_replay(False))
         await self._attached(reopened.response)
         return reopened.how
 
@@ -181,7 +182,12 @@ class Session:
 
     async def start_fork(self, source_id: str) -> None:
         """Spawn the agent and make this session a fork of ``source_id`` (``session/fork``)."""
-        await self._attached(await self._starting(reopen.fork(self._link, source_id, self._roots)))
+        await self._attached(await self._starting(reopen.fork(self._link, source_id, self._roots,
+                                                              self._hold_replay)))
+        self.before_next_prompt(lambda: self._hold_replay(False))
+
+    def _hold_replay(self, hold: bool) -> None:
+        self._holding_replay = hold
 
     async def _starting(self, opening: Coroutine[object, object, _T]) -> _T:
         try:
@@ -306,6 +312,8 @@ class Session:
 
     def on_update(self, update: SessionUpdate) -> None:
         """Dispatch one ``session/update`` to the transcript and session state."""
+        if self._holding_replay and reopen.replayed(update):  # sessions lane: a replay already shown
+            return
         self._updates.route(update)
 
     def _tool_call_changed(self, state: ToolCallState) -> None:
