@@ -241,3 +241,18 @@ def test_workspace_roots_go_as_additional_directories_where_offered(editors, tmp
     idle(nvim, "saved/1")
     log = log_text(nvim, "saved/1")
     assert f'"additionalDirectories": [\n        "{extra}"' in log or f'"additionalDirectories":["{extra}"]' in log
+
+
+def test_a_session_the_agent_lost_is_shown_read_only(editors):
+    session_id = first_turn(editors, "the agent forgot me")
+    for path in editors.agent_dir.glob("*.json"):
+        path.unlink()
+    nvim = editors.start()
+    nvim.command("Ai resume last")
+    text = wait_for(lambda: (t := chat(nvim, "saved/1")) and "read-only" in t and t, timeout=30,
+                    what="the read-only note")
+    assert text.count("## You\nthe agent forgot me") == 1
+    assert f"cannot continue session {session_id}" in text and "session/resume" in text and "session/load" in text
+    nvim.command("Ai send are you there")  # the read-only session is closed: a new one takes the prompt
+    wait_for(lambda: "You said: are you there" in chat(nvim, "saved/2"), timeout=30, what="a new session")
+    assert "## You\nare you there" not in chat(nvim, "saved/1")

@@ -128,7 +128,7 @@ def _reopened_chat(ctx: CommandContext, item: PastSession, cwd: str) -> Session:
     when = datetime.fromtimestamp(item.updated).strftime(" (%Y-%m-%d %H:%M)") if item.updated else ""
     if record is not None:
         _show_history(session, record.entries, when, record.dropped)
-        ctx.recorder.watch(session, created=record.created, prefix=record.entries)
+        ctx.recorder.watch(session, created=record.created, prefix=record.entries, title=record.title)
     else:
         session.transcript.notice(HISTORY_START.format(when=when), "info")
         ctx.recorder.watch(session, created=None, prefix=[])

@@ -32,6 +32,8 @@ class _Watched:
     prefix: list[Entry] = field(default_factory=list)
     shown: int = 0
     """Transcript blocks that showed the history (not recorded again)."""
+    title: str = ""
+    """The record's title until the agent sends one."""
     saved: tuple[object, ...] = ()
     saving: asyncio.Task[None] | None = None
     again: bool = False
@@ -55,11 +57,12 @@ class Recorder:
         state_dir = await self._editor.state_dir()
         return HistoryStore(state_dir, settings) if state_dir else None
 
-    def watch(self, session: Session, created: float | None = None, prefix: list[Entry] | None = None) -> None:
+    def watch(self, session: Session, created: float | None = None, prefix: list[Entry] | None = None,
+              title: str = "") -> None:
         """Record ``session`` from now on; a reopened one keeps its ``created`` time and the entries
         (``prefix``) its chat shows now, which are not recorded a second time."""
         self._watched[session.key] = _Watched(created=created or now(), prefix=list(prefix or []),
-                                              shown=len(session.transcript.blocks))
+                                              shown=len(session.transcript.blocks), title=title)
         session.watchers.append(self._changed)
 
     def _changed(self, session: Session) -> None:
@@ -89,7 +92,7 @@ class Recorder:
         entries = [*watched.prefix, *(Entry(b.kind, b.text()) for b in _content(session)[watched.shown:]
                                       if b.kind in ENTRY_KINDS)]
         return SessionRecord(agent=session.agent_name, cwd=session.cwd, session_id=session.session_id or "",
-                             created=watched.created, updated=now(), title=session.title or "",
+                             created=watched.created, updated=now(), title=session.title or watched.title,
                              first_prompt=first_prompt(entries), entries=entries)
 
     async def records(self, cwd: str) -> list[SessionRecord]:
