@@ -167,7 +167,7 @@ class Session:
             self._set_state("closed")
             return reopened.how
         if reopened.replay_held:
-            self.before_next_prompt(lambda: self._hold_replay(False))
+            self._release_replay_at_prompt()
         await self._attached(reopened.response)
         return reopened.how
 
@@ -182,12 +182,19 @@ class Session:
 
     async def start_fork(self, source_id: str) -> None:
         """Spawn the agent and make this session a fork of ``source_id`` (``session/fork``)."""
-        await self._attached(await self._starting(reopen.fork(self._link, source_id, self._roots,
-                                                              self._hold_replay)))
-        self.before_next_prompt(lambda: self._hold_replay(False))
+        response = await self._starting(reopen.fork(self._link, source_id, self._roots, self._hold_replay))
+        self._release_replay_at_prompt()
+        await self._attached(response)
 
     def _hold_replay(self, hold: bool) -> None:
         self._holding_replay = hold
+
+    def _release_replay_at_prompt(self) -> None:
+        """The held replay ends with the next prompt; at once when one was typed while the session started."""
+        if self.queue:
+            self._hold_replay(False)
+        else:
+            self.before_next_prompt(lambda: self._hold_replay(False))
 
     async def _starting(self, opening: Coroutine[object, object, _T]) -> _T:
         try:
