@@ -78,6 +78,10 @@ async def _pick(ctx: CommandContext, which: str | None, cwd: str, verb: str) -> 
     """The past session ``which`` names (``last``, an id) or the one the user picks."""
     settings = ctx.manager.settings
     agents = [settings.default_agent] if which == "last" else list(settings.all_agents())
+    if verb == "resume" and which not in (None, "last"):  # a locally known id: no agent started to list
+        local = past.merge([r for r in await ctx.recorder.records(cwd) if r.session_id == which], {})
+        if local and local[0].agent in agents:
+            return local[0]
     items = await _past(ctx, cwd, agents)
     if which == "last":
         if not items:
