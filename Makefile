@@ -23,7 +23,7 @@ agents:
 	bash scripts/install_test_agents.sh
 
 test: $(STAMP) agents
-	$(PY) -m ruff check python tests rplugin scripts bench
+	$(PY) -m ruff check python tests scripts bench
 	$(PY) -m mypy
 	MYPYPATH=python:tests $(PY) -m mypy tests/faults tests/fuzz
 	$(PY) -m pytest
@@ -45,7 +45,7 @@ docs: $(STAMP)
 	$(PY) scripts/gen_docs.py
 
 lint: $(STAMP)
-	$(PY) -m ruff check python tests rplugin scripts bench
+	$(PY) -m ruff check python tests scripts bench
 	$(PY) -m mypy
 	MYPYPATH=python:tests $(PY) -m mypy tests/faults tests/fuzz
 

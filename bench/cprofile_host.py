@@ -1,7 +1,8 @@
 """Runs Neovim's Python host under cProfile (``make profile`` when py-spy is absent).
 
-Neovim starts its Python host as ``{python3_host_prog} -c '...neovim.start_host()' {plugins}``;
-bench/profile.py points ``g:python3_host_prog`` at a wrapper that runs this file instead.
+acp.nvim starts its Python host as ``{python3_host_prog} -c '...acp_nvim.host...main()' {python dir}``
+(an older checkout, a remote plugin: ``-c '...neovim.start_host()' {plugins}``); bench/profile_flood.py
+points ``g:python3_host_prog`` at a wrapper that runs this file instead.
 For that one command line the host runs here with a profiler that is off until SIGUSR1 and
 is written to ``$ACP_PROFILE_PSTATS`` (and switched off) on SIGUSR2, so the profile holds
 only the flood. Every other command line (Neovim's provider checks) runs Python unchanged.
@@ -17,7 +18,7 @@ from types import FrameType
 
 
 def main(argv: list[str]) -> None:
-    if len(argv) < 2 or argv[0] != "-c" or "start_host" not in argv[1]:
+    if len(argv) < 2 or argv[0] != "-c" or not any(entry in argv[1] for entry in ("start_host", "acp_nvim.host")):
         os.execv(sys.executable, [sys.executable, *argv])
     code, out = argv[1], os.environ["ACP_PROFILE_PSTATS"]
     profiler = cProfile.Profile()

@@ -421,7 +421,8 @@ def children(pid: int) -> list[int]:
 
 
 def python_host_pid(nvim_pid: int) -> int | None:
-    """The rplugin host: the child of Neovim that runs Python."""
+    """The plugin's Python host: the child of Neovim that runs Python (a remote plugin host in
+    checkouts before the plugin started its own)."""
     for child in children(nvim_pid):
         with contextlib.suppress(OSError):
             if b"python" in Path(f"/proc/{child}/cmdline").read_bytes():

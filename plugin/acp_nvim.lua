@@ -1,4 +1,4 @@
--- acp.nvim: defines :Ai and the exit hook. Nothing costly happens at start-up.
+-- acp.nvim: defines :Ai and its autocommands, loads nothing (every module is required on first use).
 if vim.g.loaded_acp_nvim then
   return
 end
@@ -15,11 +15,28 @@ end, {
   end,
 })
 
+local group = vim.api.nvim_create_augroup('acp_nvim', { clear = true })
 vim.api.nvim_create_autocmd('VimLeavePre', {
-  group = vim.api.nvim_create_augroup('acp_nvim', { clear = true }),
+  group = group,
   callback = function()
     require('acp_nvim').shutdown()
   end,
 })
-
-require('acp_nvim.highlights').setup()
+-- The functions Lua calls into the Python host are defined on first call (lua/acp_nvim/host.lua).
+vim.api.nvim_create_autocmd('FuncUndefined', {
+  group = group,
+  pattern = 'AcpNvim*',
+  callback = function()
+    require('acp_nvim.host').define_functions()
+  end,
+})
+-- Once a UI is there and Neovim is idle, start the Python host and load the protocol (prestart).
+vim.api.nvim_create_autocmd('UIEnter', {
+  group = group,
+  once = true,
+  callback = function()
+    vim.defer_fn(function()
+      require('acp_nvim.host').prestart()
+    end, 100)
+  end,
+})

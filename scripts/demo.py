@@ -1,12 +1,12 @@
 """`make demo`: Neovim with acp.nvim and the bundled offline demo agent, isolated from your config.
 
-Registers the remote plugin into a private manifest, then replaces this process with Neovim.
+Private XDG folders and a sample file, then this process is replaced with Neovim (the plugin
+starts its own Python host).
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -35,8 +35,6 @@ def main() -> None:
     sample = workspace / SAMPLE_NAME
     if not sample.exists():
         sample.write_text(SAMPLE)
-    subprocess.run([NVIM, "--headless", "-u", str(INIT), "+UpdateRemotePlugins", "+qa!"],
-                   env=env, check=True, capture_output=True, timeout=120)
     os.chdir(workspace)
     os.execve(NVIM, [NVIM, "-u", str(INIT), str(sample)], env)
 

@@ -1,9 +1,8 @@
-"""Shared fixtures: a real headless Neovim per test, with the remote plugin registered once."""
+"""Shared fixtures: a real headless Neovim per test (the plugin starts its own Python host)."""
 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +20,7 @@ INIT = str(ROOT / "tests" / "minimal_init.vim")
 
 @pytest.fixture(scope="session")
 def nvim_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """Isolated XDG dirs and rplugin manifest; `:UpdateRemotePlugins` once per test session."""
+    """Isolated XDG dirs (and rplugin manifest: nothing of another install leaks in)."""
     base = tmp_path_factory.mktemp("nvim-env")
     env = {
         "XDG_CONFIG_HOME": str(base / "config"),
@@ -32,10 +31,6 @@ def nvim_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "ACP_NVIM_TEST_PYTHON": sys.executable,
     }
     os.environ.update(env)
-    subprocess.run([NVIM, "-u", INIT, "--headless", "+UpdateRemotePlugins", "+qa!"],
-                   check=True, timeout=60, capture_output=True)
-    manifest = Path(env["NVIM_RPLUGIN_MANIFEST"]).read_text()
-    assert "AcpNvimCommand" in manifest, manifest
     return env
 
 

@@ -49,3 +49,18 @@ def buffer_text(nvim, name: str) -> str:
     if buf == -1:
         return ""
     return "\n".join(nvim.api.buf_get_lines(buf, 0, -1, False))
+
+
+ARMED_LUA = "return require('acp_nvim.permission').armed() or require('acp_nvim.review').armed()"
+
+
+def wait_armed(nvim, timeout: float = 10.0) -> None:
+    """Wait until the prompt or review in front would take a key (acp_nvim.guard: it has been
+    visible ``permissions.arm_ms`` and nothing was typed for ``permissions.quiet_ms``)."""
+    wait_for(lambda: nvim.exec_lua(ARMED_LUA), timeout=timeout, what="the prompt's keys to count")
+
+
+def answer_keys(nvim, keys: str, timeout: float = 10.0) -> None:
+    """Type ``keys`` into the prompt or review in front once its keys count, as a user who reads first."""
+    wait_armed(nvim, timeout)
+    nvim.input(keys)

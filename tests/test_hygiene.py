@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
-FOLDERS = ("unit", "nvim", "e2e", "real_agents")
+FOLDERS = ("unit", "nvim", "e2e", "real_agents", "security")
 FORBIDDEN = {
     "a fixed sleep": re.compile(r"(?:time|asyncio)\.sleep\(|[\"']sleep \d+m?[\"']|\bsleep \d+m\b"),
     "a private clock (poll with wait_for; time with make bench)": re.compile(r"time\.(monotonic|perf_counter|time)\("),

@@ -4,7 +4,14 @@
 --- newline, a final newline when 'eol' is set (a file read without one has 'noeol', even
 --- though 'fixeol' would add it on the next `:write`), a BOM with 'bomb'.
 --- Writes are minimal edits (only the changed hunks), one undo step, so cursor, marks and
---- extmarks on unchanged lines stay where they are.
+--- extmarks on unchanged lines stay where they are. Neovim never writes the file for the agent
+--- (no `:write!`): Python writes it through its opener (atomically, confined to the workspace)
+--- and then marks the buffer saved (`finish`).
+---
+--- Each file buffer has a known disk state: the stamp { inode, size, mtime s, mtime ns } of the
+--- file as the buffer last read, wrote or was synced with it (false: there was no file). A
+--- write whose file has another stamp now would overwrite a change the buffer never saw
+--- (`git pull`, another editor): `apply` refuses it ('disk_changed').
 local M = {}
 
 local api = vim.api
@@ -18,6 +25,60 @@ end
 
 local function is_file_buffer(buf)
   return api.nvim_buf_is_loaded(buf) and vim.bo[buf].buftype == '' and api.nvim_buf_get_name(buf) ~= ''
+end
+
+--- The stamp of the file `name` now (false: no file).
+local function stamp_of(name)
+  local s = vim.uv.fs_stat(name)
+  return s and { s.ino, s.size, s.mtime.sec, s.mtime.nsec } or false
+end
+
+---@type table<integer, table|false> the disk state each buffer knows, by buffer number
+local known = {}
+
+--- Tracker ids of buffers wiped or unloaded since Python last asked (their copies are dropped).
+local forgotten = {}
+
+local function remember_disk(args)
+  if is_file_buffer(args.buf) then
+    known[args.buf] = stamp_of(api.nvim_buf_get_name(args.buf))
+  end
+end
+
+local group = api.nvim_create_augroup('acp_nvim.buffers', { clear = true })
+api.nvim_create_autocmd({ 'BufReadPost', 'BufWritePost', 'FileChangedShellPost', 'BufNewFile', 'BufFilePost' },
+  { group = group, callback = remember_disk, desc = 'acp.nvim: the disk state the buffer knows' })
+api.nvim_create_autocmd({ 'BufUnload', 'BufWipeout' }, {
+  group = group,
+  callback = function(args)
+    known[args.buf] = nil
+  end,
+  desc = 'acp.nvim: forget the buffer\'s disk state',
+})
+-- buffers loaded before this module: their file as it is now is what they know
+for _, buf in ipairs(api.nvim_list_bufs()) do
+  if is_file_buffer(buf) then
+    known[buf] = stamp_of(api.nvim_buf_get_name(buf))
+  end
+end
+
+--- The disk state `buf` knows (recorded now if it was never seen).
+function M.known(buf)
+  if known[buf] == nil then
+    known[buf] = stamp_of(api.nvim_buf_get_name(buf))
+  end
+  return known[buf]
+end
+
+local function same_stamp(a, b)
+  if not a or a == vim.NIL or not b or b == vim.NIL then
+    return (not a or a == vim.NIL) and (not b or b == vim.NIL)
+  end
+  return a[1] == b[1] and a[2] == b[2] and a[3] == b[3] and a[4] == b[4]
+end
+
+local function nil_if_false(value)
+  return value or vim.NIL
 end
 
 --- The loaded, ordinary buffer that holds `path` (a resolved absolute path), if any.
@@ -79,6 +140,7 @@ function M.read(path)
     text = M.buffer_text(buf),
     tick = api.nvim_buf_get_changedtick(buf),
     modified = vim.bo[buf].modified,
+    disk = nil_if_false(M.known(buf)),
   }
 end
 
@@ -109,6 +171,9 @@ local function track(buf)
     on_detach = function(_, b)
       if trackers[b] == t then
         trackers[b] = nil
+      end
+      if #forgotten < 10000 then -- Python asks at every turn; past this its LRU bound does the job
+        forgotten[#forgotten + 1] = t.id
       end
     end,
   })
@@ -145,7 +210,15 @@ function M.read_delta(path, id, version)
     empty = is_empty(buf),
     tick = api.nvim_buf_get_changedtick(buf),
     modified = vim.bo[buf].modified,
+    disk = nil_if_false(M.known(buf)),
   }
+end
+
+--- Tracker ids of the buffers wiped or unloaded since the last call (their copies can go).
+function M.take_forgotten()
+  local ids = forgotten
+  forgotten = {}
+  return ids
 end
 
 --- Split file content into lines plus the options that reproduce it on write.
@@ -205,16 +278,9 @@ function M.set_text(buf, content)
   end
 end
 
---- Save the buffer to its file without autocommands (formatters must not rewrite the agent's text).
-function M.save(buf)
-  api.nvim_buf_call(buf, function()
-    vim.cmd('silent noautocmd keepalt write!')
-  end)
-end
-
---- Record the file's current stat as the one the buffer knows, so Neovim does not offer to
---- reload it or warn that it changed (the caller already brought the buffer up to date).
-function M.sync(buf)
+--- Neovim's "file changed" check, answered silently for a buffer that has unsaved changes
+--- (Neovim stores the file's new time; nothing is reloaded, no W12 question).
+local function check_quietly(buf)
   local group = api.nvim_create_augroup('acp_nvim.buffers.sync', { clear = true })
   api.nvim_create_autocmd('FileChangedShell', {
     group = group,
@@ -223,25 +289,67 @@ function M.sync(buf)
       vim.v.fcs_choice = ''
     end,
   })
+  pcall(vim.cmd, ('silent %dchecktime'):format(buf))
+  api.nvim_del_augroup_by_id(group)
+end
+
+--- Make Neovim take the file on disk (the buffer's own text, unmodified) as the one it read, so
+--- that a later `:w` does not ask "changed since reading it". Neovim stores a new read time only
+--- when it sees a file whose time alone changed (same size, same text): after `check_quietly`
+--- stored the size, the file's time is stepped 2 s ahead and back (no symlink is followed; only
+--- the file `stamp` names), each step checked without autocommands. The stamp it ends with (the
+--- time comes back to within a microsecond), or nil when the file is not the one expected.
+local function adopt_read_time(buf, stamp)
+  local name = api.nvim_buf_get_name(buf)
+  local lutime = vim.uv.fs_lutime
+  for _, step in ipairs({ 2, 0 }) do
+    local st = vim.uv.fs_lstat(name)
+    if not lutime or not st or st.type ~= 'file' or st.ino ~= stamp[1] then
+      return nil
+    end
+    local base = stamp[3] + stamp[4] / 1e9
+    if not lutime(name, st.atime.sec + st.atime.nsec / 1e9, base + step) then
+      return nil
+    end
+    pcall(vim.cmd, ('silent noautocmd %dchecktime'):format(buf))
+  end
+  return stamp_of(name)
+end
+
+--- Record the file as the one the buffer knows, so Neovim neither offers to reload it nor, on
+--- the next `:w`, warns that it changed since reading (the caller brought the buffer up to date).
+--- `stamp`: the file as the caller wrote or read it (nil: as it is now). If the file changed again
+--- since, Neovim is left to notice that itself.
+function M.sync(buf, stamp)
+  local now = stamp_of(api.nvim_buf_get_name(buf))
+  local wanted = (stamp and stamp ~= vim.NIL) and stamp or now
+  known[buf] = wanted
+  if not same_stamp(now, wanted) then
+    return
+  end
   api.nvim_buf_call(buf, function()
     local autoread = vim.fn.getbufvar(buf, '&l:autoread')
     vim.cmd('setlocal noautoread')
-    pcall(vim.cmd, ('silent %dchecktime'):format(buf))
+    check_quietly(buf)
+    if type(wanted) == 'table' and not vim.bo[buf].modified then
+      known[buf] = adopt_read_time(buf, wanted) or known[buf]
+    end
     if autoread == -1 then
       vim.cmd('set autoread<')
     else
       vim.bo[buf].autoread = autoread == 1
     end
   end)
-  api.nvim_del_augroup_by_id(group)
 end
 
---- Put the agent's `content` into the buffer of `path` and save it.
---- Returns { status = 'written' | 'not_loaded' | 'conflict' | 'error', tick, text }. A buffer with
---- unsaved changes is written only when its changedtick is `expected_tick` (the agent read
---- exactly that text); otherwise 'conflict' with the buffer's text. With `with_before`,
---- 'written' carries the text before the write; 'error' the reason (the edit is taken back).
-function M.apply(path, content, expected_tick, with_before)
+--- Put the agent's `content` into the buffer of `path` (one undo step); the caller writes the file.
+--- Returns { status = 'applied' | 'not_loaded' | 'conflict' | 'disk_changed' | 'error', tick, text,
+--- encoding }. A buffer with unsaved changes takes the write only when its changedtick is
+--- `expected_tick` (the agent read exactly that text), else 'conflict' with the buffer's text;
+--- `disk` is the file's stamp now (nil: no file): another than the one the buffer knows means
+--- the file changed behind the buffer: 'disk_changed' with the buffer's text. 'applied' carries
+--- the text before with `with_before` and the buffer's 'fileencoding'; 'error' the reason.
+function M.apply(path, content, expected_tick, with_before, disk)
   local buf = M.find(path)
   if not buf then
     return { status = 'not_loaded' }
@@ -253,23 +361,58 @@ function M.apply(path, content, expected_tick, with_before)
   if not vim.bo[buf].modifiable then
     return { status = 'error', text = 'the buffer is not modifiable' }
   end
+  if vim.bo[buf].readonly then
+    return { status = 'error', text = "the buffer is read-only in Neovim ('readonly')" }
+  end
+  if not same_stamp(M.known(buf), disk) then
+    return { status = 'disk_changed', tick = tick, text = M.buffer_text(buf) }
+  end
   local before = with_before and M.buffer_text(buf) or ''
   M.set_text(buf, content)
-  local ok, err = pcall(M.save, buf)
-  if not ok then
-    if api.nvim_buf_get_changedtick(buf) ~= tick then
-      api.nvim_buf_call(buf, function()
-        vim.cmd('silent undo') -- the agent's edit is one undo step: take it back whole
-      end)
-    end
-    return { status = 'error', text = (tostring(err):gsub('^Vim[^:]*:', '')) }
-  end
-  return { status = 'written', tick = api.nvim_buf_get_changedtick(buf), text = before }
+  return { status = 'applied', tick = api.nvim_buf_get_changedtick(buf), text = before,
+    encoding = vim.bo[buf].fileencoding }
 end
 
---- The file changed on disk: a clean buffer takes `content` (one undo step, view kept).
+--- After 'applied' at `tick`: `stamp` is the file Python wrote with the buffer's text (the buffer
+--- is saved and knows it); nil: the write failed and the edit is taken back. Returns 'saved',
+--- 'undone', 'kept' (the user typed since: their text stays, unsaved) or 'not_loaded'.
+function M.finish(path, tick, stamp)
+  local buf = M.find(path)
+  if not buf then
+    return 'not_loaded'
+  end
+  local untouched = api.nvim_buf_get_changedtick(buf) == tick
+  if stamp == nil or stamp == vim.NIL then
+    if not untouched then
+      return 'kept'
+    end
+    api.nvim_buf_call(buf, function()
+      vim.cmd('silent undo') -- the agent's edit is one undo step: take it back whole
+    end)
+    return 'undone'
+  end
+  if untouched then
+    vim.bo[buf].modified = false
+  end
+  M.sync(buf, stamp)
+  return untouched and 'saved' or 'kept'
+end
+
+--- A file removed on disk (a revert of a file the agent created): its buffer goes too, unless
+--- it has unsaved changes. Returns whether a buffer was deleted.
+function M.drop(path)
+  local buf = M.find(path)
+  if not buf or vim.bo[buf].modified then
+    return false
+  end
+  api.nvim_buf_delete(buf, { force = true })
+  return true
+end
+
+--- The file changed on disk: a clean buffer takes `content` (one undo step, view kept); it then
+--- knows the disk as `stamp` (nil: as it is now).
 --- Returns 'reloaded', 'modified' (unsaved changes: untouched) or 'not_loaded'.
-function M.reload(path, content)
+function M.reload(path, content, stamp)
   local buf = M.find(path)
   if not buf then
     return 'not_loaded'
@@ -279,15 +422,15 @@ function M.reload(path, content)
   end
   M.set_text(buf, content)
   vim.bo[buf].modified = false
-  M.sync(buf)
+  M.sync(buf, stamp)
   return 'reloaded'
 end
 
---- Mark the buffer of `path` as agreeing with the file on disk (no reload prompt).
-function M.sync_path(path)
+--- Mark the buffer of `path` as agreeing with the file on disk (`stamp`; nil: as it is now).
+function M.sync_path(path, stamp)
   local buf = M.find(path)
   if buf then
-    M.sync(buf)
+    M.sync(buf, stamp)
   end
 end
 

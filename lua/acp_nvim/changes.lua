@@ -5,6 +5,9 @@
 --- Keys: <CR> diff view · X revert the file · Q quickfix list · R refresh · q close.
 --- In the diff view (before | now, diff mode) `do` in the file's window, or `dp` in the
 --- before window, reverts the hunk under the cursor; `:w` saves.
+--- `X` runs `:Ai changes revert {file}`: Python writes the file through its opener (confined to
+--- the workspace, atomic); over unsaved changes it refuses once (a second X reverts). The file's text now is read here
+--- only for display, and only from a regular file (never a FIFO or a device: they would block).
 local M = {}
 
 local api = vim.api
@@ -17,13 +20,28 @@ M.lists = {}
 
 local HEADER_LINES = 3
 
+local MAX_BYTES = 32 * 1024 * 1024
+local uv = vim.uv
+local READ_FLAGS = bit.bor(uv.constants.O_RDONLY, uv.constants.O_NONBLOCK or 0, uv.constants.O_NOFOLLOW or 0)
+
+--- Whether `path` is a regular file (not a symlink, FIFO, device, socket or folder).
+local function is_regular(path)
+  local st = uv.fs_lstat(path)
+  return st ~= nil and st.type == 'file'
+end
+
+--- The file's bytes, only for a regular file within the size cap (nil otherwise).
 local function read_disk(path)
-  local handle = io.open(path, 'rb')
-  if not handle then
+  if not is_regular(path) then
     return nil
   end
-  local text = handle:read('*a')
-  handle:close()
+  local fd = uv.fs_open(path, READ_FLAGS, 0)
+  if not fd then
+    return nil
+  end
+  local st = uv.fs_fstat(fd)
+  local text = st and st.type == 'file' and st.size <= MAX_BYTES and uv.fs_read(fd, st.size, 0) or nil
+  uv.fs_close(fd)
   return text
 end
 
@@ -107,6 +125,10 @@ function M.diff(entry)
     notify(entry.path .. ': the content before the turn is unknown', vim.log.levels.WARN)
     return
   end
+  if buffers.find(entry.path) == nil and uv.fs_lstat(entry.path) and not is_regular(entry.path) then
+    notify(entry.path .. ': not a regular file: no diff view', vim.log.levels.WARN)
+    return
+  end
   local target = file_buffer(entry.path)
   local before = scratch.create({ name = ('acp://before/%s'):format(entry.path), kind = 'changes',
     buftype = 'nofile', bufhidden = 'wipe', lines = entry.before and (buffers.parse(entry.before)) or {},
@@ -129,31 +151,26 @@ function M.diff(entry)
   return { before = before, target = target, left = left, right = right }
 end
 
---- Put `entry`'s file back as it was before the turn (one undo step in its buffer, saved);
---- a file the agent created is deleted.
+--- Put `entry`'s file back as it was before the turn (`:Ai changes revert`: one undo step in its
+--- buffer, saved; a file the agent created is deleted). Over unsaved changes: a second X.
 function M.revert(entry)
   if not entry.known then
     notify(entry.path .. ': cannot revert, the content before the turn is unknown', vim.log.levels.WARN)
     return false
   end
-  if entry.before == nil then
-    local buf = buffers.find(entry.path)
-    if buf and vim.bo[buf].modified then
-      notify(entry.path .. ' has unsaved changes; not deleting it', vim.log.levels.WARN)
-      return false
-    end
-    os.remove(entry.path)
-    if buf then
-      api.nvim_buf_delete(buf, { force = true })
-    end
-  else
-    vim.fn.mkdir(vim.fs.dirname(entry.path), 'p')
-    local buf = file_buffer(entry.path)
-    buffers.set_text(buf, entry.before)
-    buffers.save(buf)
-  end
-  notify('reverted ' .. vim.fn.fnamemodify(entry.path, ':~:.'))
+  vim.cmd.Ai({ args = { 'changes', 'revert', entry.path } })
   return true
+end
+
+--- Draw every open list again (after a revert).
+function M.refresh()
+  for buf in pairs(M.lists) do
+    if api.nvim_buf_is_loaded(buf) then
+      render(buf)
+    else
+      M.lists[buf] = nil
+    end
+  end
 end
 
 local function to_quickfix(buf)
@@ -178,8 +195,8 @@ local function set_keys(buf)
   end)
   map('X', function()
     local entry = entry_at_cursor(buf)
-    if entry and M.revert(entry) then
-      render(buf)
+    if entry then
+      M.revert(entry)
     end
   end)
   map('R', function()
@@ -206,6 +223,7 @@ function M.open(key, turn, entries)
     end
   end
   M.lists[buf] = { key = key, turn = turn, entries = entries, rows = {} }
+  vim.b[buf].acp_nvim_session = key -- X runs :Ai changes revert for this list's session
   render(buf)
   local win = vim.fn.bufwinid(buf)
   if win == -1 then

@@ -213,9 +213,21 @@ local function queue_lines(chat)
   return lines
 end
 
---- (Re)place the prompt area's mark: queued prompts and the separator as virtual lines above it.
+--- The chat line that offers the restart key when the agent stopped or stopped answering.
+local function recovery_line(chat)
+  if (chat.recovery or '') == '' then
+    return nil
+  end
+  local key = require('acp_nvim').config.keymaps.restart
+  local how = key ~= '' and (key .. ' restarts the agent and reopens this session · :Ai restart') or ':Ai restart'
+  return { { ('  ⚠ %s · %s'):format(chat.recovery, how), 'AcpNvimError' } }
+end
+
+--- (Re)place the prompt area's mark: queued prompts, the restart offer and the separator as
+--- virtual lines above it.
 function M.place_prompt(chat, row)
   local virt = queue_lines(chat)
+  virt[#virt + 1] = recovery_line(chat)
   virt[#virt + 1] = { { chat.label, 'AcpNvimPromptSeparator' } }
   chat.prompt = api.nvim_buf_set_extmark(chat.buf, ns, row or prompt_row(chat), 0, {
     id = chat.prompt,
@@ -239,6 +251,11 @@ local function create(key)
   M.chats[key] = chat
   markdown.attach(chat)
   require('acp_nvim.prompt').attach(chat)
+  if keys.restart ~= '' then
+    vim.keymap.set('n', keys.restart, function()
+      vim.cmd('Ai restart')
+    end, { buffer = buf, nowait = true, desc = 'acp.nvim: restart the agent and reopen this session (:Ai restart)' })
+  end
   api.nvim_create_autocmd('BufWipeout', {
     buffer = buf,
     callback = function()
@@ -344,8 +361,10 @@ function M.set_state(key, s)
     virt_lines = { { { details(key, s), 'AcpNvimInfo' } } },
   })
   local queue = type(s.queue) == 'table' and s.queue or {}
-  if not same_list(queue, chat.queue) then
+  local recovery = type(s.recovery) == 'string' and s.recovery or ''
+  if not same_list(queue, chat.queue) or recovery ~= (chat.recovery or '') then
     chat.queue = queue
+    chat.recovery = recovery
     M.place_prompt(chat)
   end
 end

@@ -4,9 +4,9 @@ local M = {}
 local health = vim.health
 
 local function check_python()
-  local prog = vim.g.python3_host_prog or 'python3'
+  local prog = require('acp_nvim.host').python()
   if vim.fn.executable(prog) == 0 then
-    health.error(('Python host %q is not executable'):format(prog), { 'set g:python3_host_prog' })
+    health.error(('Python %q is not executable'):format(prog), { 'set g:python3_host_prog' })
     return
   end
   local out = vim.fn.system({ prog, '-c', 'import acp, pynvim, pydantic; print(acp.__name__)' })
@@ -19,23 +19,32 @@ local function check_python()
     health.ok(('Python host %s has agent-client-protocol, pynvim and pydantic'):format(prog))
     vim.fn.system({ prog, '-c', 'import orjson' })
     if vim.v.shell_error == 0 then
-      health.ok('orjson found: large messages are encoded fast')
+      health.ok('orjson found: messages are read and large ones written several times faster')
     else
-      health.info(('optional: %s -m pip install orjson (large messages encode ~5x faster)'):format(prog))
+      health.info(('optional: %s -m pip install orjson (reads messages ~4x, encodes large ones ~5x faster)'):format(prog))
     end
   end
 end
 
-local function check_rplugin()
-  local ok, plugins = pcall(vim.fn['remote#host#PluginsForHost'], 'python3')
-  local registered = ok
-    and vim.iter(plugins):any(function(p)
-      return p.path:match('acp_nvim_rplugin%.py$') ~= nil
-    end)
-  if registered then
-    health.ok('remote plugin registered (acp_nvim_rplugin.py in the rplugin manifest)')
+local function check_host()
+  local host = require('acp_nvim.host')
+  if host.channel then
+    health.ok(('the Python host runs (channel %d)'):format(host.channel))
+  elseif host.exit_code then
+    health.error(
+      ('the Python host exited with code %d'):format(host.exit_code),
+      vim.list_extend({ 'its last lines on stderr:' }, vim.list_slice(host.stderr, math.max(1, #host.stderr - 9)))
+    )
   else
-    health.error('remote plugin not registered', { 'run :UpdateRemotePlugins and restart Neovim' })
+    health.info('the Python host is not started yet (it starts when Neovim is idle, or on the first :Ai)')
+  end
+  local ok, plugins = pcall(vim.fn['remote#host#PluginsForHost'], 'python3')
+  if ok and vim.iter(plugins):any(function(p)
+    return p.path:match('acp_nvim_rplugin%.py$') ~= nil
+  end) then
+    health.warn('an old acp.nvim remote plugin is still in the rplugin manifest (acp.nvim no longer is one)', {
+      'run :UpdateRemotePlugins once and restart Neovim (startup gets faster)',
+    })
   end
 end
 
@@ -51,14 +60,76 @@ local function check_agents()
   end
 end
 
+local function describe_mcp(server)
+  if (server.type or 'stdio') == 'stdio' then
+    local env = vim.tbl_keys(server.env or {})
+    table.sort(env)
+    local line = table.concat(vim.list_extend({ server.command }, server.args or {}), ' ')
+    return ('stdio: %s%s'):format(line, #env > 0 and (' (env: ' .. table.concat(env, ', ') .. ')') or '')
+  end
+  local headers = vim.tbl_keys(server.headers or {})
+  table.sort(headers)
+  local suffix = #headers > 0 and (' (headers: ' .. table.concat(headers, ', ') .. ')') or ''
+  return ('%s: %s%s'):format(server.type, server.url, suffix)
+end
+
+local function report_mcp(prefix, name, server)
+  if server == false then
+    health.info(('%s%s: removed for this agent'):format(prefix, name))
+  elseif (server.type or 'stdio') == 'stdio' and vim.fn.executable(server.command) == 0 then
+    health.warn(('%s%s: %s: command not found on PATH'):format(prefix, name, describe_mcp(server)))
+  else
+    health.ok(('%s%s: %s'):format(prefix, name, describe_mcp(server)))
+  end
+end
+
+local function sorted_keys(tbl)
+  local keys = vim.tbl_keys(tbl or {})
+  table.sort(keys)
+  return keys
+end
+
+local function check_mcp()
+  local config = require('acp_nvim').config
+  health.start('acp.nvim: MCP servers (:help acp_nvim-mcp)')
+  for _, name in ipairs(sorted_keys(config.mcp_servers)) do
+    report_mcp('', name, config.mcp_servers[name])
+  end
+  for _, agent in ipairs(sorted_keys(config.agents)) do
+    local own = config.agents[agent].mcp_servers or {}
+    for _, name in ipairs(sorted_keys(own)) do
+      report_mcp(('agent %s: '):format(agent), name, own[name])
+    end
+  end
+  if vim.tbl_isempty(config.mcp_servers) then
+    health.info('no mcp_servers configured (stdio servers go to every agent, http/sse ones where advertised)')
+  end
+  if not config.editor_mcp then
+    health.info("editor_mcp = false: the editor's own MCP server (nvim) is off")
+    return
+  end
+  local prog = vim.g.python3_host_prog or 'python3'
+  vim.fn.system({ prog, '-c', 'import mcp, uvicorn, starlette' })
+  if vim.v.shell_error == 0 then
+    health.ok("nvim: the editor's own MCP server (diagnostics, buffers, selection, LSP) is offered to agents "
+      .. 'that take http MCP servers')
+  else
+    health.warn(("nvim: the editor's MCP server needs the Python package mcp in %s"):format(prog), {
+      ('%s -m pip install "mcp>=2.3,<3"'):format(prog),
+      "or turn it off: setup({ editor_mcp = false })",
+    })
+  end
+end
+
 function M.check()
   health.start('acp.nvim')
   if vim.fn.has('nvim-0.10') == 0 then
     health.error('Neovim 0.10 or newer is required')
   end
   check_python()
-  check_rplugin()
+  check_host()
   check_agents()
+  check_mcp()
 end
 
 return M

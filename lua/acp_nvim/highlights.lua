@@ -28,6 +28,10 @@ M.groups = {
   AcpNvimReviewTitle = 'Title',
   AcpNvimReviewKey = 'Special',
   AcpNvimReviewNote = 'DiagnosticWarn',
+  -- permission prompts (and the review's winbar while its keys wait)
+  AcpNvimPromptLocked = 'DiagnosticWarn',
+  AcpNvimPromptHint = 'Comment',
+  AcpNvimPromptDisabled = 'NonText',
   -- log buffers
   AcpNvimLogTime = 'Comment',
   AcpNvimLogOut = 'Function',

@@ -1,124 +1,37 @@
 --- acp.nvim: Neovim as an Agent Client Protocol client.
 --- Public API: setup(), status(), and the :Ai command (see :help acp_nvim).
+--- Nothing here runs at startup but setup(): modules load on first use.
 local M = {}
 
-local config = require('acp_nvim.config')
+--- The configuration: setup()'s options merged over the defaults and checked key by key when first
+--- read (an invalid option raises, naming its key path); the defaults without setup().
+setmetatable(M, {
+  __index = function(_, key)
+    if key == 'config' then
+      local built = require('acp_nvim.config').build(M._opts)
+      rawset(M, 'config', built)
+      return built
+    end
+  end,
+})
 
-M.config = config.build(nil)
-
---- Configure agents and behaviour. Safe to call more than once.
+--- Configure agents and behaviour. Safe to call more than once. It only records `opts` (nothing is
+--- loaded at startup): they are checked when first used, once Neovim is idle after startup (the
+--- prestart) or at the first :Ai, and an invalid option is reported then, naming its key path.
 ---@param opts table|nil
 function M.setup(opts)
-  M.config = config.build(opts)
-  require('acp_nvim.highlights').setup()
+  M._opts = opts
+  rawset(M, 'config', nil)
 end
 
-local subcommands = require('acp_nvim.subcommands') -- generated from the Python registry
-
-local by_name = {}
-for _, sub in ipairs(subcommands.list) do
-  by_name[sub.name] = sub
-end
-
---- Run a subcommand that lives in Lua (it works before the Python host starts).
-local function run_in_lua(spec)
-  local module, fn = spec.lua[1], spec.lua[2]
-  require(module)[fn]()
-end
-
---- Entry point of :Ai (see plugin/acp_nvim.lua).
+--- Entry point of :Ai (see plugin/acp_nvim.lua and acp_nvim.ai).
 function M.command(opts)
-  local sub = opts.fargs[1] or subcommands.default
-  local spec = by_name[sub]
-  if spec and spec.lua then
-    return run_in_lua(spec)
-  end
-  local text = opts.args:gsub('^%s*%S+%s?', '', 1)
-  if spec and spec.expand then
-    local expanded, problem = require('acp_nvim.cmdline').expand(text)
-    if not expanded then
-      vim.notify('[acp.nvim] ' .. problem, vim.log.levels.ERROR)
-      return
-    end
-    text = expanded
-  end
-  M._started = true
-  vim.fn.AcpNvimCommand({
-    sub = sub,
-    args = vim.list_slice(opts.fargs, 2),
-    text = text,
-    range = opts.range,
-    line1 = opts.line1,
-    line2 = opts.line2,
-    buf = vim.api.nvim_get_current_buf(),
-    session = vim.b.acp_nvim_session, -- from a chat buffer: that chat's session
-    -- a range's lines as they are now (unsaved edits too), read here for the same reason
-    lines = opts.range > 0 and vim.api.nvim_buf_get_lines(0, opts.line1 - 1, opts.line2, false) or nil,
-    bufname = vim.api.nvim_buf_get_name(0),
-    -- the config travels with the request: fetching it would yield the handler's greenlet,
-    -- and a second :Ai could then overtake the first
-    config = M.config,
-    cwd = vim.fn.getcwd(),
-  })
-end
-
---- The named completion sources of the registry (`sources` in acp_nvim.subcommands).
-local SOURCES = {
-  sessions = function()
-    return vim.tbl_keys(require('acp_nvim.state').sessions)
-  end,
-  modes = function()
-    local current = require('acp_nvim.state').current()
-    return current and current.modes or {}
-  end,
-  agents = function()
-    return vim.list_extend({ 'demo' }, vim.tbl_keys(M.config.agents))
-  end,
-  files = function(arglead)
-    return vim.fn.getcompletion(arglead, 'file')
-  end,
-}
-
-local function arg_candidates(arg, arglead)
-  local out = vim.list_extend({}, arg.words or {})
-  for _, source in ipairs(arg.sources or {}) do
-    vim.list_extend(out, SOURCES[source](arglead))
-  end
-  return out
-end
-
---- Candidates for the argument after `typed` (the words already typed after the subcommand).
-local function args_candidates(args, typed, arglead)
-  local arg = args and args[1]
-  if not arg then
-    return {}
-  end
-  if #typed == 0 then
-    return arg_candidates(arg, arglead)
-  end
-  local after = arg.after and arg.after[typed[1]]
-  return args_candidates(after or vim.list_slice(args, 2), vim.list_slice(typed, 2), arglead)
+  require('acp_nvim.ai').run(opts)
 end
 
 --- Completion for :Ai, from the registry; never starts the Python host.
-function M.complete(arglead, cmdline, _)
-  local words = vim.split(cmdline, '%s+', { trimempty = true })
-  local nth = #words + (cmdline:match('%s$') and 1 or 0)
-  local candidates
-  if nth <= 2 then
-    candidates = vim.tbl_map(function(sub)
-      return sub.name
-    end, subcommands.list)
-  else
-    local spec = by_name[words[2]]
-    candidates = spec and args_candidates(spec.args, vim.list_slice(words, 3, nth - 1), arglead) or {}
-  end
-  local seen = {}
-  return vim.tbl_filter(function(c)
-    local fresh = not seen[c] and vim.startswith(c, arglead)
-    seen[c] = true
-    return fresh
-  end, candidates)
+function M.complete(arglead, cmdline, pos)
+  return require('acp_nvim.ai').complete(arglead, cmdline, pos)
 end
 
 --- Statusline component: "agent/n · state · mode · tokens" for the current session, or "".
@@ -127,10 +40,10 @@ function M.status()
   return require('acp_nvim.state').status()
 end
 
---- Called on VimLeavePre: stop agent processes (only if the Python host was started).
+--- Called on VimLeavePre: stop agent processes (only when a command reached the Python host).
 function M.shutdown()
   if M._started then
-    pcall(vim.fn.AcpNvimShutdown)
+    require('acp_nvim.host').shutdown()
   end
 end
 

@@ -1,24 +1,49 @@
 --- Permission prompts for requests without a diff: a float with the tool's title, kind, command
---- or input and every option the agent offered. Requests queue visibly (the float's title says
---- "1/3"); `q` hides the prompt without answering; |:Ai-permissions| lists every pending request,
---- reviews included, and shows the one picked.
+--- or input and every option the agent offered. Requests queue in arrival order (the float's
+--- title says "1/3"); `q` hides the prompt without answering; |:Ai-permissions| lists every pending
+--- request, reviews included, and goes to the one picked.
+---
+--- Nothing is answered by accident (|acp_nvim-permissions|):
+---   - the prompt enters its window only when the user is idle in normal mode; otherwise it shows
+---     in the top-right corner and the cursor stays where they type (`:Ai permissions` or the chat's
+---     `keymaps.permissions` key goes to it);
+---   - its keys count only once it has been visible `permissions.arm_ms` with no key typed in the
+---     `permissions.quiet_ms` before (acp_nvim.guard); until then the last line says keys wait;
+---   - an "always" answer shows the exact rule it stores and asks `y` first; an "always" option
+---     that could store no rule no wider than the request is not offered (the prompt says why).
+--- Text from the agent is shown with control characters made visible; option ids go back as sent.
 local M = {}
 
 local api = vim.api
 local float = require('acp_nvim.kit.float')
+local guard = require('acp_nvim.guard')
 local scratch = require('acp_nvim.kit.scratch')
 
----@type { id: integer, q: table }[]
+---@type { id: integer, q: table, shown_at: number|nil }[] pending prompts in arrival order
 M.queue = {}
 M.win = nil
+M.buf = nil
+--- What the float shows: { entry, confirm = option|nil, shown_at, note = string|nil }
+M.view = nil
 
 local KIND_KEYS = { allow_once = 'a', allow_always = 'A', reject_once = 'r', reject_always = 'R' }
+local ALWAYS = { allow_always = true, reject_always = true }
+local NS = api.nvim_create_namespace('acp_nvim_permission')
+local stop_watch
 
-local function close_float()
-  if M.win and api.nvim_win_is_valid(M.win) then
-    api.nvim_win_close(M.win, true)
-  end
-  M.win = nil
+--- `text` with control characters shown (a newline as ↵, others as ^X): one buffer line.
+function M.clean(text)
+  text = type(text) == 'string' and text or tostring(text or '')
+  return (text:gsub('[%z\1-\31\127]', function(c)
+    if c == '\n' then
+      return '↵'
+    elseif c == '\t' then
+      return ' '
+    elseif c == '\127' then
+      return '^?'
+    end
+    return '^' .. string.char(c:byte() + 64)
+  end))
 end
 
 local function find(id)
@@ -33,129 +58,383 @@ local function total_pending()
   return #M.queue + #require('acp_nvim.review').list()
 end
 
-local function option_line(i, opt)
-  local key = KIND_KEYS[opt.kind]
-  local keys = ('[%d%s]'):format(i, key and ('/' .. key) or '')
-  return ('  %-7s %s  (%s)'):format(keys, opt.name, opt.kind)
+local function focused()
+  return M.win ~= nil and api.nvim_win_is_valid(M.win) and api.nvim_get_current_win() == M.win
 end
 
-local function lines_for(entry)
+local function reach_hint()
+  local key = (require('acp_nvim').config.keymaps or {}).permissions
+  local via = key and key ~= '' and (key .. ' in the chat or ') or ''
+  return ('  %s:Ai permissions goes to this prompt (it does not take the keys you type)'):format(via)
+end
+
+-- -- lines -----------------------------------------------------------------------------
+
+local function option_line(i, opt, q)
+  local key = KIND_KEYS[opt.kind]
+  local keys = ('[%d%s]'):format(i, key and ('/' .. key) or '')
+  local line = ('  %-7s %s  (%s)'):format(keys, M.clean(opt.name), M.clean(opt.kind))
+  if ALWAYS[opt.kind] then
+    line = line .. (q.rules[opt.kind] and '  · shows the rule first' or '  · not offered')
+  end
+  return line
+end
+
+local function prompt_lines(entry)
   local q = entry.q
-  local lines = { ('%s asks permission:'):format(q.session), '', '  ' .. q.title, '  kind: ' .. q.kind }
+  local lines = { ('%s asks permission:'):format(M.clean(q.session)), '', '  ' .. M.clean(q.title),
+    '  kind: ' .. M.clean(q.kind) }
   if q.detail ~= '' then
     lines[#lines + 1] = ''
     for _, l in ipairs(vim.split(q.detail, '\n', { plain = true })) do
-      lines[#lines + 1] = '    ' .. l
+      lines[#lines + 1] = '    ' .. M.clean(l)
     end
   end
   lines[#lines + 1] = ''
+  local disabled = {}
   for i, opt in ipairs(q.options) do
-    lines[#lines + 1] = option_line(i, opt)
+    lines[#lines + 1] = option_line(i, opt, q)
+    if ALWAYS[opt.kind] and not q.rules[opt.kind] then
+      disabled[#disabled + 1] = #lines
+    end
+  end
+  if #disabled > 0 then
+    lines[#lines + 1] = '  "always" is not offered: ' .. M.clean(q.no_rule ~= '' and q.no_rule or 'no rule fits')
+    disabled[#disabled + 1] = #lines
   end
   lines[#lines + 1] = ''
   local others = total_pending() - 1
   if others > 0 then
     lines[#lines + 1] = ('  %d more request%s waiting: :Ai permissions lists them'):format(others, others > 1 and 's' or '')
   end
-  lines[#lines + 1] = '  q hides this prompt (still pending); :Ai permissions shows it again'
-  return lines
+  return lines, disabled
 end
 
-local function map_choices(buf, entry)
-  local function choose(opt)
-    return function()
-      M.choose(entry.id, opt.id)
-    end
-  end
-  for i, opt in ipairs(entry.q.options) do
-    vim.keymap.set('n', tostring(i), choose(opt), { buffer = buf, nowait = true })
-    local key = KIND_KEYS[opt.kind]
-    if key then
-      vim.keymap.set('n', key, choose(opt), { buffer = buf, nowait = true })
-    end
-  end
-  vim.keymap.set('n', 'q', close_float, { buffer = buf, nowait = true })
-  vim.keymap.set('n', '<Esc>', close_float, { buffer = buf, nowait = true })
+local function confirm_lines(entry, opt)
+  local verdict = opt.kind == 'allow_always' and 'allow' or 'reject'
+  return {
+    ('%s asks permission:'):format(M.clean(entry.q.session)), '', '  ' .. M.clean(entry.q.title), '',
+    '  Remember this answer? This rule will be stored:', '',
+    '    ' .. M.clean(entry.q.rules[opt.kind]), '',
+    '  It answers matching requests from now on without asking (:Ai rules lists and removes rules).',
+    '  This request is answered "once" as well.', '',
+    ('  y  remember and %s      n / <Esc>  back to the request'):format(verdict), '',
+  }, {}
 end
 
-local function open_float(lines, title)
-  local buf = scratch.create({ kind = 'permission', buftype = 'nofile', bufhidden = 'wipe', lines = lines,
+local function hint_line()
+  local view = M.view
+  if not focused() then
+    return reach_hint(), 'AcpNvimPromptHint'
+  elseif view.note then
+    return '  ' .. view.note, 'AcpNvimPromptLocked'
+  elseif not guard.armed(view.shown_at) then
+    return '  keys wait a moment: the prompt just appeared, or you were typing', 'AcpNvimPromptLocked'
+  elseif view.confirm then
+    return '  y stores the rule', 'AcpNvimPromptHint'
+  end
+  return '  q hides this prompt (still pending); :Ai permissions shows it again', 'AcpNvimPromptHint'
+end
+
+-- -- the float -----------------------------------------------------------------------------
+
+local function title()
+  local _, index = find(M.view.entry.id)
+  return (' acp.nvim · permission %d/%d '):format(index or 1, #M.queue)
+end
+
+--- Put the hint line (the last line) in place and colour it.
+local function draw_hint()
+  if not (M.buf and api.nvim_buf_is_valid(M.buf) and M.view) then
+    return
+  end
+  local text, group = hint_line()
+  local count = api.nvim_buf_line_count(M.buf)
+  local bo = vim.bo[M.buf]
+  bo.modifiable = true
+  api.nvim_buf_set_lines(M.buf, count - 1, count, false, { text })
+  bo.modifiable, bo.modified = false, false
+  api.nvim_buf_clear_namespace(M.buf, NS, count - 1, count)
+  api.nvim_buf_set_extmark(M.buf, NS, count - 1, 0, { line_hl_group = group })
+end
+
+local function draw()
+  local view = M.view
+  local lines, disabled
+  if view.confirm then
+    lines, disabled = confirm_lines(view.entry, view.confirm)
+  else
+    lines, disabled = prompt_lines(view.entry)
+  end
+  lines[#lines + 1] = '' -- the hint line
+  scratch.fill(M.buf, lines)
+  api.nvim_buf_clear_namespace(M.buf, NS, 0, -1)
+  for _, row in ipairs(disabled) do
+    api.nvim_buf_set_extmark(M.buf, NS, row - 1, 0, { line_hl_group = 'AcpNvimPromptDisabled' })
+  end
+  draw_hint()
+  float.fit(M.win, title(), not focused())
+end
+
+local function close_float()
+  if stop_watch then
+    stop_watch()
+    stop_watch = nil
+  end
+  if M.win and api.nvim_win_is_valid(M.win) then
+    api.nvim_win_close(M.win, true)
+  end
+  M.win, M.buf, M.view = nil, nil, nil
+end
+
+local function note(text)
+  M.view.note = text
+  draw_hint()
+end
+
+local press -- forward: the key handler
+
+local function map_keys(buf)
+  local function map(lhs, action)
+    vim.keymap.set('n', lhs, function()
+      press(action)
+    end, { buffer = buf, nowait = true, desc = 'acp.nvim permission prompt' })
+  end
+  for i = 1, 9 do
+    map(tostring(i), { index = i })
+  end
+  for kind, key in pairs(KIND_KEYS) do
+    map(key, { kind = kind })
+  end
+  map('y', { confirm = true })
+  map('n', { back = true })
+  vim.keymap.set('n', 'q', function() M.hide() end, { buffer = buf, nowait = true, desc = 'acp.nvim: hide' })
+  vim.keymap.set('n', '<Esc>', function() M.hide() end, { buffer = buf, nowait = true, desc = 'acp.nvim: hide' })
+end
+
+local function open_float(enter)
+  require('acp_nvim.highlights').setup()
+  local buf = scratch.create({ kind = 'permission', buftype = 'nofile', bufhidden = 'wipe', lines = { '' },
     modifiable = false })
-  vim.cmd('stopinsert')
-  M.win = float.centered(buf, title)
-  return buf
+  map_keys(buf)
+  M.buf = buf
+  local config = float.config(buf, ' acp.nvim · permission ', not enter)
+  M.win = api.nvim_open_win(buf, enter, config)
+  vim.wo[M.win].wrap = false
+  api.nvim_create_autocmd({ 'WinEnter', 'WinLeave' }, { buffer = buf, callback = function()
+    vim.schedule(function()
+      if M.view and M.win and api.nvim_win_is_valid(M.win) then
+        draw()
+      end
+    end)
+  end })
+  stop_watch = guard.watch(function() return M.view and M.view.shown_at end, draw_hint)
 end
 
---- Show prompt `entry` (the first queued one by default), focusing the float.
-function M.show_prompt(entry)
+--- Show `entry` in the float (opened when needed; `enter` moves the cursor into it).
+local function display(entry, enter)
+  if not (M.win and api.nvim_win_is_valid(M.win)) then
+    close_float()
+    open_float(enter)
+  elseif enter and not focused() then
+    api.nvim_set_current_win(M.win)
+  end
+  entry.shown_at = entry.shown_at or guard.now()
+  M.view = { entry = entry, shown_at = entry.shown_at }
+  draw()
+end
+
+-- -- keys ----------------------------------------------------------------------------------
+
+local function option_for(action)
+  local options = M.view.entry.q.options
+  if action.index then
+    return options[action.index]
+  end
+  for _, opt in ipairs(options) do
+    if opt.kind == action.kind then
+      return opt
+    end
+  end
+end
+
+local function confirm(opt)
+  M.view = { entry = M.view.entry, confirm = opt, shown_at = guard.now() }
+  draw()
+end
+
+local function back()
+  M.view = { entry = M.view.entry, shown_at = guard.now() }
+  draw()
+end
+
+function press(action)
+  local view = M.view
+  if not view then
+    return
+  end
+  local counts, wait = guard.press(view.shown_at)
+  if not counts then
+    return note(('keys wait %.1f s more: the prompt just appeared, or you were typing'):format(wait / 1000))
+  end
+  if view.confirm then
+    if action.confirm then
+      return M.choose(view.entry.id, view.confirm.id)
+    elseif action.back then
+      return back()
+    end
+    return note('y stores the rule and answers; n goes back')
+  end
+  local opt = option_for(action)
+  if not opt then
+    return
+  elseif ALWAYS[opt.kind] and not view.entry.q.rules[opt.kind] then
+    return note('"always" is not offered: ' .. M.clean(view.entry.q.no_rule))
+  elseif ALWAYS[opt.kind] then
+    return confirm(opt)
+  end
+  M.choose(view.entry.id, opt.id)
+end
+
+--- `q`/<Esc>: hide the prompt (still pending); on the confirmation, go back to the request.
+function M.hide()
+  if M.view and M.view.confirm then
+    return back()
+  end
   close_float()
+end
+
+-- -- public ----------------------------------------------------------------------------------
+
+--- Go to prompt `entry` (the first queued one by default): the user asked for it.
+function M.show_prompt(entry)
   entry = entry or M.queue[1]
   if not entry then
     return
   end
-  local _, index = find(entry.id)
-  local title = (' acp.nvim · permission %d/%d '):format(index, #M.queue)
-  map_choices(open_float(lines_for(entry), title), entry)
+  vim.cmd('stopinsert')
+  display(entry, true)
 end
 
 local function pending_items()
   local items = {}
   for _, entry in ipairs(M.queue) do
-    items[#items + 1] = { label = ('[%s] %s (%s)'):format(entry.q.kind, entry.q.title, entry.q.session), prompt = entry }
+    items[#items + 1] = { label = ('[%s] %s (%s)'):format(M.clean(entry.q.kind), M.clean(entry.q.title),
+      M.clean(entry.q.session)), prompt = entry }
   end
   for _, r in ipairs(require('acp_nvim.review').list()) do
     local files = r.files > 1 and (' · %d files'):format(r.files) or ''
-    local label = ('[review%s] %s (%s)%s'):format(r.state == 'open' and ', open' or '', r.title, r.session, files)
+    local label = ('[review%s] %s (%s)%s'):format(r.state == 'open' and ', open' or '', M.clean(r.title),
+      M.clean(r.session), files)
     items[#items + 1] = { label = label, review = r.id }
   end
   return items
 end
 
 local function open_item(item)
-  close_float()
   if item.prompt then
     M.show_prompt(item.prompt)
   else
+    close_float()
     require('acp_nvim.review').show(item.review)
   end
 end
 
---- :Ai permissions: the only pending request, or a list of them all to pick from.
-function M.show()
-  local items = pending_items()
-  if #items == 0 then
-    vim.notify('[acp.nvim] no permission request is pending', vim.log.levels.INFO)
-    return
-  elseif #items == 1 then
-    return open_item(items[1])
-  end
+local function show_list(items)
   local lines = {}
   for i, item in ipairs(items) do
     lines[#lines + 1] = ('  %d. %s'):format(i, item.label)
   end
   vim.list_extend(lines, { '', '  number or <CR> opens one · q closes' })
   close_float()
-  local buf = open_float(lines, (' acp.nvim · %d pending requests '):format(#items))
+  local buf = scratch.create({ kind = 'permission', buftype = 'nofile', bufhidden = 'wipe', lines = lines,
+    modifiable = false })
+  local win = float.centered(buf, (' acp.nvim · %d pending requests '):format(#items))
+  local function close()
+    if api.nvim_win_is_valid(win) then
+      api.nvim_win_close(win, true)
+    end
+  end
+  local function pick(item)
+    close()
+    open_item(item)
+  end
   for i, item in ipairs(items) do
-    vim.keymap.set('n', tostring(i), function() open_item(item) end, { buffer = buf, nowait = true })
+    vim.keymap.set('n', tostring(i), function() pick(item) end, { buffer = buf, nowait = true })
   end
   vim.keymap.set('n', '<CR>', function()
     local item = items[api.nvim_win_get_cursor(0)[1]]
     if item then
-      open_item(item)
+      pick(item)
     end
   end, { buffer = buf, nowait = true })
-  vim.keymap.set('n', 'q', close_float, { buffer = buf, nowait = true })
-  vim.keymap.set('n', '<Esc>', close_float, { buffer = buf, nowait = true })
+  vim.keymap.set('n', 'q', close, { buffer = buf, nowait = true })
+  vim.keymap.set('n', '<Esc>', close, { buffer = buf, nowait = true })
 end
 
---- A new request from Python: shown at once unless a prompt is already up (then it queues).
+--- :Ai permissions: go to the only pending request, or list them all to pick from.
+function M.show()
+  local items = pending_items()
+  if #items == 0 then
+    vim.notify('[acp.nvim] no permission request is pending', vim.log.levels.INFO)
+  elseif #items == 1 then
+    open_item(items[1])
+  else
+    show_list(items)
+  end
+end
+
+local function normalise(q)
+  q.options = type(q.options) == 'table' and q.options or {}
+  q.rules = type(q.rules) == 'table' and q.rules or {}
+  q.no_rule = type(q.no_rule) == 'string' and q.no_rule or ''
+  q.detail = type(q.detail) == 'string' and q.detail or ''
+  return q
+end
+
+local function ask(id, q)
+  guard.start()
+  local entry = { id = id, q = normalise(q) }
+  M.queue[#M.queue + 1] = entry
+  if M.view and M.win and api.nvim_win_is_valid(M.win) then
+    return draw() -- a prompt is up: the new one waits (the title and "more waiting" line count it)
+  end
+  local enter = guard.may_focus()
+  display(M.queue[1], enter)
+  if not enter then
+    vim.notify(('[acp.nvim] %s asks permission: %s — %s'):format(M.clean(q.session), M.clean(q.title),
+      vim.trim(reach_hint())), vim.log.levels.INFO)
+  end
+end
+
+--- A new request from Python: shown at once, beside the user when they are typing (or queued
+--- behind the prompt that is up). A request that cannot be shown is answered with nothing
+--- (``cancelled``), never left waiting.
 function M.ask(id, q)
-  M.queue[#M.queue + 1] = { id = id, q = q }
-  if #M.queue == 1 then
-    M.show_prompt()
-  elseif M.win and api.nvim_win_is_valid(M.win) then
-    M.show_prompt(M.queue[1]) -- refresh the "more waiting" line and the 1/N title
+  local ok, err = pcall(ask, id, q)
+  if ok then
+    return
+  end
+  local _, pos = find(id)
+  if pos then
+    table.remove(M.queue, pos)
+  end
+  pcall(close_float)
+  vim.notify(('[acp.nvim] cannot show a permission request (%s): answered cancelled'):format(M.clean(err)),
+    vim.log.levels.ERROR)
+  vim.fn.AcpNvimAnswer(id, vim.NIL)
+  if M.queue[1] then
+    pcall(display, M.queue[1], false)
+  end
+end
+
+--- Show the next pending prompt in the float that is up (keeping where the cursor is), or close it.
+local function next_prompt()
+  if M.queue[1] and M.win and api.nvim_win_is_valid(M.win) then
+    M.queue[1].shown_at = nil -- a new request in the same place: its keys wait again
+    display(M.queue[1], false)
+  else
+    close_float()
   end
 end
 
@@ -167,9 +446,10 @@ function M.choose(id, option_id)
   end
   table.remove(M.queue, pos)
   vim.fn.AcpNvimAnswer(id, option_id)
-  close_float()
-  if M.queue[1] then
-    M.show_prompt()
+  if M.view and M.view.entry.id == id then
+    next_prompt()
+  elseif M.view then
+    draw()
   end
 end
 
@@ -180,10 +460,16 @@ function M.dismiss(id)
     return
   end
   table.remove(M.queue, pos)
-  close_float()
-  if M.queue[1] then
-    M.show_prompt()
+  if M.view and M.view.entry.id == id then
+    next_prompt()
+  elseif M.view and M.win and api.nvim_win_is_valid(M.win) then
+    draw()
   end
+end
+
+--- Whether the prompt that is up would take a key pressed now (for tests and the harness).
+function M.armed()
+  return M.view ~= nil and focused() and guard.armed(M.view.shown_at)
 end
 
 return M

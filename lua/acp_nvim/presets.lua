@@ -13,6 +13,7 @@
 ---   args    extra arguments, appended after the preset's own
 ---   env     extra environment variables, merged over the preset's own
 ---   cwd     working directory for the agent process
+---   mcp_servers  this agent's MCP servers (see :help acp_nvim-mcp)
 --- See :help acp_nvim-presets.
 local M = {}
 
@@ -86,8 +87,8 @@ local function check_opts(name, opts)
     fail(name, ("policy: expected 'ask', 'auto-edit' or 'trust', got %s"):format(vim.inspect(policy)))
   end
   for key in pairs(opts) do
-    if not vim.tbl_contains({ 'policy', 'command', 'args', 'env', 'cwd' }, key) then
-      fail(name, ('unknown option %q (known: policy, command, args, env, cwd)'):format(tostring(key)))
+    if not vim.tbl_contains({ 'policy', 'command', 'args', 'env', 'cwd', 'mcp_servers' }, key) then
+      fail(name, ('unknown option %q (known: policy, command, args, env, cwd, mcp_servers)'):format(tostring(key)))
     end
   end
   return opts, policy
@@ -111,6 +112,7 @@ function M.build(name, opts)
     env = vim.tbl_extend('force', {}, extra.env or {}, opts.env or {}),
     mode = extra.mode,
     cwd = opts.cwd,
+    mcp_servers = opts.mcp_servers and vim.deepcopy(opts.mcp_servers) or nil,
   }
   return agent
 end

@@ -140,6 +140,16 @@ local function locations_key(chat)
   vim.fn.AcpNvimChat('locations', chat.key, id or 0)
 end
 
+--- X on a "not reviewed" warning reverts the file the agent changed unasked; elsewhere, X is X.
+local function revert_key(chat)
+  local id = not in_prompt(chat) and chat_mod().block_at(chat, api.nvim_win_get_cursor(0)[1] - 1)
+  if id and chat.kinds[id] == 'error' then
+    vim.fn.AcpNvimChat('revert', chat.key, id)
+  else
+    vim.cmd('normal! ' .. vim.v.count1 .. 'X')
+  end
+end
+
 local function set_keymaps(chat)
   local keys = require('acp_nvim').config.keymaps
   local function map(modes, lhs, rhs, desc)
@@ -180,6 +190,12 @@ local function set_keymaps(chat)
   map('n', keys.locations, function()
     locations_key(chat)
   end, 'tool call locations to the quickfix list')
+  map('n', 'X', function()
+    revert_key(chat)
+  end, 'on a "not reviewed" warning: revert the file')
+  map({ 'n', 'i' }, keys.permissions, function()
+    require('acp_nvim.permission').show()
+  end, 'go to the pending permission prompt or review')
 end
 
 --- Set up a new chat buffer: keys, completion, the session it belongs to.

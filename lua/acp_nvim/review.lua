@@ -11,6 +11,7 @@
 local M = {}
 
 local api = vim.api
+local guard = require('acp_nvim.guard')
 local buffers = require('acp_nvim.review.buffers')
 local keys = require('acp_nvim.review.keys')
 local queue = require('acp_nvim.review.queue')
@@ -47,7 +48,8 @@ local function build(review)
   end
 end
 
---- Focus the proposal of the first undecided file (the first file when all are decided).
+--- Focus the proposal of the first undecided file (the first file when all are decided). Its
+--- verdict keys wait `permissions.arm_ms` from here (acp_nvim.guard).
 local function focus(review)
   local target = review.files[1]
   for _, file in ipairs(review.files) do
@@ -59,6 +61,14 @@ local function focus(review)
   local win = target.wins and target.wins[2]
   if win and api.nvim_win_is_valid(win) then
     api.nvim_set_current_win(win)
+    target.shown_at = target.shown_at or guard.now()
+  end
+end
+
+--- When the verdict keys of `file` were put before the user (for the key guard).
+local function shown_at(review, file)
+  return function()
+    return file.shown_at or review.shown_at
   end
 end
 
@@ -71,19 +81,33 @@ local function actions(review, file)
   }
 end
 
+local function watch_lock(review)
+  if review.stop_watch then
+    review.stop_watch()
+  end
+  review.stop_watch = guard.watch(function()
+    return review.state == 'open' and review.shown_at or nil
+  end, function()
+    refresh_bars(review)
+  end)
+end
+
 local function show(review)
   require('acp_nvim.highlights').setup()
   build(review)
   vim.cmd('stopinsert')
   review.state = 'open'
+  review.shown_at = guard.now()
   for _, file in ipairs(review.files) do
+    file.shown_at = nil
     windows.open(file)
-    keys.set(file, actions(review, file))
+    keys.set(file, actions(review, file), shown_at(review, file))
     windows.watch(review, file, function() M.closed_by_user(review.id) end,
       function() M.decide(review.id, file, 'accepted') end)
   end
-  refresh_bars(review)
   focus(review)
+  refresh_bars(review)
+  watch_lock(review)
 end
 
 local forget
@@ -107,14 +131,25 @@ local function refresh_active()
   end
 end
 
-local function next_queued()
+--- Show the first queued review when none is open: at once after the user's own verdict or close
+--- (`in_flow`), otherwise only when they are not typing (else it waits for :Ai permissions).
+local function next_queued(in_flow)
   local review = not queue.active() and queue.next_queued()
-  if review then
+  if review and (in_flow or guard.may_focus()) then
     show_safely(review)
   end
 end
 
+local function reach_hint()
+  local key = (require('acp_nvim').config.keymaps or {}).permissions
+  return (key and key ~= '' and (key .. ' in the chat or ') or '') .. ':Ai permissions opens it'
+end
+
 function forget(review)
+  if review.stop_watch then
+    review.stop_watch()
+    review.stop_watch = nil
+  end
   queue.remove(review)
   close_windows(review)
   buffers.wipe(review)
@@ -132,7 +167,7 @@ local function finish(review)
   end
   forget(review)
   vim.fn.AcpNvimReviewDone(review.id, { files = files })
-  next_queued()
+  next_queued(true)
   refresh_active()
 end
 
@@ -141,15 +176,19 @@ local function record(file, decision)
   file.text = decision == 'accepted' and buffers.proposal_text(file) or nil
 end
 
---- A new review from Python: shown at once, or queued behind the open one.
+--- A new review from Python: shown at once when the user is not typing, else (and behind an open
+--- review) it waits in arrival order, and the user is told how to reach it.
 function M.open(id, spec)
+  guard.start()
   local review = { id = id, spec = spec, state = 'queued' }
   queue.add(review)
   if queue.active() then
     refresh_active()
     notify(('another review is waiting: %s (:Ai permissions)'):format(spec.title))
+  elseif guard.may_focus() then
+    show_safely(queue.next_queued())
   else
-    show_safely(review)
+    notify(('a review is waiting: %s — %s (it does not take the keys you type)'):format(spec.title, reach_hint()))
   end
 end
 
@@ -163,8 +202,8 @@ function M.decide(id, file, decision)
   vim.bo[file.prop].modified = false
   for _, other in ipairs(review.files) do
     if not other.decision then
-      refresh_bars(review)
       focus(review)
+      refresh_bars(review)
       return notify(('%s %s; next: %s'):format(buffers.display_name(file.spec.path), decision,
         buffers.display_name(other.spec.path)))
     end
@@ -197,7 +236,7 @@ function M.closed_by_user(id)
     close_windows(review)
     review.state = 'hidden'
     notify(('review hidden, still waiting: %s (:Ai permissions shows it)'):format(review.spec.title))
-    return next_queued()
+    return next_queued(true)
   end
   for _, file in ipairs(review.files) do
     if not file.decision or not api.nvim_buf_is_valid(file.prop) then
@@ -216,7 +255,7 @@ function M.dismiss(id)
   review.sent = true
   forget(review)
   notify(('review closed: the request was cancelled (%s)'):format(review.spec.title))
-  next_queued()
+  next_queued(false)
   refresh_active()
 end
 
@@ -235,6 +274,22 @@ function M.show(id)
     current.state = 'hidden'
   end
   show_safely(review)
+end
+
+--- Whether the open review's verdict keys would count if pressed now in the current window
+--- (for tests and the fault harness; see acp_nvim.guard).
+function M.armed()
+  local review = queue.active()
+  if not review then
+    return false
+  end
+  local win = api.nvim_get_current_win()
+  for _, file in ipairs(review.files or {}) do
+    if file.wins and (file.wins[1] == win or file.wins[2] == win) then
+      return keys.armed(file.shown_at or review.shown_at)
+    end
+  end
+  return false
 end
 
 --- Pending reviews for :Ai permissions: { id, title, session, files, state }.

@@ -77,6 +77,17 @@ function M.update(key, new)
   end
 end
 
+--- The Python host exited: every session it ran is gone (shown as failed; a prompt needs :Ai new).
+function M.host_gone()
+  local states = {}
+  for key, s in pairs(M.sessions) do
+    states[key] = vim.tbl_extend('force', s, { state = 'failed' })
+  end
+  if next(states) then
+    require('acp_nvim.ui').flush({}, states)
+  end
+end
+
 function M.current_key()
   local key = M.current_key_cache
   if key and M.sessions[key] and M.sessions[key].current then

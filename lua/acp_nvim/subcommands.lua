@@ -18,6 +18,11 @@ return {
       expand = true,
     },
     {
+      name = 'paste',
+      usage = { '[text]' },
+      help = "attach the clipboard's image: to the chat's prompt, or sent at once with [text]",
+    },
+    {
       name = 'cancel',
       usage = { '' },
       help = 'cancel the running turn; pending permission requests are answered `cancelled`',
@@ -109,8 +114,10 @@ return {
     },
     {
       name = 'changes',
-      usage = { '' },
-      help = 'the files the agent changed in the turn: diff, revert a hunk or a file',
+      usage = { '', 'revert {file}' },
+      help = 'the files the agent changed in the turn: diff, revert a hunk or a file; `revert` puts {file} back as it was before the turn',
+      args = { { words = { 'revert' }, after = { revert = { { sources = { 'files' } } } } } },
+      expand = true,
     },
     {
       name = 'log',

@@ -34,7 +34,7 @@ local function open_windows(view)
   view.wins = { base = wins[1], mine = wins[2], agent = wins[3] }
   local title = view.spec.title ~= '' and view.spec.title or 'agent'
   local bars = {
-    base = view.spec.base == nil and 'BASE (unknown)' or 'BASE',
+    base = view.spec.base == nil and 'BASE (unknown)' or ((view.spec.base_title or '') ~= '' and view.spec.base_title or 'BASE'),
     mine = 'YOURS (unsaved) · ga take the agent\'s · gm keep yours · do take hunk',
     agent = ('AGENT (%s) · dp put hunk into yours · q keep yours'):format(title),
   }
@@ -118,6 +118,10 @@ function M.open(id, spec)
     vim.fn.AcpNvimAnswer(id, 'gone')
     return
   end
+  if spec.purpose == 'disk' then
+    -- the user decides here: Neovim's own "changed on disk" question (W12) must not ask again
+    buffers.sync(buf)
+  end
   local filetype = vim.bo[buf].filetype
   local view = { id = id, buf = buf, spec = spec }
   view.base_buf = side(('acp://base/%d%s'):format(id, spec.path), spec.base, filetype)
@@ -139,9 +143,7 @@ local function settle(view, outcome)
     if buffers.buffer_text(buf) ~= view.spec.agent then
       buffers.set_text(buf, view.spec.agent)
     end
-    if purpose == 'write' then
-      buffers.save(buf)
-    else
+    if purpose ~= 'write' then -- a write: Python writes the file and marks the buffer saved
       vim.bo[buf].modified = false
       buffers.sync(buf)
     end

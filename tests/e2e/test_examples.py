@@ -18,7 +18,7 @@ import pytest
 
 from acp_nvim.nvim.subcommand_docs import README_BEGIN, README_END, VIMDOC_BEGIN
 from conftest import ROOT
-from helpers import buffer_text, wait_for
+from helpers import answer_keys, buffer_text, wait_for
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -185,7 +185,7 @@ def _edit_current_file(w: World) -> None:
     w.wait_chat(f"## You\nedit {w.sample}")
     wait_for(lambda: w.nvim.exec_lua("return #require('acp_nvim.review').reviews > 0"), timeout=30,
              what="the review of hello.py")
-    w.nvim.input("ga")
+    answer_keys(w.nvim, "ga")
     w.turns(1)
     assert w.sample.read_text().splitlines()[0] == "def greet(name): // edited by demo"
 
@@ -196,7 +196,7 @@ def _shell(w: World) -> None:
             if not (win and vim.api.nvim_win_is_valid(win)) then return '' end
             return table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false), '\\n')""")
     assert "$ ls" in wait_for(prompt, timeout=30, what="the permission prompt")
-    w.nvim.input("r")
+    answer_keys(w.nvim, "r")
     w.turns(1)
 
 

@@ -178,9 +178,9 @@ def test_changes_lists_and_reverts_a_file_and_a_hunk(nvim, workspace, target):
     assert "M  other.txt  +2 -1" in listing
     # revert a whole file from the list
     nvim.command("call search('other.txt')")
-    nvim.command("normal X")
-    assert other.read_text() == ORIGINAL
-    assert "=  other.txt" in buffer_text(nvim, LIST)
+    nvim.command("normal X")  # the revert runs in Python (through the opener): wait for it
+    wait_for(lambda: other.read_text() == ORIGINAL, timeout=10)
+    wait_for(lambda: "=  other.txt" in buffer_text(nvim, LIST), timeout=10)
     # revert one hunk in the diff view
     nvim.command("call search('target.txt')")
     nvim.command("execute \"normal \\<CR>\"")
@@ -194,10 +194,12 @@ def test_changes_lists_and_reverts_a_file_and_a_hunk(nvim, workspace, target):
 def test_changes_covers_agents_that_write_the_disk(nvim, target):
     run(nvim, f"edit-disk {target}")
     wait_for(lambda: target.read_text() == EDITED, timeout=10)
+    nvim.command(f"edit {target}")  # loaded: the revert is one undo step in its buffer
     show_changes(nvim, "(on disk)")
     nvim.command("call search('target.txt')")
     nvim.command("normal X")
-    assert target.read_text() == ORIGINAL
+    wait_for(lambda: target.read_text() == ORIGINAL, timeout=10)
+    wait_for(lambda: lines(nvim, target) == ORIGINAL.splitlines(), timeout=10)
     nvim.command(f"buffer {nvim.funcs.bufnr(str(target))}")
     nvim.command("normal! u")
     assert target.read_text() == ORIGINAL and lines(nvim, target) == EDITED.splitlines()
@@ -209,7 +211,51 @@ def test_changes_reverts_a_created_file(nvim, workspace):
     show_changes(nvim, "A  made/new.txt  +1 -0")
     nvim.command("call search('new.txt')")
     nvim.command("normal X")
-    assert not path.exists()
+    wait_for(lambda: not path.exists(), timeout=10)
+
+
+@pytest.mark.parametrize("presses", [1, 2])
+def test_changes_revert_never_overwrites_unsaved_edits_unasked(nvim, workspace, presses):
+    nvim.exec_lua(CAPTURE_NOTIFY)
+    other = workspace / "other.txt"
+    other.write_text(ORIGINAL)
+    nvim.command(f"edit {other}")
+    done = turns_ended(nvim)
+    nvim.command(f"Ai send multi-edit {other} {other}")
+    allow(nvim)
+    wait_for(lambda: turns_ended(nvim) > done, timeout=20)
+    assert other.read_text() == EDITED
+    nvim.command(f"buffer {nvim.funcs.bufnr(str(other))}")
+    nvim.command("normal! Gounsaved by me\x1b")
+    mine = lines(nvim, other)
+    show_changes(nvim, "other.txt")
+    nvim.command("call search('other.txt')")
+    nvim.command("normal X")
+    refused = "not reverted: it has unsaved changes"
+    wait_for(lambda: any(refused in n for n in nvim.exec_lua("return _G.acp_test_notes")), timeout=10, what=refused)
+    assert lines(nvim, other) == mine and other.read_text() == EDITED
+    assert nvim.api.get_mode()["blocking"] is False, "no modal question"
+    if presses == 1:
+        return
+    nvim.command("normal X")  # asked again for the same unsaved text: revert it
+    wait_for(lambda: other.read_text() == ORIGINAL, timeout=10)
+    assert lines(nvim, other) == ORIGINAL.splitlines()
+    wait_for(lambda: not nvim.api.get_option_value("modified", {"buf": nvim.funcs.bufnr(str(other))}),
+             timeout=10, what="the buffer saved")  # the file is written first, then the buffer marked saved
+    nvim.command(f"buffer {nvim.funcs.bufnr(str(other))}")
+    nvim.command("normal! u")
+    assert lines(nvim, other) == mine, "the user's unsaved text is one undo step away"
+
+
+def test_changes_revert_names_bad_input(nvim, workspace, target):
+    nvim.exec_lua(CAPTURE_NOTIFY)
+    run(nvim, f"edit-disk {target}")
+    for args, expect in [("", "usage: :Ai changes revert {file}"),
+                         (" nothere.txt", "the agent did not change it")]:
+        nvim.command(f"Ai changes revert{args}")
+        wait_for(lambda expect=expect: any(expect in n for n in nvim.exec_lua("return _G.acp_test_notes")),
+                 timeout=10, what=expect)
+    assert target.read_text() == EDITED
 
 
 def test_capabilities_match_what_is_implemented():

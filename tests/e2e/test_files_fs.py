@@ -1,4 +1,4 @@
-"""fs/* end to end: real Neovim, the real rplugin host, a real agent process sending exact requests.
+"""fs/* end to end: real Neovim, the real Python host, a real agent process sending exact requests.
 
 The probe agent (files_probe_agent.py) sends paths verbatim, so relative paths, ``..`` and
 symlinks reach the client as an agent would send them.

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
-from helpers import buffer_text, wait_for
+from helpers import answer_keys, buffer_text, wait_for
 
 CHAT = "acp://chat/demo/1"
 EDIT_MARK = " // edited by demo"
@@ -51,7 +52,7 @@ def test_accept_writes_agent_text_and_cleans_up(nvim, workspace):
     wait_review(nvim)
     assert len(nvim.api.list_tabpages()) == tabs_before + 1
     assert nvim.api.buf_get_name(0) == f"{path} (review 1 of demo:1)"
-    nvim.input("ga")
+    answer_keys(nvim, "ga")
     wait_turn_end(nvim)
     text = path.read_text()
     assert text.splitlines()[0] == "line 1" + EDIT_MARK
@@ -87,7 +88,7 @@ def test_reject_keeps_the_file_and_the_proposal(nvim, workspace):
     before = path.read_text()
     nvim.command(f"Ai send edit {path}")
     wait_review(nvim)
-    nvim.input("gr")
+    answer_keys(nvim, "gr")
     text = wait_turn_end(nvim)
     assert path.read_text() == before
     assert "Edit rejected" in text
@@ -104,7 +105,7 @@ def test_partial_accept_lands_and_the_agent_is_told(nvim, workspace):
     wait_review(nvim)
     nvim.command("normal! gg")
     nvim.command("diffget")  # `do` on the first hunk (line 1): keep the current line
-    nvim.input("ga")
+    answer_keys(nvim, "ga")
     text = wait_turn_end(nvim)
     assert path.read_text() == "".join(f"line {i}\n" for i in range(1, 9)) + ADDED + "\n"
     assert "note for the agent, sent with your next prompt" in text
@@ -119,7 +120,7 @@ def test_edited_proposal_lands_for_a_client_writing_agent(nvim, workspace):
     nvim.command(f"Ai send edit {path}")
     wait_review(nvim)
     nvim.api.buf_set_lines(0, 3, 4, False, ["line 4 rewritten by me"])
-    nvim.input("ga")
+    answer_keys(nvim, "ga")
     wait_turn_end(nvim)
     lines = path.read_text().splitlines()
     assert lines[0] == "line 1" + EDIT_MARK and lines[3] == "line 4 rewritten by me" and lines[-1] == ADDED
@@ -131,7 +132,7 @@ def test_edited_proposal_lands_for_an_agent_writing_the_disk(nvim, workspace):
     nvim.command(f"Ai send edit-disk {path}")
     wait_review(nvim)
     nvim.api.buf_set_lines(0, 3, 4, False, ["line 4 rewritten by me"])
-    nvim.input("ga")
+    answer_keys(nvim, "ga")
     wait_turn_end(nvim)
     wait_for(lambda: "line 4 rewritten by me" in path.read_text(), timeout=10, what="the accepted text on disk")
     lines = path.read_text().splitlines()
@@ -150,7 +151,7 @@ def test_snippet_diff_is_reviewed_as_the_whole_file(nvim, workspace):
     assert left == [f"line {i}" for i in range(1, 9)]
     assert right == ["line 1" + EDIT_MARK] + [f"line {i}" for i in range(2, 9)]
     assert "[snippet placed]" in nvim.api.get_option_value("winbar", {"win": wins[1]})
-    nvim.input("ga")
+    answer_keys(nvim, "ga")
     wait_turn_end(nvim)
     assert path.read_text().splitlines()[0] == "line 1" + EDIT_MARK
 
@@ -161,9 +162,9 @@ def test_multi_file_request_reviews_every_file(nvim, workspace):
     nvim.command(f"Ai send multi-edit {a} {b}")
     wait_review(nvim)
     assert nvim.api.buf_get_name(0).endswith("/a.txt (review 1 of demo:1)")
-    nvim.input("ga")
+    answer_keys(nvim, "ga")
     assert nvim.api.buf_get_name(0).endswith("/b.txt (review 1 of demo:1)")
-    nvim.input("ga")
+    answer_keys(nvim, "ga")
     wait_turn_end(nvim)
     for path in (a, b):
         assert path.read_text().splitlines()[-1] == ADDED
@@ -176,8 +177,8 @@ def test_multi_file_with_one_file_rejected(nvim, workspace):
     before = b.read_text()
     nvim.command(f"Ai send multi-edit {a} {b}")
     wait_review(nvim)
-    nvim.input("ga")
-    nvim.input("gr")
+    answer_keys(nvim, "ga")
+    answer_keys(nvim, "gr")
     text = wait_turn_end(nvim)
     assert a.read_text().splitlines()[-1] == ADDED
     assert b.read_text() == before
@@ -190,7 +191,7 @@ def test_new_file(nvim, workspace):
     nvim.command(f"Ai send new-file {path}")
     wait_review(nvim)
     assert "[new file]" in nvim.api.get_option_value("winbar", {"win": 0})
-    nvim.input("ga")
+    answer_keys(nvim, "ga")
     wait_turn_end(nvim)
     assert path.read_text() == "created by the demo agent\n"
 
@@ -237,13 +238,13 @@ def test_second_request_while_a_review_is_open(nvim, workspace):
     nvim.command("Ai permissions")
     listed = "\n".join(nvim.api.buf_get_lines(0, 0, -1, False))
     assert "[execute] git status (demo/2)" in listed and "[review, open] Edit" in listed
-    nvim.input("1")  # back to the prompt
-    nvim.input("a")  # allow once
+    nvim.input("1")  # back to the prompt (picking from the list answers nothing)
+    answer_keys(nvim, "a")  # allow once
     wait_for(lambda: "(demo) would run: git status" in chat_of(nvim, "demo/2"), timeout=20)
     assert review_open(nvim)  # the review still waits for its own answer
     nvim.command("Ai permissions")  # only the review is left: it comes to the front
     assert nvim.api.buf_get_name(0).endswith("/a.txt (review 1 of demo:1)")
-    nvim.input("ga")
+    answer_keys(nvim, "ga")
     wait_for(lambda: "turn ended" in chat(nvim), timeout=20)
     assert a.read_text().splitlines()[-1] == ADDED
 
@@ -257,7 +258,7 @@ def test_prompt_shows_everything_and_answers_by_kind(nvim, workspace):
     for name, kind in (("Allow once", "allow_once"), ("Always allow", "allow_always"),
                        ("Reject", "reject_once"), ("Always reject", "reject_always")):
         assert f"{name}  ({kind})" in text
-    nvim.input("r")
+    answer_keys(nvim, "r")
     assert "Command rejected" in wait_turn_end(nvim)
 
 
@@ -265,19 +266,24 @@ def test_prompt_shows_everything_and_answers_by_kind(nvim, workspace):
 def test_always_answers_become_rules(nvim, workspace):
     nvim.command("Ai send shell git status -s")
     wait_prompt(nvim)
-    nvim.input("A")
+    answer_keys(nvim, "A")  # "always" shows the rule first ...
+    lines = wait_for(lambda: "Remember this answer?" in "\n".join(prompt_lines(nvim)) and prompt_lines(nvim))
+    assert any("always allow execute `git status …` (with any further arguments)" in line for line in lines)
+    answer_keys(nvim, "y")  # ... and stores it on y
     text = wait_turn_end(nvim)
     assert "remembered: always allow execute `git status …`" in text
     state = Path(nvim.funcs.stdpath("state"))
-    stored = (state / "acp_nvim" / "rules.json").read_text()
-    assert str(workspace) in stored and '"prefix": "git status"' in stored
+    stored = json.loads((state / "acp_nvim" / "rules.json").read_text())["rules"]  # shared by the tests of a run
+    mine = [(r["command"], r["exact"]) for r in stored if r["workspace"] == str(workspace)]
+    assert mine == [(["git", "status"], False)]
     nvim.command("Ai send shell git status")
     text = wait_turn_end(nvim, 2)
     assert "allowed automatically (rule: always allow execute `git status …`" in text
     assert prompt_lines(nvim) == []
     nvim.command("Ai send shell git push")
     wait_prompt(nvim)  # another prefix still asks
-    nvim.input("r")
+    nvim.command("Ai permissions")  # "y" may have been typed < quiet_ms ago: then the prompt did not take focus
+    answer_keys(nvim, "r")
     wait_turn_end(nvim, 3)
     nvim.command("Ai rules")
     rules = wait_for(lambda: buffer_text(nvim, "acp://rules"), timeout=10)
@@ -287,7 +293,8 @@ def test_always_answers_become_rules(nvim, workspace):
     wait_for(lambda: str(workspace) not in buffer_text(nvim, "acp://rules"), timeout=10)
     nvim.command("Ai send shell git status")
     wait_prompt(nvim)
-    nvim.input("r")
+    nvim.command("Ai permissions")
+    answer_keys(nvim, "r")
 
 
 @pytest.mark.timeout(60)
@@ -315,7 +322,7 @@ def test_policy_auto_edit_accepts_edits_but_asks_for_commands(nvim, workspace):
     assert path.read_text().splitlines()[-1] == ADDED
     nvim.command("Ai send shell make")
     wait_prompt(nvim)
-    nvim.input("r")
+    answer_keys(nvim, "r")
     wait_turn_end(nvim, 2)
 
 
@@ -330,7 +337,7 @@ def test_policy_ask_is_the_default_and_reviews(nvim, workspace):
              in nvim.exec_lua("return _G.notes"), timeout=10, what="the policy shown")
     nvim.command(f"Ai send edit {path}")
     wait_review(nvim)
-    nvim.input("gr")
+    answer_keys(nvim, "gr")
     wait_turn_end(nvim)
 
 
@@ -348,7 +355,7 @@ def test_unsaved_edits_show_on_the_left_and_are_never_lost(nvim, workspace, answ
     assert nvim.api.win_get_buf(left_win).number == user_buf
     left = nvim.api.buf_get_lines(user_buf, 0, -1, False)
     assert left[-1] == "typed by the user, not saved"
-    nvim.input(answer)
+    answer_keys(nvim, answer)
     wait_turn_end(nvim)
     lines = nvim.api.buf_get_lines(user_buf, 0, -1, False)
     assert "typed by the user, not saved" in lines
@@ -367,7 +374,7 @@ def test_review_view_failure_falls_back_to_the_plain_prompt(nvim, workspace):
     nvim.command(f"Ai send edit {path}")
     lines = wait_prompt(nvim)
     assert any("Allow once" in line for line in lines)
-    nvim.input("a")
+    answer_keys(nvim, "a")
     text = wait_turn_end(nvim)
     assert "the review view failed" in text and "no filetypes today" in text
     assert path.read_text().splitlines()[-1] == ADDED
@@ -381,11 +388,13 @@ def test_agent_writing_the_disk_under_a_clean_loaded_buffer(nvim, workspace):
     nvim.command(f"Ai send edit-disk {path}")
     wait_review(nvim)
     nvim.api.buf_set_lines(0, 3, 4, False, ["line 4 rewritten by me"])
-    nvim.input("ga")
+    answer_keys(nvim, "ga")
     wait_turn_end(nvim)
     wait_for(lambda: "line 4 rewritten by me" in path.read_text(), timeout=10, what="the accepted text on disk")
     wait_for(lambda: nvim.api.buf_get_lines(user_buf, 3, 4, False) == ["line 4 rewritten by me"], timeout=10,
              what="the buffer to show the accepted text")
     lines = nvim.api.buf_get_lines(user_buf, 0, -1, False)
     assert lines[0] == "line 1" + EDIT_MARK and lines[-1] == ADDED
-    assert nvim.api.get_option_value("modified", {"buf": user_buf}) is False
+    # the text lands in the buffer first, then the file is written and the buffer marked saved
+    wait_for(lambda: nvim.api.get_option_value("modified", {"buf": user_buf}) is False, timeout=10,
+             what="the buffer saved")

@@ -1,4 +1,4 @@
-"""End to end through the real rplugin host and the demo agent process."""
+"""End to end through the real Python host and the demo agent process."""
 
 from __future__ import annotations
 
@@ -167,7 +167,9 @@ def test_dismissed_login_is_a_clear_error(nvim):
     nvim.command("Ai send hello")
     wait_for(lambda: any("authentication of agent 'locked' was cancelled" in n for n in notes(nvim)), timeout=20)
     text = buffer_text(nvim, "acp://chat/locked/1")
-    assert "not sent (the agent is not running): hello" in text
+    # the prompt is kept in the queue (sent after a restart), and the chat says so
+    assert "not sent yet (the agent is not running): hello" in text
+    assert "they stay in the queue" in text
 
 
 @pytest.mark.timeout(60)
@@ -181,3 +183,25 @@ def test_restart_after_crash_recovers_without_restarting_neovim(nvim):
     wait_for(lambda: "You said: back again" in buffer_text(nvim, CHAT), timeout=20)
     text = buffer_text(nvim, CHAT)
     assert text.count("## You\ncrash") == 1, "history is kept, not replayed twice"
+
+
+@pytest.mark.timeout(90)
+def test_crash_notice_then_a_prompt_or_the_restart_key_brings_the_agent_back(nvim):
+    nvim.command("Ai send crash")
+    wait_for(lambda: "agent exited with code 3" in buffer_text(nvim, CHAT), timeout=20)
+    text = buffer_text(nvim, CHAT)
+    assert "demo agent: crashing on purpose" in text, "the crash notice holds the stderr tail"
+    assert "<C-r> restarts the agent and reopens this session" in text
+    nvim.command("Ai send kept while down")
+    wait_for(lambda: "You said: kept while down" in buffer_text(nvim, CHAT), timeout=30,
+             what="a prompt to a stopped agent restarts it and is sent")
+    nvim.command("Ai send crash")
+    wait_for(lambda: buffer_text(nvim, CHAT).count("agent exited with code 3") == 2, timeout=20)
+    nvim.command(f"buffer {CHAT}")
+    desc = nvim.exec_lua("return vim.fn.maparg('<C-r>', 'n', false, true).desc")
+    assert "restart" in desc
+    nvim.input("<C-r>")
+    wait_for(lambda: buffer_text(nvim, CHAT).count("agent restarted") == 2, timeout=30,
+             what="the restart key restarted the agent")
+    nvim.command("Ai send after the key")
+    wait_for(lambda: "You said: after the key" in buffer_text(nvim, CHAT), timeout=20)

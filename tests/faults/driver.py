@@ -31,7 +31,10 @@ T = TypeVar("T")
 
 SETUP_LUA = """
 local agent = ...
-require('acp_nvim').setup({ agents = { fault = agent }, default_agent = 'fault' })
+-- quiet_ms = 0: the typed-key probe types every 10 ms, so a quiet moment never comes; a prompt's keys
+-- still wait arm_ms (the harness waits for them: views.answer)
+require('acp_nvim').setup({ agents = { fault = agent }, default_agent = 'fault',
+  permissions = { quiet_ms = 0, arm_ms = 200 } })
 _G.__fault_notes = {}
 local notify = vim.notify
 vim.notify = function(msg, level, opts)
@@ -85,15 +88,11 @@ def wait_until(probe: Callable[[], T], timeout: float, interval: float = 0.05) -
 
 
 class Environment:
-    """What every case shares: the registered remote plugin (``:UpdateRemotePlugins`` once)."""
+    """What every case shares: isolated XDG folders and rplugin manifest (the plugin starts its own host)."""
 
     def __init__(self) -> None:
         self.base = Path(tempfile.mkdtemp(prefix="acp-faults-"))
         self.manifest = str(self.base / "rplugin.vim")
-        env = {**os.environ, **self._xdg(self.base / "xdg"), "NVIM_RPLUGIN_MANIFEST": self.manifest,
-               "ACP_NVIM_TEST_PYTHON": sys.executable}
-        subprocess.run([NVIM, "-u", INIT, "--headless", "+UpdateRemotePlugins", "+qa!"], env=env,
-                       check=True, timeout=60, capture_output=True)
 
     @staticmethod
     def _xdg(base: Path) -> dict[str, str]:

@@ -4,7 +4,7 @@ the three-way view is read through its module."""
 
 from __future__ import annotations
 
-from .driver import Editor
+from .driver import Editor, wait_until
 
 SHOWN_REQUEST_LUA = """
 local chat, pattern = ...
@@ -20,21 +20,33 @@ end
 """
 
 REVIEW_OPEN_LUA = """
+-- review buffers are scratch buffers of kind 'review' (named after the file, not acp://review/…)
+local scratch = require('acp_nvim.kit.scratch')
 for _, win in ipairs(vim.api.nvim_list_wins()) do
-  if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)):match('^acp://review/') then return true end
+  if scratch.is_ours(vim.api.nvim_win_get_buf(win), 'review') then return true end
 end
 return false
 """
 
 FOCUS_REVIEW_LUA = """
+local scratch = require('acp_nvim.kit.scratch')
 for _, win in ipairs(vim.api.nvim_list_wins()) do
-  if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)):match('^acp://review/') then
+  local buf = vim.api.nvim_win_get_buf(win)
+  if scratch.is_ours(buf, 'review') and vim.bo[buf].buftype == 'acwrite' then
     vim.api.nvim_set_current_tabpage(vim.api.nvim_win_get_tabpage(win))
     vim.api.nvim_set_current_win(win)
     return true
   end
 end
 return false
+"""
+
+ARMED_LUA = """
+local permission, review = require('acp_nvim.permission'), require('acp_nvim.review')
+if permission.view and not permission.armed() and vim.api.nvim_get_current_win() ~= permission.win then
+  permission.show_prompt() -- the user goes to it (:Ai permissions): it does not take the cursor while keys come
+end
+return permission.armed() or review.armed()
 """
 
 CURSOR_ON_CHANGE_LUA = """
@@ -60,8 +72,17 @@ def shown_request(ed: Editor, pattern: str) -> str | None:
     return str(found) if found else None
 
 
+def answer(ed: Editor, keys: str, timeout: float = 10) -> bool:
+    """Type ``keys`` into the prompt (gone to first, as with ``:Ai permissions``) or the current review
+    window once its keys count (``permissions.arm_ms``); False if they never did."""
+    if not wait_until(lambda: ed.lua(ARMED_LUA), timeout):
+        return False
+    ed.keys(keys)
+    return True
+
+
 def review_open(ed: Editor) -> bool:
-    """Whether a review (an ``acp://review/...`` buffer) is shown in a window."""
+    """Whether a review (a scratch buffer of kind ``review``) is shown in a window."""
     return bool(ed.lua(REVIEW_OPEN_LUA))
 
 

@@ -24,16 +24,16 @@ from .minimize import minimize
 from .payloads import Payload
 
 CLASSES: dict[str, tuple[st.SearchStrategy[Payload], float]] = {
-    "valid session/update": (payloads.valid_updates(), 0.25),
+    "valid session/update": (payloads.valid_updates(), 0.21),
     "valid request_permission": (payloads.valid_permissions(), 0.10),
     "valid fs/*": (payloads.valid_fs(), 0.10),
     "invalid session/update": (payloads.invalid_updates(), 0.20),
     "invalid request_permission": (payloads.invalid_permissions(), 0.10),
     "invalid fs/*": (payloads.invalid_fs(), 0.10),
-    "raw lines": (payloads.raw_lines(), 0.12),
-    "deep nesting": (payloads.deep_lines(), 0.01),
-    "lone surrogates": (payloads.surrogate_updates(), 0.01),
-    "invalid UTF-8": (payloads.bad_utf8_requests(), 0.01),
+    "raw lines": (payloads.raw_lines(), 0.10),
+    "deep nesting": (payloads.deep_lines(), 0.03),
+    "lone surrogates": (payloads.surrogate_updates(), 0.03),
+    "invalid UTF-8": (payloads.bad_utf8_requests(), 0.03),
 }
 MEAN_BATCH = 4.5
 

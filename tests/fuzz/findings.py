@@ -39,41 +39,7 @@ class Known:
     """The Neovim is fine afterwards (no need for a fresh one)."""
 
 
-KNOWN = [
-    Known(r"surrogates not allowed",
-          "a lone surrogate (\"\\ud83d\") in agent text fails msgpack encoding: the render batch is dropped and "
-          "the chat stops updating (issue 12)", "test_lone_surrogate_in_a_message_chunk"),
-    Known(r"^unanswered: bad utf-8",
-          "a line with invalid UTF-8 is dropped as stdout noise: its request is never answered (issue 12)",
-          "test_invalid_utf8_in_a_permission_request"),
-    Known(r"Unhandled error while handling notification .*pydantic ValidationError",
-          "a schema-invalid session/update is dropped by the SDK with a ValidationError traceback in the host "
-          "log, and nothing in the session log", "test_schema_invalid_session_update", harmless=True),
-    Known(r"Unhandled error while handling notification .*in client.py:_own",
-          "a session/update for another session id: the plugin raises RequestError in a notification handler; "
-          "the SDK logs a traceback (a notification has no one to answer)", "test_session_update_for_another_session",
-          harmless=True),
-    Known(r"Unhandled error while handling notification .*Method not found",
-          "a notification with a method nobody handles: the SDK logs a traceback instead of ignoring it (ACP: "
-          "unknown notifications are ignored)", "test_notification_with_an_unknown_method", harmless=True),
-    Known(r"Receive loop failed .*RecursionError",
-          "a line nested deeper than ~1,000 levels: json.loads raises RecursionError, which the wire transport "
-          "does not catch (only ValueError); the SDK's receive loop dies and the session with it",
-          "test_deeply_nested_line"),
-    Known(r"Receive loop failed .*in connection.py:_handle_response .*unhashable",
-          "a response whose id is a list or an object: the SDK's _handle_response raises TypeError "
-          "(unhashable); its receive loop dies and the session with it", "test_response_with_a_list_id"),
-    Known(r"Receive loop failed .*in ring.py:\w+ .*unhashable",
-          "a session/update whose sessionUpdate is an object or a list: the session log's tap (core/log/ring.py, "
-          "STREAMING_UPDATES lookup) raises TypeError inside the wire transport; the receive loop dies and the "
-          "session with it", "test_session_update_kind_that_is_not_a_string"),
-    Known(r"item contains newlines",
-          "a permission request whose title or option name holds a newline: permission.lua puts it in a buffer "
-          "line, nvim_buf_set_lines refuses, the prompt never shows", "test_newline_in_a_permission_prompt",
-          harmless=True),
-    Known(r"E976: Using a Blob as a String",
-          "a permission option name with a NUL character: the prompt's Lua fails (E976), the prompt never shows",
-          "test_nul_in_a_permission_option", harmless=True),
+KNOWN: list[Known] = [
 ]
 CAUSES = ("host crash", "traceback", "shown")
 """Kinds that are a cause; "answers" and "stuck" findings can be consequences of one."""

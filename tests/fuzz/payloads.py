@@ -10,8 +10,8 @@ folder outside it); reports show payloads with their placeholders.
   ``sessionUpdate``, a huge string, deep nesting.
 - ``raw_lines``: transport-level damage: non-JSON, JSON that is not an object, unknown
   methods and ids, a line with a huge or deeply nested value.
-- ``surrogate_*`` and ``bad_utf8_*``: lone surrogates (``"\\ud83d"``) and invalid UTF-8 bytes,
-  kept apart because today's plugin fails on them (see ``findings.KNOWN``).
+- ``surrogate_*`` and ``bad_utf8_*``: lone surrogates (``"\\ud83d"``) and invalid UTF-8 bytes
+  (repaired by the wire since issue 12: the message still counts, with U+FFFD in their place).
 """
 
 from __future__ import annotations

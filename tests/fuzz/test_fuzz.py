@@ -58,7 +58,8 @@ def test_schema_invalid_payloads(fuzzer: Fuzzer, batch: list[Payload]) -> None:
 
 
 @settings(BOUNDED, max_examples=20)
-@given(payloads.batches(payloads.raw_lines()))
+@given(payloads.batches(payloads.raw_lines(), payloads.deep_lines(), payloads.surrogate_updates(),
+                        payloads.bad_utf8_requests()))
 def test_raw_lines(fuzzer: Fuzzer, batch: list[Payload]) -> None:
     assert_nothing_new(fuzzer, batch)
 
@@ -77,59 +78,49 @@ def replay(fuzzer: Fuzzer, line: bytes, request: bool) -> None:
     assert not findings, describe(findings, batch)
 
 
-@known("test_lone_surrogate_in_a_message_chunk")
 def test_lone_surrogate_in_a_message_chunk(fuzzer: Fuzzer) -> None:
     replay(fuzzer, b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"@SID@","update":'
                    b'{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"\\ud83d"}}}}',
            request=False)
 
 
-@known("test_invalid_utf8_in_a_permission_request")
 def test_invalid_utf8_in_a_permission_request(fuzzer: Fuzzer) -> None:
     replay(fuzzer, PERMISSION % (b"caf\xe9", b"Allow"), request=True)
 
 
-@known("test_schema_invalid_session_update")
 def test_schema_invalid_session_update(fuzzer: Fuzzer) -> None:
     replay(fuzzer, b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"@SID@",'
                    b'"update":{"sessionUpdate":"agent_message_chunk"}}}', request=False)
 
 
-@known("test_session_update_for_another_session")
 def test_session_update_for_another_session(fuzzer: Fuzzer) -> None:
     replay(fuzzer, b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"other",'
                    b'"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}',
            request=False)
 
 
-@known("test_notification_with_an_unknown_method")
 def test_notification_with_an_unknown_method(fuzzer: Fuzzer) -> None:
     replay(fuzzer, b'{"jsonrpc":"2.0","method":"x/unknown","params":{}}', request=False)
 
 
-@known("test_deeply_nested_line")
 def test_deeply_nested_line(fuzzer: Fuzzer) -> None:
     replay(fuzzer, b'{"jsonrpc":"2.0","method":"session/update","params":' + b"[" * 2000 + b"]" * 2000 + b"}",
            request=False)
 
 
-@known("test_response_with_a_list_id")
 def test_response_with_a_list_id(fuzzer: Fuzzer) -> None:
     replay(fuzzer, b'{"jsonrpc":"2.0","id":[1],"result":{}}', request=False)
 
 
-@known("test_session_update_kind_that_is_not_a_string")
 def test_session_update_kind_that_is_not_a_string(fuzzer: Fuzzer) -> None:
     replay(fuzzer, b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"@SID@",'
                    b'"update":{"sessionUpdate":{}}}}', request=False)
 
 
-@known("test_newline_in_a_permission_prompt")
 def test_newline_in_a_permission_prompt(fuzzer: Fuzzer) -> None:
     replay(fuzzer, PERMISSION % (b"two\\nlines", b"Allow"), request=True)
 
 
-@known("test_nul_in_a_permission_option")
 def test_nul_in_a_permission_option(fuzzer: Fuzzer) -> None:
     replay(fuzzer, PERMISSION % (b"title", b"a\\u0000b"), request=True)
 

@@ -1,10 +1,16 @@
 """Buffer I/O in a real headless Neovim: the text of a buffer equals what `:write` puts on disk,
-writes are minimal edits (one undo step, cursor and marks kept), reloads never prompt."""
+writes are minimal edits (one undo step, cursor and marks kept), reloads never prompt. The agent's
+write goes as FileService does it: `apply` puts the text in, the opener writes the file, `finish`
+marks the buffer saved (never `:write!`)."""
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
+import pytest
+from acp import RequestError
+
+from acp_nvim.core.files.opener import Opener
 from acp_nvim.core.files.text_slice import slice_lines
 
 pytestmark = pytest.mark.timeout(30)
@@ -29,12 +35,30 @@ LINE_LIMIT = [(None, None), (1, None), (2, None), (3, 1), (2, 1), (1, 0), (0, 2)
 
 
 def edit(nvim, path) -> int:
+    nvim.exec_lua(f"return {B} ~= nil")  # the plugin loads the module when its host starts (NvimEditor)
     nvim.command(f"edit {path}")
     return nvim.current.buffer.number
 
 
 def read(nvim, path):
     return nvim.exec_lua(f"return {B}.read(...)", str(path))
+
+
+def agent_write(nvim, path: Path, content: str, tick=None, with_before=False) -> dict:
+    """What FileService._put does for a loaded buffer: stamp, apply, write through the opener, finish."""
+    opener = Opener([path.parent.resolve()])
+    stamp = opener.stamp(path)
+    result = nvim.exec_lua(f"return {B}.apply(...)", str(path), content, tick, with_before,
+                           list(stamp) if stamp else None)
+    if result["status"] != "applied":
+        return result
+    try:
+        written = opener.replace(path, content.encode(), stamp).stamp
+    except RequestError as exc:
+        result["error"], written = str(exc), None
+    result["finish"] = nvim.exec_lua(f"return {B}.finish(...)", str(path), result["tick"],
+                                     list(written) if written else None)
+    return result
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
@@ -67,8 +91,8 @@ def test_apply_writes_exact_content(nvim, workspace, shape):
     path.write_bytes(b"old first\nold second\n")
     edit(nvim, path)
     content = SHAPES[shape].decode()
-    result = nvim.exec_lua(f"return {B}.apply(...)", str(path), content, None, True)
-    assert result["status"] == "written"
+    result = agent_write(nvim, path, content, with_before=True)
+    assert (result["status"], result["finish"]) == ("applied", "saved")
     assert result["text"] == "old first\nold second\n"
     assert path.read_bytes() == SHAPES[shape]
     assert read(nvim, path)["text"] == content
@@ -87,9 +111,9 @@ def test_apply_is_one_undo_step_and_keeps_cursor_and_marks(nvim, workspace):
     user_text = read(nvim, path)["text"]
     new = user_text.replace("line 1\n", "line 1 edited\n", 1).replace("line 40\n", "line 40\nappended\n")
     new = new.replace("line 5\n", "")  # a deletion above the cursor
-    result = nvim.exec_lua(f"return {B}.apply(...)", str(path), new, None, False)
-    assert result["status"] == "written"
-    assert path.read_text() == new
+    result = agent_write(nvim, path, new)
+    assert (result["status"], result["finish"]) == ("applied", "saved")
+    assert path.read_text() == new and not nvim.current.buffer.options["modified"]
     assert nvim.current.window.cursor[0] == 19, "the cursor follows its line"
     assert nvim.current.buffer[18].startswith("user line 20")
     assert nvim.funcs.line("'a") == 19, "mark a follows its line"
@@ -106,13 +130,13 @@ def test_apply_refuses_unseen_unsaved_changes(nvim, workspace):
     nvim.command("normal! Ayours\x1b")
     state = read(nvim, path)
     assert state["modified"] is True
-    stale = nvim.exec_lua(f"return {B}.apply(...)", str(path), "agent\n", state["tick"] - 1, False)
+    stale = agent_write(nvim, path, "agent\n", state["tick"] - 1)
     assert stale["status"] == "conflict" and stale["text"] == "diskyours\n"
-    never_read = nvim.exec_lua(f"return {B}.apply(...)", str(path), "agent\n", None, False)
+    never_read = agent_write(nvim, path, "agent\n")
     assert never_read["status"] == "conflict"
     assert nvim.current.buffer[:] == ["diskyours"] and path.read_text() == "disk\n"
-    seen = nvim.exec_lua(f"return {B}.apply(...)", str(path), "diskyours agent\n", state["tick"], False)
-    assert seen["status"] == "written"
+    seen = agent_write(nvim, path, "diskyours agent\n", state["tick"])
+    assert (seen["status"], seen["finish"]) == ("applied", "saved")
     assert path.read_text() == "diskyours agent\n"
 
 
@@ -240,14 +264,92 @@ def test_apply_refuses_a_buffer_that_is_not_modifiable(nvim, workspace):
     assert path.read_text() == "locked\n"
 
 
-def test_a_failed_save_takes_the_edit_back(nvim, workspace):
-    folder = workspace / "gone"
-    folder.mkdir()
-    path = folder / "file.txt"
+def test_a_failed_write_takes_the_edit_back(nvim, workspace):
+    path = workspace / "file.txt"
     path.write_text("kept\n")
     edit(nvim, path)
-    path.unlink()
-    folder.rmdir()
-    result = nvim.exec_lua(f"return {B}.apply(...)", str(path), "agent\n", None, False)
-    assert result["status"] == "error" and "E212" in result["text"]
+    stamp = Opener([workspace.resolve()]).stamp(path)
+    result = nvim.exec_lua(f"return {B}.apply(...)", str(path), "agent\n", None, False, list(stamp))
+    assert result["status"] == "applied" and nvim.current.buffer[:] == ["agent"]
+    assert nvim.exec_lua(f"return {B}.finish(...)", str(path), result["tick"], None) == "undone"
     assert nvim.current.buffer[:] == ["kept"] and not nvim.current.buffer.options["modified"]
+
+
+def test_a_failed_write_keeps_what_the_user_typed_meanwhile(nvim, workspace):
+    path = workspace / "file.txt"
+    path.write_text("kept\n")
+    edit(nvim, path)
+    stamp = Opener([workspace.resolve()]).stamp(path)
+    result = nvim.exec_lua(f"return {B}.apply(...)", str(path), "agent\n", None, False, list(stamp))
+    nvim.command("normal! Atyped\x1b")
+    assert nvim.exec_lua(f"return {B}.finish(...)", str(path), result["tick"], None) == "kept"
+    assert nvim.current.buffer[:] == ["agenttyped"] and nvim.current.buffer.options["modified"]
+
+
+def test_typing_between_the_edit_and_the_save_leaves_the_buffer_modified(nvim, workspace):
+    path = workspace / "file.txt"
+    path.write_text("old\n")
+    edit(nvim, path)
+    opener = Opener([workspace.resolve()])
+    stamp = opener.stamp(path)
+    result = nvim.exec_lua(f"return {B}.apply(...)", str(path), "agent\n", None, False, list(stamp))
+    nvim.command("normal! Atyped\x1b")
+    written = opener.replace(path, b"agent\n", stamp).stamp
+    assert nvim.exec_lua(f"return {B}.finish(...)", str(path), result["tick"], list(written)) == "kept"
+    assert nvim.current.buffer.options["modified"], "the user's typing is unsaved and must stay marked so"
+    assert path.read_text() == "agent\n"
+
+
+def test_a_disk_change_the_buffer_never_saw_is_refused(nvim, workspace):
+    path = workspace / "pulled.txt"
+    path.write_text("one\n")
+    edit(nvim, path)
+    path.write_text("one\nfrom git pull\n")
+    result = agent_write(nvim, path, "one\nagent\n")
+    assert result["status"] == "disk_changed" and result["text"] == "one\n"
+    assert nvim.current.buffer[:] == ["one"] and path.read_text() == "one\nfrom git pull\n"
+    nvim.command("edit!")  # the user takes the disk's text: the buffer knows the disk again
+    assert agent_write(nvim, path, "one\nfrom git pull\nagent\n")["finish"] == "saved"
+
+
+def test_the_users_own_write_is_known(nvim, workspace):
+    path = workspace / "mine.txt"
+    path.write_text("one\n")
+    edit(nvim, path)
+    nvim.command("normal! Atwo\x1b")
+    nvim.command("write")
+    assert read(nvim, path)["disk"] == list(Opener([workspace.resolve()]).stamp(path))
+    assert agent_write(nvim, path, "onetwo agent\n")["finish"] == "saved"
+
+
+def test_after_the_agents_write_neovim_sees_no_change_on_disk(nvim, workspace):
+    path = workspace / "quiet.txt"
+    path.write_text("one\n")
+    edit(nvim, path)
+    nvim.command("setlocal noautoread")
+    assert agent_write(nvim, path, "one\nagent\n")["finish"] == "saved"
+    nvim.command("checktime")
+    assert nvim.api.get_mode() == {"mode": "n", "blocking": False}
+    assert "W11" not in nvim.exec_lua("return vim.api.nvim_exec2('messages', { output = true }).output")
+    nvim.command("write")  # no "changed since reading it" question either
+    assert path.read_text() == "one\nagent\n" and nvim.api.get_mode()["blocking"] is False
+
+
+def test_apply_refuses_a_read_only_buffer(nvim, workspace):
+    path = workspace / "ro.txt"
+    path.write_text("ro\n")
+    nvim.command(f"view {path}")
+    result = agent_write(nvim, path, "agent\n")
+    assert result["status"] == "error" and "read-only" in result["text"]
+    assert nvim.current.buffer[:] == ["ro"] and path.read_text() == "ro\n"
+
+
+def test_drop_deletes_only_a_clean_buffer(nvim, workspace):
+    path = workspace / "made.txt"
+    path.write_text("made\n")
+    edit(nvim, path)
+    nvim.command("normal! Aunsaved\x1b")
+    assert nvim.exec_lua(f"return {B}.drop(...)", str(path)) is False
+    nvim.command("edit!")
+    assert nvim.exec_lua(f"return {B}.drop(...)", str(path)) is True
+    assert nvim.funcs.bufloaded(str(path)) == 0

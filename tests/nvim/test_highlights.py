@@ -38,13 +38,14 @@ def documented_groups() -> dict[str, str]:
 
 
 def used_groups() -> set[str]:
-    """AcpNvim* names in the Lua code, without comments, rplugin functions and User events."""
+    """AcpNvim* names in the Lua code, without comments, the host's functions and User events."""
     events = set(re.findall(r"^  (AcpNvim\w+)", doc_section("acp_nvim-events"), re.MULTILINE))
     names: set[str] = set()
     for path in LUA.rglob("*.lua"):
         code = "\n".join(line.split("--", 1)[0] for line in path.read_text().splitlines())
         names |= {n for n in NAME.findall(code) if not n.startswith("vim.fn.")}
-    return names - (events - defined_in_lua())
+    host_functions = set(re.findall(r"^  (AcpNvim\w+) = '", (LUA / "host.lua").read_text(), re.MULTILINE))
+    return names - (events - defined_in_lua()) - host_functions
 
 
 def defined_in_lua() -> set[str]:
@@ -68,7 +69,11 @@ def test_the_help_lists_every_group_with_its_link(nvim):
     assert set(defined) == defined_in_lua()
 
 
-def test_every_group_is_linked_by_default_at_startup_and_a_user_choice_stays(nvim):
+def test_every_group_is_linked_by_default_once_idle_after_startup_and_a_user_choice_stays(nvim):
+    """Not at startup (nothing loads then): when Neovim is idle after it (the prestart, which runs
+    even when it starts no host) or at the first :Ai, whichever comes first."""
+    assert nvim.api.get_hl(0, {"name": "AcpNvimUser"}) == {}
+    nvim.exec_lua("require('acp_nvim').setup({ prestart = false }); require('acp_nvim.host').prestart()")
     defined = nvim.exec_lua("return require('acp_nvim.highlights').groups")
     for group, link in defined.items():
         hl = nvim.api.get_hl(0, {"name": group})

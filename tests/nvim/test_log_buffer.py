@@ -1,4 +1,4 @@
-"""Log buffers in real Neovim, fed by the real rplugin host and the demo agent."""
+"""Log buffers in real Neovim, fed by the real Python host and the demo agent."""
 
 from __future__ import annotations
 
@@ -209,7 +209,9 @@ def test_log_of_a_named_session_and_errors(nvim):
     ("{ max_entries = 'many' }", "log.max_entries: expected number, got string"),
 ])
 def test_log_options_are_validated(nvim, opts, message):
-    ok, err = nvim.exec_lua(f"return {{ pcall(require('acp_nvim').setup, {{ log = {opts} }}) }}")
+    """When first used: setup() only records its options (nothing loads at startup)."""
+    ok, err = nvim.exec_lua(f"""local m = require('acp_nvim'); m.setup({{ log = {opts} }})
+        return {{ pcall(function() return m.config end) }}""")
     assert ok is False and message in err
 
 

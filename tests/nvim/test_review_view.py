@@ -13,7 +13,7 @@ import pytest
 
 from acp_nvim.core.permissions.review import Current, ProposedEdit, Review, reconstruct
 from acp_nvim.nvim.review_spec import review_table
-from helpers import wait_for
+from helpers import answer_keys, wait_for
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -38,6 +38,7 @@ def agent_version(text: str = TEXT) -> str:
 @pytest.fixture
 def view(nvim):
     nvim.command(RECORDER)
+    nvim.exec_lua("require('acp_nvim').setup({ permissions = { arm_ms = 150, quiet_ms = 100 } })")
     return nvim
 
 
@@ -95,6 +96,8 @@ def test_layout_snapshot(view, workspace):
     path.write_text(TEXT)
     view.command("set lines=30")
     single(view, path)
+    assert "[keys wait a moment]" in view.api.get_option_value("winbar", {"win": view.funcs.win_getid(1)})
+    wait_for(lambda: "keys wait" not in view.api.get_option_value("winbar", {"win": view.funcs.win_getid(1)}))
     rows = screen(view)
     assert rows[0].startswith(" [No Name]  2 sample.py (review 1 of demo:1) ")  # tabline: the file's name
     winbar_left, _, winbar_right = rows[1].partition("│")
@@ -175,7 +178,7 @@ def test_loaded_buffer_is_the_left_side_with_its_unsaved_text(view, workspace):
     left_win = view.api.tabpage_list_wins(view.api.get_current_tabpage())[0]
     assert view.api.win_get_buf(left_win).number == live
     assert "[unsaved]" in view.api.get_option_value("winbar", {"win": left_win})
-    view.input("ga")
+    answer_keys(view, "ga")
     assert accepted_text(view) == agent_version(current)
     assert view.api.buf_get_lines(live, 0, 1, False) == ["typed but not saved"]
     assert view.api.get_option_value("modified", {"buf": live}) is True
@@ -187,7 +190,7 @@ def test_loaded_buffer_is_the_left_side_with_its_unsaved_text(view, workspace):
 def test_accept_sends_agent_text_once_and_leaves_nothing(view, workspace):
     path = workspace / "a.txt"
     single(view, path)
-    view.input("ga")
+    answer_keys(view, "ga")
     assert len(verdicts(view)) == 1
     assert accepted_text(view) == agent_version()
     assert review_buffers(view) == []
@@ -198,7 +201,7 @@ def test_accept_sends_agent_text_once_and_leaves_nothing(view, workspace):
 
 def test_reject_sends_no_text(view, workspace):
     single(view, workspace / "a.txt")
-    view.input("gr")
+    answer_keys(view, "gr")
     assert verdicts(view)[-1][1]["files"][0].get("text") is None
     assert review_buffers(view) == []
 
@@ -208,7 +211,7 @@ def test_partial_hunk_accept_with_do(view, workspace):
     view.command("normal! gg]c")  # first hunk: line 2
     assert view.funcs.line(".") == 2
     view.command("diffget")  # `do`: leave this hunk (current → proposal)
-    view.input("ga")
+    answer_keys(view, "ga")
     assert accepted_text(view) == TEXT + "appended by the agent\n"
 
 
@@ -217,7 +220,7 @@ def test_take_hunk_back_with_dp(view, workspace):
     view.command("normal! gg]c")
     view.command("diffget")
     view.input("dp")  # take the agent's version back (agent → proposal)
-    view.input("ga")
+    answer_keys(view, "ga")
     assert accepted_text(view) == agent_version()
 
 
@@ -246,7 +249,7 @@ def test_closing_hides_when_configured(view, workspace):
     assert view.exec_lua("return require('acp_nvim.review').list()[1].state") == "hidden"
     view.command("Ai permissions")
     assert view.api.buf_get_lines(0, 0, 1, False) == ["kept edit"]
-    view.input("ga")
+    answer_keys(view, "ga")
     assert accepted_text(view).startswith("kept edit\n")
 
 
@@ -257,7 +260,7 @@ def test_window_options_and_maps_of_the_live_buffer_are_restored(view, workspace
     view.command("setlocal foldmethod=indent wrap")
     view.command("nnoremap <buffer> ga <Cmd>let g:mine = 1<CR>")
     single(view, path, loaded=True)
-    view.input("gr")
+    answer_keys(view, "gr")
     view.command("split")  # a new window on the same buffer takes its last window options
     for win in view.api.tabpage_list_wins(0):
         assert view.api.get_option_value("diff", {"win": win}) is False
@@ -276,11 +279,11 @@ def test_multi_file_reviews_every_file(view, workspace):
     ])
     assert len(view.api.list_tabpages()) == 3
     assert view.api.buf_get_name(0).endswith("/a.txt (review 1 of demo:1)")
-    view.input("ga")
+    answer_keys(view, "ga")
     assert verdicts(view) == []
     assert view.api.buf_get_name(0).endswith("/b.lua (review 1 of demo:1)")
     assert view.api.get_option_value("filetype", {"buf": 0}) == "lua"
-    view.input("gr")
+    answer_keys(view, "gr")
     files = verdicts(view)[0][1]["files"]
     assert [f["path"] for f in files] == [str(a), str(b)]
     assert files[0]["text"] == agent_version() and files[1].get("text") is None
@@ -290,7 +293,7 @@ def test_multi_file_reviews_every_file(view, workspace):
 def test_accept_all_files_at_once(view, workspace):
     a, b = workspace / "a.txt", workspace / "b.txt"
     open_review(view, [(str(p), Current(TEXT), [ProposedEdit(str(p), TEXT, agent_version())]) for p in (a, b)])
-    view.input("gA")
+    answer_keys(view, "gA")
     assert [f["text"] for f in verdicts(view)[0][1]["files"]] == [agent_version(), agent_version()]
 
 
@@ -300,7 +303,7 @@ def test_new_file(view, workspace):
     wins = view.api.tabpage_list_wins(0)
     assert view.api.buf_get_lines(view.api.win_get_buf(wins[0]), 0, -1, False) == [""]
     assert "[new file]" in view.api.get_option_value("winbar", {"win": wins[1]})
-    view.input("ga")
+    answer_keys(view, "ga")
     assert accepted_text(view) == "# hello\n"
 
 
@@ -318,9 +321,9 @@ def test_second_review_waits_for_the_first(view, workspace):
     single(view, workspace / "b.txt", rid=2, number=2)
     assert view.api.buf_get_name(0).endswith("/a.txt (review 1 of demo:1)")
     assert "+1 waiting" in view.api.get_option_value("winbar", {"win": 0})
-    view.input("ga")
+    answer_keys(view, "ga")
     assert view.api.buf_get_name(0) == f"{workspace}/b.txt (review 2 of demo:1)"
-    view.input("gr")
+    answer_keys(view, "gr")
     assert [v[0] for v in verdicts(view)] == [1, 2]
 
 
@@ -363,3 +366,36 @@ def test_a_view_that_cannot_open_reports_and_cleans_up(view, workspace):
     verdict = verdicts(view)[0][1]
     assert verdict["files"] == [] and "boom" in verdict["error"]
     assert review_buffers(view) == [] and len(view.api.list_tabpages()) == 1
+
+
+# -- keys that answer only when meant ----------------------------------------------------
+
+
+def test_verdict_keys_wait_until_the_review_was_visible_long_enough(view, workspace):
+    view.exec_lua("require('acp_nvim').setup({ permissions = { arm_ms = 4000, quiet_ms = 4000 } })")
+    single(view, workspace / "a.txt")
+    view.input("ga")
+    view.input("gA")
+    assert verdicts(view) == [], "a fast ga answers nothing"
+    view.exec_lua("require('acp_nvim').setup({ permissions = { arm_ms = 150, quiet_ms = 100 } })")
+    answer_keys(view, "ga")
+    assert accepted_text(view) == agent_version()
+
+
+def test_a_review_never_takes_the_cursor_from_typing(view, workspace):
+    view.exec_lua("_G.msgs = {} vim.notify = function(m) table.insert(_G.msgs, m) end")
+    path = workspace / "notes.txt"
+    view.command(f"edit {path}")
+    view.input("iAl")
+    single(view, workspace / "a.txt")
+    view.input("so hello")
+    wait_for(lambda: view.api.get_current_line() == "Also hello")
+    assert view.api.get_mode()["mode"] == "i" and len(view.api.list_tabpages()) == 1
+    assert view.exec_lua("return require('acp_nvim.review').list()[1].state") == "queued"
+    assert any("a review is waiting" in m and ":Ai permissions opens it" in m for m in view.exec_lua("return _G.msgs"))
+    view.input("<Esc>")
+    view.command("Ai permissions")
+    assert view.api.buf_get_name(0).endswith("/a.txt (review 1 of demo:1)")
+    answer_keys(view, "gr")
+    assert verdicts(view)[0][1]["files"][0].get("text") is None
+    assert view.api.buf_get_lines(view.funcs.bufnr(str(path)), 0, -1, False) == ["Also hello"]

@@ -13,7 +13,9 @@ pytestmark = pytest.mark.timeout(30)
 
 
 def setup_error(nvim, opts_lua: str) -> str:
-    return nvim.exec_lua(f"local ok, err = pcall(require('acp_nvim').setup, {opts_lua}); return ok and '' or err")
+    """The error the options raise when first used (setup() only records them: nothing loads at startup)."""
+    return nvim.exec_lua(f"""local m = require('acp_nvim'); m.setup({opts_lua})
+        local ok, err = pcall(function() return m.config end); return ok and '' or err""")
 
 
 def test_setup_without_call_uses_demo(nvim):
@@ -33,7 +35,12 @@ def test_setup_accepts_agents_as_configuration(nvim):
     ("{default_agent = 'missing'}", "default_agent: no agent named \"missing\""),
     ("{log = {level = 'loud'}}", "log.level: expected one of"),
     ("{chat = {position = 'top'}}", "chat.position"),
+    ("{redaction = {patterns = {42}}}", "redaction.patterns[1]: expected string, got number"),
     ("'nope'", "opts: expected a table"),
+    ("{timeouts = {handshake = 0}}", "timeouts.handshake: expected seconds"),
+    ("{timeouts = {cancel = 'soon'}}", "timeouts.cancel: expected number"),
+    ("{timeouts = {hang = 3}}", "timeouts.hang: unknown key"),
+    ("{keymaps = {restart = 1}}", "keymaps.restart: expected string"),
     ("{history = {max_sessions = 0}}", "history.max_sessions: expected a whole number >= 1"),
     ("{history = 'off'}", "history: expected table"),
 ])
@@ -75,5 +82,5 @@ def test_checkhealth_reports_host_and_plugin(nvim):
     text = "\n".join(nvim.api.buf_get_lines(0, 0, -1, False))
     assert "acp.nvim" in text
     assert "has agent-client-protocol, pynvim and pydantic" in text
-    assert "remote plugin registered" in text
+    assert "the Python host is not started yet" in text
     assert Path(NVIM).exists()

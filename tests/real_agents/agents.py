@@ -11,6 +11,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENTS_DIR = Path(os.environ.get("ACP_NVIM_TEST_AGENTS", ROOT / ".cache" / "agents"))
@@ -26,12 +27,16 @@ class AgentSetup:
     name: str
     env: dict[str, str] = field(default_factory=dict)
     agent_lua: str = ""  # a Lua expression for the agent table; default: the preset of ``name``
+    extra: dict[str, Any] = field(default_factory=dict)
+    """More ``setup()`` options (``mcp_servers``, ...), merged over the agent's."""
 
     def setup_lua(self) -> str:
-        """The ``setup()`` call a user would write, plus the test env (endpoint, HOME, PATH)."""
-        agent = self.agent_lua or f"require('acp_nvim.presets').{self.name}({{ env = vim.json.decode(...) }})"
-        return (f"local p = {agent}\n"
-                f"require('acp_nvim').setup({{ agents = {{ {self.name} = p }}, default_agent = '{self.name}' }})")
+        """The ``setup()`` call a user would write, plus the test env (endpoint, HOME, PATH).
+        Its arguments: the env and ``extra``, as JSON."""
+        agent = self.agent_lua or f"require('acp_nvim.presets').{self.name}({{ env = vim.json.decode(env_json) }})"
+        return (f"local env_json, extra_json = ...\nlocal p = {agent}\n"
+                f"require('acp_nvim').setup(vim.tbl_deep_extend('force', {{ agents = {{ {self.name} = p }}, "
+                f"default_agent = '{self.name}' }}, vim.json.decode(extra_json)))")
 
 
 SDK_EXAMPLE = AGENTS_DIR / "node_modules" / "@agentclientprotocol" / "sdk" / "dist" / "examples" / "agent.js"
@@ -103,7 +108,9 @@ def _opencode(base_url: str, home: Path) -> dict[str, str]:
         "provider": {"mock": {
             "npm": "@ai-sdk/openai-compatible",
             "options": {"baseURL": f"{base_url}/v1", "apiKey": "x"},
-            "models": {"m": {"tool_call": True, "limit": {"context": 100000, "output": 4096}}},
+            # a model that takes images, as the real ones do (else opencode drops them with an error text)
+            "models": {"m": {"tool_call": True, "attachment": True, "limit": {"context": 100000, "output": 4096},
+                             "modalities": {"input": ["text", "image"], "output": ["text"]}}},
         }},
     }
     path = home / "opencode.json"

@@ -7,6 +7,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,13 +53,21 @@ def agent_home() -> Iterator[Path]:
 
 
 @pytest.fixture
-def agent(request: pytest.FixtureRequest, model_server: ModelServer, agent_home: Path) -> AgentDriver:
+def setup_extra() -> dict[str, Any]:
+    """More ``setup()`` options for the agent (a test overrides it: ``mcp_servers``, ...)."""
+    return {}
+
+
+@pytest.fixture
+def agent(request: pytest.FixtureRequest, model_server: ModelServer, agent_home: Path,
+          setup_extra: dict[str, Any]) -> AgentDriver:
     """The real agent named by the test's (indirect) parameter, started through its preset."""
     reason = unavailable(request.param)
     if reason:
         pytest.skip(f"real agent {request.param!r} unavailable: {reason}")
     nvim = request.getfixturevalue("nvim")
     setup = prepare(request.param, model_server.url, agent_home)
+    setup.extra = setup_extra
     driver = AgentDriver(nvim, setup, model_server, request.getfixturevalue("workspace"))
     driver.start()
     return driver

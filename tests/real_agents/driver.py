@@ -91,7 +91,7 @@ class AgentDriver:
         """``setup()`` with the agent's preset, open the chat, wait until the session is idle."""
         with self.step("start the agent through its preset"):
             self.nvim.exec_lua(CAPTURE_NOTIFY)
-            self.nvim.exec_lua(self.setup.setup_lua(), json.dumps(self.setup.env))
+            self.nvim.exec_lua(self.setup.setup_lua(), json.dumps(self.setup.env), json.dumps(self.setup.extra))
             self.nvim.command("Ai open")
             self.wait(lambda: self.state().get("state") == "idle", "the session to become idle")
             self.nvim.command("wincmd p")
@@ -136,13 +136,19 @@ class AgentDriver:
     def no_permission_pending(self) -> bool:
         return not permissions.pending(self.nvim)
 
-    def wire_messages(self, export: Path) -> list[dict[str, Any]]:
-        """The raw JSON-RPC messages of this session, via ``:Ai log export`` (the user's way)."""
+    def pending_requests(self) -> list[permissions.Request]:
+        return permissions.pending(self.nvim)
+
+    def log_entries(self, export: Path) -> list[dict[str, Any]]:
+        """Every entry of this session's log, via ``:Ai log export`` (the user's way)."""
         export.unlink(missing_ok=True)
         self.nvim.command(f"Ai log export {export}")
         self.wait(lambda: export.exists() and export.read_text().endswith("\n"), f"the log export {export}")
-        entries = [json.loads(line) for line in export.read_text().splitlines() if line.strip()]
-        return [raw for entry in entries for raw in [_raw_message(entry)] if raw is not None]
+        return [json.loads(line) for line in export.read_text().splitlines() if line.strip()]
+
+    def wire_messages(self, export: Path) -> list[dict[str, Any]]:
+        """The raw JSON-RPC messages of this session, via ``:Ai log export`` (the user's way)."""
+        return [raw for entry in self.log_entries(export) for raw in [_raw_message(entry)] if raw is not None]
 
     def processes(self) -> list[int]:
         """Pids of every live process of this agent (found by its private HOME)."""

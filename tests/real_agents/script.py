@@ -8,6 +8,8 @@ come from the request's own tool list (see ``tools.py``), so one script serves e
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,9 +27,38 @@ class Turn:
     items: list[tuple[str, str]] = field(default_factory=list)  # ("user"|"tool_result"|"assistant", text)
     tools: dict[str, ToolShape] = field(default_factory=dict)
     wants_json: dict[str, Any] | None = None
+    images: list[MediaPart] = field(default_factory=list)
+    """Image (and audio) parts of the conversation, as the API carried them."""
 
     def add(self, role: str, text: str) -> None:
         self.items.append((role, text))
+
+    def add_media(self, api_shape: str, mime_type: str, data: str) -> None:
+        self.images.append(MediaPart(api_shape, mime_type, data))
+
+
+@dataclass(frozen=True, slots=True)
+class MediaPart:
+    """One image or audio part: the API's shape for it (``anthropic image``, ``image_url``, ...),
+    its media type and its base64 data."""
+
+    shape: str
+    mime_type: str
+    data: str
+
+    def fingerprint(self) -> str:
+        """'<shape> <mime> sha=<12 hex of the decoded bytes>': what the scripted model reports."""
+        try:
+            digest = hashlib.sha256(base64.b64decode(self.data, validate=True)).hexdigest()[:12]
+        except ValueError:
+            digest = "not-base64"
+        return f"{self.shape.replace(' ', '_')} {self.mime_type} sha={digest}"
+
+
+def data_url(url: str) -> tuple[str, str] | None:
+    """(mime type, base64 data) of a ``data:<mime>;base64,<data>`` URL."""
+    match = re.match(r"data:([^;,]+);base64,(.*)$", url, re.S)
+    return (match.group(1), match.group(2)) if match else None
 
 
 @dataclass(slots=True)
@@ -84,12 +115,14 @@ def reply_for(turn: Turn) -> Reply:
     scenario = find_scenario(turn)
     if not turn.tools or scenario is None:
         return Reply(chunks=["Scripted title"])
-    if scenario.name == "recall":
-        return script_recall(turn)
+    with_turn = SCRIPTS_WITH_TURN.get(scenario.name)
     script = SCRIPTS.get(scenario.name)
-    if script is None:
+    if script is None and with_turn is None:
         return Reply(chunks=[f"unknown scenario {scenario.name!r}"], error=f"unknown scenario {scenario.name!r}")
     try:
+        if with_turn is not None:
+            return with_turn(scenario, turn.tools, turn)
+        assert script is not None
         return script(scenario, turn.tools)
     except NoTool as exc:  # e.g. a side request that offers other tools: answer in words
         return Reply(chunks=[f"scripted model: {exc}"], error=str(exc))
@@ -106,7 +139,7 @@ def script_text(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
     return Reply(chunks=_words("Streamed reply: alpha beta gamma delta epsilon, all done."))
 
 
-def script_recall(turn: Turn) -> Reply:
+def script_recall(sc: Scenario, tools: dict[str, ToolShape], turn: Turn) -> Reply:
     """What an earlier prompt of the conversation asked to remember (``remember=WORD``), if it is there."""
     words = [m for role, text in turn.items if role == "user" for m in re.findall(r"remember=([\w-]+)", text)]
     return Reply(chunks=_words(f"Recall: {words[0]} is in the conversation." if words else "Recall: nothing earlier."))
@@ -160,6 +193,34 @@ def script_plan(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
     return Reply(chunks=_words("plan-finished."))
 
 
+def script_image(sc: Scenario, tools: dict[str, ToolShape], turn: Turn) -> Reply:
+    """Report every image part the request carries (after the marker's message)."""
+    seen = [part.fingerprint() for part in turn.images]
+    return Reply(chunks=_words("image-seen " + " | ".join(seen) if seen else "image-missing"))
+
+
+def script_editor_diagnostics(sc: Scenario, tools: dict[str, ToolShape], turn: Turn) -> Reply:
+    """Call the editor's ``diagnostics`` tool (the MCP server ``nvim``) for ``file``, then report."""
+    if sc.step == 0:
+        tool = editor_tool(tools, "diagnostics")
+        return Reply(chunks=["Asking the editor. "], call=ToolCall(tool.name, {"path": sc.params["file"]}))
+    expect = sc.params.get("expect", "").replace("+", " ")
+    verdict = f"diagnostics-ok {expect}" if expect and expect in sc.last_result else "diagnostics-missing"
+    return Reply(chunks=_words(verdict))
+
+
+def script_mcp_probe(sc: Scenario, tools: dict[str, ToolShape], turn: Turn) -> Reply:
+    """Call ``reveal`` of the configured stdio MCP server ``probe`` (tests/real_agents/probe_mcp.py)."""
+    if sc.step == 0:
+        tool = editor_tool(tools, "reveal", server="probe")
+        return Reply(chunks=["Asking the probe. "], call=ToolCall(tool.name, {"what": "env"}))
+    return Reply(chunks=_words("probe-ok" if "probe-env-ok" in sc.last_result else "probe-missing"))
+
+
+SCRIPTS_WITH_TURN = {"image": script_image, "editor_diagnostics": script_editor_diagnostics,
+                     "mcp_probe": script_mcp_probe, "recall": script_recall}
+"""Scripts that read more of the request than the tools (its images, the conversation)."""
+
 SCRIPTS = {
     "text": script_text,
     "slow": script_slow,
@@ -190,6 +251,19 @@ def _param(tool: ToolShape, *names: str) -> str:
         if name in tool.params:
             return name
     raise NoTool(f"tool {tool.name} has none of the arguments {names}; it has {sorted(tool.params)}")
+
+
+def editor_tool(tools: dict[str, ToolShape], name: str, server: str = "nvim") -> ToolShape:
+    """The tool ``name`` of MCP server ``server`` (the editor's by default) as this agent names it
+    (``mcp__nvim__diagnostics``, ``nvim_diagnostics``, ``nvim__diagnostics``, or plain ``diagnostics``)."""
+    for candidate in (f"mcp__{server}__{name}", f"{server}_{name}", f"{server}__{name}", f"{server}.{name}",
+                      f"mcp_{server}_{name}", name):
+        if candidate in tools:
+            return tools[candidate]
+    found = [t for t in tools if t.endswith(name) and server in t]
+    if found:
+        return tools[found[0]]
+    raise NoTool(f"no editor tool {name!r} among {sorted(tools)}")
 
 
 def read_call(tools: dict[str, ToolShape], path: str) -> ToolCall:

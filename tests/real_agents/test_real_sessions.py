@@ -41,7 +41,7 @@ def _second_neovim(setup: AgentSetup, workspace: Path) -> pynvim.Nvim:
     nvim.command(f"cd {workspace}")
     nvim.command("set columns=160 lines=50")
     nvim.exec_lua(CAPTURE_NOTIFY)
-    nvim.exec_lua(setup.setup_lua(), json.dumps(setup.env))
+    nvim.exec_lua(setup.setup_lua(), json.dumps(setup.env), json.dumps(setup.extra))
     return nvim
 
 

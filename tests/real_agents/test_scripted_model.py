@@ -85,3 +85,34 @@ def _stream_each_api(model_server: ModelServer) -> None:
         "tools": [{"functionDeclarations": [{"name": "read_file", "parameters": {"properties": {}}}]}]}))
     assert gemini[-1]["candidates"][0]["finishReason"] == "STOP"
     assert not model_server.errors
+
+
+PNG_B64 = "iVBORw0KGgo="  # the PNG signature, base64
+
+
+def test_image_parts_are_recorded_in_each_apis_shape() -> None:
+    from . import wire_anthropic, wire_chat, wire_gemini, wire_responses
+
+    mark = "[scenario=image] what is it"
+    anthropic = wire_anthropic.parse({"tools": [{"name": "Read"}], "messages": [{"role": "user", "content": [
+        {"type": "text", "text": mark},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64}}]}]})
+    chat = wire_chat.parse({"tools": [{"function": {"name": "read"}}], "messages": [{"role": "user", "content": [
+        {"type": "text", "text": mark},
+        {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG_B64}"}}]}]})
+    responses = wire_responses.parse({"tools": [{"name": "exec_command"}], "input": [{"type": "message",
+        "role": "user", "content": [{"type": "input_text", "text": mark},
+                                    {"type": "input_image", "image_url": f"data:image/png;base64,{PNG_B64}"}]}]})
+    gemini = wire_gemini.parse({"tools": [{"functionDeclarations": [{"name": "read_file"}]}], "contents": [
+        {"role": "user", "parts": [{"text": mark}, {"inlineData": {"mimeType": "image/png", "data": PNG_B64}}]}]})
+    seen = [reply_for(turn).chunks for turn in (anthropic, chat, responses, gemini)]
+    shapes = ["anthropic_image", "image_url", "input_image", "inlineData"]
+    for chunks, shape in zip(seen, shapes, strict=True):
+        assert "".join(chunks).strip() == f"image-seen {shape} image/png sha=4c4b6a3be131", chunks
+
+
+def test_the_editor_tool_is_found_by_each_agents_naming() -> None:
+    from .script import editor_tool
+
+    for name in ("mcp__nvim__diagnostics", "nvim_diagnostics", "nvim__diagnostics", "diagnostics"):
+        assert editor_tool({name: ToolShape(name, {"path"})}, "diagnostics").name == name

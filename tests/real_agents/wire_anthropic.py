@@ -31,6 +31,9 @@ def _add_message(turn: Turn, message: dict[str, Any]) -> None:
             turn.add("user" if message.get("role") == "user" else "assistant", block.get("text", ""))
         elif kind == "tool_result":
             turn.add("tool_result", _result_text(block.get("content")))
+        elif kind == "image" and (block.get("source") or {}).get("type") == "base64":
+            source = block["source"]
+            turn.add_media("anthropic image", source.get("media_type", ""), source.get("data", ""))
 
 
 def _result_text(content: Any) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .script import Reply, ToolShape, Turn
+from .script import Reply, ToolShape, Turn, data_url
 from .sink import Sink
 
 
@@ -18,7 +18,17 @@ def parse(body: dict[str, Any]) -> Turn:
     for message in body.get("messages") or []:
         role = {"user": "user", "tool": "tool_result"}.get(message.get("role", ""), "assistant")
         turn.add(role, _text(message.get("content")))
+        _add_images(turn, message.get("content"))
     return turn
+
+
+def _add_images(turn: Turn, content: Any) -> None:
+    for part in content if isinstance(content, list) else []:
+        if isinstance(part, dict) and part.get("type") == "image_url":
+            url = part.get("image_url")
+            found = data_url(url.get("url", "") if isinstance(url, dict) else str(url or ""))
+            if found:
+                turn.add_media("image_url", *found)
 
 
 def _text(content: Any) -> str:

@@ -29,6 +29,9 @@ def parse(body: dict[str, Any]) -> Turn:
 def _add_part(turn: Turn, role: str, part: dict[str, Any]) -> None:
     if "functionResponse" in part:
         turn.add("tool_result", str((part["functionResponse"] or {}).get("response", "")))
+    elif "inlineData" in part or "inline_data" in part:
+        data = part.get("inlineData") or part.get("inline_data") or {}
+        turn.add_media("inlineData", data.get("mimeType") or data.get("mime_type") or "", data.get("data", ""))
     elif "text" in part:
         turn.add("user" if role == "user" else "assistant", part["text"])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .script import Reply, ToolShape, Turn
+from .script import Reply, ToolShape, Turn, data_url
 from .sink import Sink
 
 
@@ -13,12 +13,19 @@ def parse(body: dict[str, Any]) -> Turn:
     turn = Turn()
     for tool in body.get("tools") or []:
         name = tool.get("name")
-        if name:
-            props = set((tool.get("parameters") or {}).get("properties") or {})
-            turn.tools[name] = ToolShape(name, props, freeform=tool.get("type") == "custom")
+        if tool.get("type") == "namespace":  # Codex groups an MCP server's tools: mcp__nvim.{diagnostics, ...}
+            for inner in tool.get("tools") or []:
+                _add_tool(turn, inner, f"{name}__{inner.get('name')}")
+        elif name:
+            _add_tool(turn, tool, name)
     for item in body.get("input") or []:
         _add_item(turn, item)
     return turn
+
+
+def _add_tool(turn: Turn, tool: dict[str, Any], name: str) -> None:
+    props = set((tool.get("parameters") or {}).get("properties") or {})
+    turn.tools[name] = ToolShape(name, props, freeform=tool.get("type") == "custom")
 
 
 def _add_item(turn: Turn, item: dict[str, Any]) -> None:
@@ -27,6 +34,12 @@ def _add_item(turn: Turn, item: dict[str, Any]) -> None:
         turn.add("tool_result", _text(item.get("output")))
     elif kind == "message":
         turn.add("user" if item.get("role") == "user" else "assistant", _text(item.get("content")))
+        for part in item.get("content") if isinstance(item.get("content"), list) else []:
+            if isinstance(part, dict) and part.get("type") == "input_image":
+                url = part.get("image_url")
+                found = data_url(url.get("url", "") if isinstance(url, dict) else str(url or ""))
+                if found:
+                    turn.add_media("input_image", *found)
 
 
 def _text(content: Any) -> str:
@@ -79,5 +92,8 @@ def _call_item(reply: Reply, step_id: str) -> dict[str, Any]:
     if call.text is not None:
         return {"type": "custom_tool_call", "id": f"ctc_{step_id}", "call_id": f"call_{step_id}",
                 "name": call.name, "input": call.text, "status": "completed"}
-    return {"type": "function_call", "id": f"fc_{step_id}", "call_id": f"call_{step_id}",
+    item = {"type": "function_call", "id": f"fc_{step_id}", "call_id": f"call_{step_id}",
             "name": call.name, "arguments": json.dumps(call.args or {}), "status": "completed"}
+    if call.name.startswith("mcp__") and call.name.count("__") >= 2:  # a tool of a namespace (see parse)
+        item["namespace"], _, item["name"] = call.name.rpartition("__")
+    return item

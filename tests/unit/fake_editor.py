@@ -9,8 +9,6 @@ tickets wait in ``tickets`` for the test to answer (or a cancel to close them).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from acp_nvim.core.port import (
     BufferState,
     BufferWrite,
@@ -19,6 +17,7 @@ from acp_nvim.core.port import (
     RenderOp,
     Review,
     ReviewVerdict,
+    Stamp,
     ThreeWay,
 )
 from acp_nvim.core.questions import Ticket
@@ -49,20 +48,22 @@ class FakeEditor:
         return None if text is None else BufferState(path, text, 1, False)
 
     async def apply_to_buffer(self, path: str, content: str, expected_tick: int | None,
-                              with_before: bool = False) -> BufferWrite:
+                              with_before: bool = False, disk: Stamp | None = None) -> BufferWrite:
         if path not in self.buffers:
             return BufferWrite("not_loaded")
         before, self.buffers[path] = self.buffers[path], content
-        Path(path).write_text(content)  # the port saves the buffer: disk and buffer agree
-        return BufferWrite("written", 2, before)
+        return BufferWrite("applied", 2, before)  # the service writes the disk, then finishes
 
-    async def reload_buffer(self, path: str, content: str) -> str:
+    async def finish_buffer_write(self, path: str, tick: int, stamp: Stamp | None) -> str:
+        return "saved" if stamp is not None else "undone"
+
+    async def reload_buffer(self, path: str, content: str, stamp: Stamp | None = None) -> str:
         if path not in self.buffers:
             return "not_loaded"
         self.buffers[path] = content
         return "reloaded"
 
-    async def sync_buffer(self, path: str) -> None:
+    async def sync_buffer(self, path: str, stamp: Stamp | None = None) -> None:
         pass
 
     async def loaded_files(self) -> list[tuple[str, bool, int]]:

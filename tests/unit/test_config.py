@@ -32,3 +32,15 @@ def test_errors_name_the_key_path():
         parse_settings({"agents": {"g": {"command": "x", "args": [3]}}})
     with pytest.raises(ConfigError, match="unknown agent 'zzz'"):
         parse_settings({}).agent("zzz")
+
+
+def test_redaction_patterns_are_checked_with_their_key_path():
+    from acp_nvim.core.config import parse_settings
+
+    assert parse_settings({"redaction": {"patterns": [r"ACME-\d+"]}}).redaction.patterns == [r"ACME-\d+"]
+    assert parse_settings({"redaction": {"patterns": []}}).redaction.patterns == []
+    assert parse_settings({"redaction": []}).redaction.patterns == []
+    with pytest.raises(ConfigError, match=r"redaction\.patterns\.0: .*not a regular expression"):
+        parse_settings({"redaction": {"patterns": ["(open"]}})
+    with pytest.raises(ConfigError, match="matches the empty string"):
+        parse_settings({"redaction": {"patterns": ["x*"]}})

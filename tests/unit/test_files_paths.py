@@ -7,7 +7,7 @@ import os
 import pytest
 from acp import RequestError
 
-from acp_nvim.core.files import disk
+from acp_nvim.core.files.opener import Opener, Snapshot, stamp_of
 from acp_nvim.core.files.paths import PathPolicy, PathRefused
 
 
@@ -95,44 +95,52 @@ def test_root_given_through_a_symlink(tree, tmp_path):
     assert policy.check(str(tmp_path / "ws-link" / "file.txt")) == ws / "file.txt"
 
 
-# -- disk ------------------------------------------------------------------------------------
+# -- the opener (tests/unit/test_files_opener.py has the rest) ----------------------------------
 
 
 def test_read_errors_are_clear(tmp_path):
+    opener = Opener([tmp_path])
     (tmp_path / "latin1.txt").write_bytes("caf\xe9\n".encode("latin-1"))
     (tmp_path / "big.txt").write_text("x" * 101)
     with pytest.raises(RequestError, match=r"not valid UTF-8 text \(invalid byte at offset 3\)"):
-        disk.read_text(tmp_path / "latin1.txt")
+        opener.read_text(tmp_path / "latin1.txt")
     with pytest.raises(RequestError, match=r"file too large \(101 bytes; the limit is 100 bytes\)") as info:
-        disk.read_text(tmp_path / "big.txt", cap=100)
+        opener.read_text(tmp_path / "big.txt", cap=100)
     assert info.value.code == -32602
     with pytest.raises(RequestError, match="no such file") as info:
-        disk.read_text(tmp_path / "missing.txt")
+        opener.read_text(tmp_path / "missing.txt")
     assert info.value.code == -32002
     with pytest.raises(RequestError, match="is a directory"):
-        disk.read_text(tmp_path)
+        opener.read_text(tmp_path)
+    (tmp_path / "sub").mkdir()
+    with pytest.raises(RequestError, match="is a directory"):
+        opener.read_text(tmp_path / "sub")
 
 
 def test_disk_never_follows_a_symlink_swapped_in_after_the_check(tmp_path):
+    opener = Opener([tmp_path])
     (tmp_path / "secret.txt").write_text("secret\n")
     (tmp_path / "swapped.txt").symlink_to(tmp_path / "secret.txt")
     with pytest.raises(PathRefused, match="symlink"):
-        disk.read_text(tmp_path / "swapped.txt")
+        opener.read_text(tmp_path / "swapped.txt")
     with pytest.raises(PathRefused, match="symlink"):
-        disk.write_text(tmp_path / "swapped.txt", "overwritten\n")
+        opener.replace(tmp_path / "swapped.txt", b"overwritten\n")
     assert (tmp_path / "secret.txt").read_text() == "secret\n"
 
 
 def test_write_creates_parent_folders_and_keeps_bytes(tmp_path):
+    opener = Opener([tmp_path])
     target = tmp_path / "a" / "b" / "c.txt"
-    disk.write_text(target, "x\r\ny")
+    opener.replace(target, b"x\r\ny")
     assert target.read_bytes() == b"x\r\ny"
-    assert disk.read_text(target) == "x\r\ny"
+    assert opener.read_text(target) == "x\r\ny"
 
 
 def test_snapshot_never_raises(tmp_path):
+    opener = Opener([tmp_path])
     (tmp_path / "bin").write_bytes(b"\xff\xfe")
-    assert disk.snapshot(tmp_path / "missing") == disk.Snapshot(False, None)
-    assert disk.snapshot(tmp_path / "bin") == disk.Snapshot(True, None)
+    assert opener.snapshot(tmp_path / "missing") == Snapshot(False, None)
+    assert opener.snapshot(tmp_path / "bin") == Snapshot(True, None)
     (tmp_path / "ok").write_text("ok")
-    assert disk.snapshot(tmp_path / "ok") == disk.Snapshot(True, "ok")
+    snap = opener.snapshot(tmp_path / "ok")
+    assert (snap.exists, snap.text) == (True, "ok") and snap.stamp == stamp_of((tmp_path / "ok").stat())

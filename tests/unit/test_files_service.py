@@ -9,7 +9,7 @@ import pytest
 from acp import RequestError
 
 from acp_nvim.core.files.changes import ChangeLog
-from acp_nvim.core.files.disk import Snapshot
+from acp_nvim.core.files.opener import Snapshot, stamp_of
 from acp_nvim.core.files.paths import PathPolicy
 from acp_nvim.core.files.side import FileSide
 from acp_nvim.core.log.ring import LogRing
@@ -22,38 +22,58 @@ pytestmark = pytest.mark.timeout(10)
 
 
 class Buffers:
-    """Loaded buffers as Neovim keeps them: text, changedtick, modified; saving writes the disk."""
+    """Loaded buffers as Neovim keeps them: text, changedtick, modified, and the disk state each one
+    knows; the service writes the disk (``finish_buffer_write`` marks the buffer saved)."""
 
     def __init__(self, outcome: str = "mine") -> None:
         self.bufs: dict[str, list] = {}
+        self.known: dict[str, tuple[int, int, int, int] | None] = {}
         self.notes: list[tuple[str, str]] = []
         self.views: list[ThreeWay] = []
         self.outcome = outcome
         self.reloads: list[str] = []
+        self.finished: list[str] = []
 
     def load(self, path: Path) -> None:
         self.bufs[str(path)] = [path.read_text(), 1, False]
+        self.known[str(path)] = stamp_of(path.stat())
 
     def type(self, path: Path, text: str) -> None:
         buf = self.bufs[str(path)]
         buf[0], buf[1], buf[2] = text, buf[1] + 1, True
 
+    def save(self, path: Path) -> None:
+        """The user's own ``:w``."""
+        path.write_text(self.bufs[str(path)][0])
+        self.bufs[str(path)][2] = False
+        self.known[str(path)] = stamp_of(path.stat())
+
     async def read_buffer(self, path: str) -> BufferState | None:
         buf = self.bufs.get(path)
-        return None if buf is None else BufferState(path, buf[0], buf[1], buf[2])
+        return None if buf is None else BufferState(path, buf[0], buf[1], buf[2], self.known.get(path))
 
-    async def apply_to_buffer(self, path, content, expected_tick, with_before=False) -> BufferWrite:
+    async def apply_to_buffer(self, path, content, expected_tick, with_before=False, disk=None) -> BufferWrite:
         buf = self.bufs.get(path)
         if buf is None:
             return BufferWrite("not_loaded")
         if buf[2] and buf[1] != expected_tick:
             return BufferWrite("conflict", buf[1], buf[0])
+        if self.known.get(path) != disk:
+            return BufferWrite("disk_changed", buf[1], buf[0])
         before = buf[0]
-        buf[0], buf[1], buf[2] = content, buf[1] + 2, False
-        Path(path).write_text(content)
-        return BufferWrite("written", buf[1], before)
+        buf[0], buf[1], buf[2] = content, buf[1] + 1, True
+        return BufferWrite("applied", buf[1], before)
 
-    async def reload_buffer(self, path: str, content: str) -> str:
+    async def finish_buffer_write(self, path: str, tick: int, stamp) -> str:
+        buf = self.bufs[path]
+        self.finished.append("saved" if stamp else "failed")
+        if stamp is None:
+            return "kept"
+        buf[2] = buf[1] != tick
+        self.known[path] = stamp
+        return "saved"
+
+    async def reload_buffer(self, path: str, content: str, stamp=None) -> str:
         buf = self.bufs.get(path)
         if buf is None:
             return "not_loaded"
@@ -61,18 +81,19 @@ class Buffers:
             return "modified"
         self.reloads.append(path)
         buf[0], buf[1] = content, buf[1] + 1
+        self.known[path] = stamp
         return "reloaded"
 
-    async def sync_buffer(self, path: str) -> None:
-        pass
+    async def sync_buffer(self, path: str, stamp=None) -> None:
+        self.known[path] = stamp or stamp_of(Path(path).stat())
 
     async def loaded_files(self):
         return [(p, b[2], b[1]) for p, b in self.bufs.items()]
 
     def show_three_way(self, ticket: Ticket, request: ThreeWay) -> None:
         self.views.append(request)
-        if self.outcome == "agent":
-            self.bufs[request.path][:] = [request.agent, 99, False]
+        if self.outcome == "agent":  # the view puts the agent's text in; a write is then saved by the service
+            self.bufs[request.path][:] = [request.agent, 99, request.purpose == "write"]
         ticket.answer(self.outcome)
 
     def notify(self, message: str, level: str = "info") -> None:

@@ -36,7 +36,7 @@ def test_a_record_round_trips_with_mode_0600(tmp_path: Path) -> None:
 
 def test_secrets_are_redacted_on_disk(tmp_path: Path) -> None:
     store = HistoryStore(str(tmp_path), HistorySettings())
-    secret = "sk-ant-" + "x" * 30
+    secret = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx"  # random-looking: the redactor leaves "xxx…" alone
     store.save(_record(text=f"my key is {secret}"), Redactor.for_env({}, {}))
     raw = store.path(CWD, "demo", "s-1").read_text()
     assert secret not in raw and "[redacted]" in raw

@@ -1,6 +1,7 @@
 """Imports go one way: no circles between modules, no arrow up the layers (ARCHITECTURE.md, "Layers").
 
-Every module of python/acp_nvim and the rplugin shim is parsed, and every import counts:
+Every module of python/acp_nvim (the Python host's entry point ``acp_nvim.host`` included) is
+parsed, and every import counts:
 module level, inside functions, and under ``if TYPE_CHECKING:`` (a type-only import back up
 is still a circle: the two modules cannot be understood or changed apart).
 """
@@ -12,8 +13,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "python"
-SHIM = ROOT / "rplugin" / "python3" / "acp_nvim_rplugin.py"
-SHIM_NAME = "rplugin"
+SHIM_NAME = "acp_nvim.host"
+"""The Python host's entry point (started by lua/acp_nvim/host.lua): the top rank."""
 
 RANKS: list[tuple[str, ...]] = [
     ("acp_nvim", "acp_nvim.core", "acp_nvim.core.errors", "acp_nvim.core.tasks"),
@@ -25,6 +26,7 @@ RANKS: list[tuple[str, ...]] = [
     ("acp_nvim.core.permissions",),
     ("acp_nvim.core.config",),
     ("acp_nvim.core.agent",),
+    ("acp_nvim.core.mcp",),
     ("acp_nvim.core.session",),
     ("acp_nvim.nvim",),
     (SHIM_NAME,),
@@ -46,7 +48,6 @@ def _modules() -> dict[str, tuple[Path, bool]]:
         parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
         is_package = parts[-1] == "__init__"
         found[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
-    found[SHIM_NAME] = (SHIM, False)
     return found
 
 

@@ -167,3 +167,22 @@ def test_redaction_applies_to_summaries_raw_and_exports():
     assert "[redacted:$API_KEY]" in exported
     for line in exported.splitlines():
         json.loads(line)
+
+
+@pytest.mark.parametrize("kind", [{}, [], 5, None])
+def test_an_update_kind_that_is_no_string_is_logged_not_fatal(kind):
+    """A ``sessionUpdate`` that is an object or a list: the tap must not raise (it runs in the wire)."""
+    ring = LogRing(level="trace")
+    message = {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": {
+        "sessionUpdate": kind}}}
+    ring.record_message("in", message, json.dumps(message))
+    (entry,) = ring.entries()
+    assert entry.kind == "notification" and entry.level == "debug"
+
+
+def test_a_line_too_deep_to_summarize_still_reads():
+    ring = LogRing(level="trace")
+    raw = '{"jsonrpc":"2.0","method":"x","params":' + "[" * 3000 + "]" * 3000 + "}"
+    ring.record_message("in", {"jsonrpc": "2.0", "method": "x", "params": []}, raw)
+    (entry,) = ring.entries()
+    assert entry.summary == "notification x" and entry.raw == raw

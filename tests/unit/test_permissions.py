@@ -8,8 +8,10 @@ import pytest
 
 from acp_nvim.core.config import parse_settings
 from acp_nvim.core.errors import ConfigError
+from acp_nvim.core.permissions import rules as rules_module
+from acp_nvim.core.permissions.command import parse_shell
 from acp_nvim.core.permissions.policy import ALLOW_ALWAYS_FIRST, ALLOW_ONCE_FIRST, REJECT_ONCE_FIRST, decide, pick
-from acp_nvim.core.permissions.rules import Rule, RulesFileError, RuleStore, command_prefix, make_rule
+from acp_nvim.core.permissions.rules import Rule, RuleRequest, RulesFileError, RuleStore, offer
 from acp_nvim.core.port import PermissionChoice
 
 # optionIds differ from kinds on purpose, as real agents' do
@@ -65,11 +67,18 @@ def test_trust_prefers_allow_always_then_allow_once():
 
 
 def test_rules_win_over_the_policy():
-    reject = Rule("demo", "/ws", "execute", "reject", "rm")
+    reject = Rule("demo", "/ws", "execute", "reject", ("rm", "-rf", "build"), exact=True)
     auto = decide(DEMO, "execute", "trust", reject, True)
     assert auto.choice.option_id == "demo-no" and not auto.allowed and "rule" in auto.reason
-    allow = Rule("demo", "/ws", "execute", "allow", "git status")
+    allow = Rule("demo", "/ws", "execute", "allow", ("git", "status"))
     assert decide(DEMO, "execute", "ask", allow, True).choice.option_id == "demo-yes"
+
+
+def test_an_allow_edit_rule_never_answers_outside_the_workspace():
+    allow = Rule("demo", "/ws", "edit", "allow")
+    assert decide(DEMO, "edit", "ask", allow, True).choice.option_id == "demo-yes"
+    assert decide(DEMO, "edit", "ask", allow, False) is None
+    assert decide(DEMO, "edit", "auto-edit", allow, False) is None, "nor does auto-edit"
 
 
 def test_policy_setting_is_validated():
@@ -79,64 +88,92 @@ def test_policy_setting_is_validated():
         parse_settings({"permissions": {"policy": "yolo"}})
 
 
-# -- rules ---------------------------------------------------------------------------
+# -- rules (the table of commands: test_rule_table.py) ---------------------------------------
 
 
-@pytest.mark.parametrize(("command", "prefix"), [
-    ("git status -s", "git status"),
-    ("npm run test", "npm run"),
-    ("ls -la", "ls"),
-    ("rm -rf build", "rm"),
-    ("cat /etc/passwd", "cat"),
-    ("make", "make"),
-])
-def test_command_prefix(command, prefix):
-    assert command_prefix(command) == prefix
+def git_status(command: str = "git status -s") -> Rule:
+    rule = offer("demo", "/ws", "execute", parse_shell(command), allow=True).rule
+    assert rule is not None
+    return rule
 
 
-def test_rule_scope_is_agent_workspace_kind_and_prefix():
-    rule = make_rule("demo", "/ws", "execute", "git status -s", allow=True)
-    assert rule == Rule("demo", "/ws", "execute", "allow", "git status")
-    assert rule.matches("demo", "/ws", "execute", "git status")
-    assert rule.matches("demo", "/ws", "execute", "git status --short")
-    assert not rule.matches("demo", "/ws", "execute", "git statusx")
-    assert not rule.matches("demo", "/ws", "execute", "git push")
-    assert not rule.matches("claude", "/ws", "execute", "git status")
-    assert not rule.matches("demo", "/other", "execute", "git status")
-    edit = make_rule("demo", "/ws", "edit", None, allow=True)
-    assert edit.prefix is None and edit.matches("demo", "/ws", "edit", None)
-    assert not edit.matches("demo", "/ws", "delete", None)
+def request(command: str | None, agent: str = "demo", workspace: str = "/ws", kind: str = "execute",
+            inside: bool = True) -> RuleRequest:
+    return RuleRequest(agent, workspace, kind, parse_shell(command) if command is not None else None, inside)
+
+
+def test_rule_scope_is_agent_workspace_kind_and_command():
+    rule = git_status()
+    assert rule == Rule("demo", "/ws", "execute", "allow", ("git", "status"))
+    assert rule.matches(request("git status")) and rule.matches(request("git status --short"))
+    assert not rule.matches(request("git statusx")) and not rule.matches(request("git push"))
+    assert not rule.matches(request("git status", agent="claude"))
+    assert not rule.matches(request("git status", workspace="/other"))
+    assert not rule.matches(request(None)), "a request without a command matches no execute rule"
+    edit = offer("demo", "/ws", "edit", None, allow=True).rule
+    assert edit is not None and edit.words == () and edit.matches(request(None, kind="edit"))
+    assert not edit.matches(request(None, kind="delete"))
 
 
 async def test_store_round_trip_and_sharing(tmp_path):
     path = tmp_path / "state" / "rules.json"
-    first, second = RuleStore(path), RuleStore(path)
-    rule = make_rule("demo", "/ws", "execute", "git status", allow=True)
+    first, second = RuleStore.at(path), RuleStore.at(path)
+    assert first is second, "one store per file: sessions and :Ai rules never race each other"
+    other = RuleStore(path)
+    rule = git_status("git status")
     assert await first.add(rule) is True
     assert await first.add(rule) is False
-    assert await second.match("demo", "/ws", "execute", "git status -v") == rule
+    assert await other.match(request("git status -v")) == rule
     data = json.loads(path.read_text())
-    assert data["rules"] == [{"agent": "demo", "workspace": "/ws", "kind": "execute", "decision": "allow",
-                              "prefix": "git status"}]
-    removed = await second.remove(0)
+    assert data == {"version": 2, "rules": [{"agent": "demo", "workspace": "/ws", "kind": "execute",
+                                             "decision": "allow", "command": ["git", "status"], "exact": False}]}
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in path.parent.iterdir()] == ["rules.json"], "no temp file left behind"
+    removed = await other.remove(0)
     assert removed == rule
     assert await first.all() == []
 
 
+async def test_the_rules_file_is_replaced_never_rewritten_in_place(tmp_path):
+    path = tmp_path / "rules.json"
+    path.write_text('{"version": 2, "rules": []}')
+    path.chmod(0o644)
+    before = path.stat().st_ino
+    store = RuleStore(path)
+    await store.add(git_status())
+    assert path.stat().st_ino != before and path.stat().st_mode & 0o777 == 0o600
+
+
+async def test_a_failed_write_keeps_the_old_file(tmp_path, monkeypatch):
+    path = tmp_path / "rules.json"
+    store = RuleStore(path)
+    await store.add(git_status())
+    text = path.read_text()
+
+    def disk_full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(rules_module.os, "fsync", disk_full)
+    with pytest.raises(RulesFileError, match=r"cannot write the rules file.*No space left"):
+        await store.add(git_status("npm test"))
+    assert path.read_text() == text and len(list(tmp_path.iterdir())) == 1, "old text kept, no temp file left"
+    assert len(await store.all()) == 1
+
+
 async def test_contrary_answer_replaces_the_rule(tmp_path):
     store = RuleStore(tmp_path / "rules.json")
-    await store.add(make_rule("demo", "/ws", "edit", None, allow=True))
-    await store.add(make_rule("demo", "/ws", "edit", None, allow=False))
+    await store.add(Rule("demo", "/ws", "edit", "allow"))
+    await store.add(Rule("demo", "/ws", "edit", "reject"))
     rules = await store.all()
     assert [r.decision for r in rules] == ["reject"]
 
 
 async def test_reject_rules_win(tmp_path):
     store = RuleStore(None)
-    await store.add(Rule("demo", "/ws", "execute", "allow", None))
-    await store.add(Rule("demo", "/ws", "execute", "reject", "rm"))
-    assert (await store.match("demo", "/ws", "execute", "rm -rf x")).decision == "reject"
-    assert (await store.match("demo", "/ws", "execute", "ls")).decision == "allow"
+    await store.add(Rule("demo", "/ws", "execute", "allow", ("git", "push")))
+    await store.add(Rule("demo", "/ws", "execute", "reject", ("git", "push", "--force"), exact=True))
+    assert (await store.match(request("git push --force"))).decision == "reject"
+    assert (await store.match(request("git push"))).decision == "allow"
 
 
 async def test_unreadable_rules_file_is_a_clear_error(tmp_path):

@@ -125,7 +125,26 @@ async def test_rejection_answers_the_reject_option_and_keeps_a_copy(tmp_path):
         assert "Edit rejected" in text and path.read_text() == TEXT
         copy = tmp_path / "state" / "acp_nvim" / "rejected" / "demo-1" / "1-a.txt"
         assert copy.read_text().endswith("added by the demo agent\n")
+        assert copy.stat().st_mode & 0o777 == 0o600
         assert f"kept in {copy}" in text
+    finally:
+        await session.close()
+
+
+async def test_kept_rejections_are_pruned_to_the_configured_bounds(tmp_path):
+    path = workspace_file(tmp_path)
+
+    async def reject(review):
+        return ReviewVerdict(tuple(FileVerdict(f.path, None) for f in review.files))
+
+    editor = ReviewEditor(tmp_path / "state", reject)
+    session = await started(tmp_path, editor, {"permissions": {"rejected": {"max_files": 2}}})
+    try:
+        for count in range(1, 4):
+            text = await turn(session, f"edit {path}", count)
+        folder = tmp_path / "state" / "acp_nvim" / "rejected" / "demo-1"
+        assert sorted(p.name for p in folder.iterdir()) == ["2-a.txt", "3-a.txt"]
+        assert "pruned 1 old rejected proposal(s)" in text
     finally:
         await session.close()
 

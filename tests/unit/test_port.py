@@ -16,7 +16,8 @@ PORT_METHODS = sorted(name for name, value in vars(EditorPort).items()
 
 def test_the_port_declares_what_the_core_uses():
     assert PORT_METHODS == sorted([
-        "buffer_text", "read_buffer", "apply_to_buffer", "reload_buffer", "sync_buffer", "loaded_files",
+        "buffer_text", "read_buffer", "apply_to_buffer", "finish_buffer_write", "reload_buffer", "sync_buffer",
+        "loaded_files",
         "show_permission", "show_review", "show_three_way", "show_choice", "dismiss",
         "state_dir", "render", "session_changed", "notify",
     ])

@@ -66,7 +66,8 @@ def test_choice_index_takes_only_an_index_into_the_items(answer, index):
 
 
 class Files:
-    policy = PathPolicy(["/nonexistent-root"])
+    def __init__(self, root: str = "/nonexistent-root") -> None:
+        self.policy = PathPolicy([root])
 
     async def write(self, path: str, content: str, *, filtered: bool = True) -> None:
         raise AssertionError("nothing is written")
@@ -115,3 +116,142 @@ async def test_a_prompt_answered_from_the_editor_by_id():
     assert ticket.answer("y") and not ticket.answer("y")
     assert (await answer).outcome.option_id == "y" and waits == [True, False]
     assert questions.get(ticket.id) is None
+
+
+# -- order, many at once, cancels that race the preparation, nothing left behind ---------------
+
+
+class SlowRulesEditor(FakeEditor):
+    """Holds every question; its state folder (read while a request is prepared) answers in reverse order
+    of asking, so later requests finish preparing first."""
+
+    def __init__(self) -> None:
+        super().__init__(hold=True)
+        self.asking: list[asyncio.Future[str]] = []
+
+    async def state_dir(self) -> str:
+        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self.asking.append(future)
+        return await future
+
+
+def broker_for(questions: Questions, editor: FakeEditor, waits: list | None = None,
+               root: str = "/nonexistent-root") -> PermissionBroker:
+    return PermissionBroker(Scope("demo/1", "demo", "/ws"), PermissionSettings(), questions=questions,
+                            editor=editor, transcript=Transcript(), files=Files(root), accepted=AcceptedEdits(),
+                            report=pytest.fail, waiting=(waits if waits is not None else []).append)
+
+
+def request(n: int) -> ToolCallUpdate:
+    return ToolCallUpdate(tool_call_id=f"t{n}", title=f"perm {n:03}", kind="execute",
+                          raw_input={"command": f"echo {n}"})
+
+
+OPTIONS = [PermissionOption(option_id="y", name="Yes", kind="allow_once")]
+
+
+@pytest.mark.parametrize("count", [20, 200])
+async def test_many_requests_at_once_are_shown_in_arrival_order_answered_once_and_cancel_answers_the_rest(count):
+    questions, editor = Questions(), SlowRulesEditor()
+    broker = broker_for(questions, editor)
+    answers = [asyncio.ensure_future(broker.handle(request(n), OPTIONS)) for n in range(count)]
+    await async_wait_for(lambda: len(editor.asking) == count)
+    for future in reversed(editor.asking):  # the last to arrive is the first prepared
+        future.set_result("")
+    await async_wait_for(lambda: len(editor.tickets) == count)
+    assert [q.title for q in editor.questions] == [f"perm {n:03}" for n in range(count)]
+    half = count // 2
+    for ticket in editor.tickets[:half]:
+        assert ticket.answer("y") and not ticket.answer("y")
+    shown = questions.cancel("demo/1")
+    assert [t.id for t in shown] == [t.id for t in editor.tickets[half:]]
+    outcomes = [(await answer).outcome for answer in answers]
+    assert [o.outcome for o in outcomes] == ["selected"] * half + ["cancelled"] * (count - half)
+    assert questions.count() == 0, "no question left behind"
+
+
+async def test_a_slow_request_holds_back_the_ones_after_it():
+    questions, editor, waits = Questions(), SlowRulesEditor(), []
+    broker = broker_for(questions, editor, waits)
+    first, second, third = (asyncio.ensure_future(broker.handle(request(n), OPTIONS)) for n in range(3))
+    await async_wait_for(lambda: len(editor.asking) == 3)
+    editor.asking[2].set_result("")
+    editor.asking[1].set_result("")
+    await async_wait_for(lambda: waits == [True, True])  # both prepared, both about to be shown
+    assert editor.questions == [], "the first request is still being prepared: nothing is shown before it"
+    editor.asking[0].set_result("")
+    await async_wait_for(lambda: len(editor.tickets) == 3)
+    assert [q.title for q in editor.questions] == ["perm 000", "perm 001", "perm 002"]
+    questions.cancel("demo/1")
+    await asyncio.gather(first, second, third)
+    assert questions.count() == 0
+
+
+async def test_a_cancel_while_a_review_is_prepared_answers_cancelled_and_shows_nothing(tmp_path):
+    class SlowBufferEditor(FakeEditor):
+        def __init__(self) -> None:
+            super().__init__("allow_once")
+            self.gate = asyncio.Event()
+            self.reading = asyncio.Event()
+
+        async def buffer_text(self, path: str) -> str | None:
+            self.reading.set()
+            await self.gate.wait()
+            return "old\n"
+
+    questions, editor, waits = Questions(), SlowBufferEditor(), []
+    broker = broker_for(questions, editor, waits, root=str(tmp_path))  # a review reads only inside the roots
+    path = str(tmp_path / "a.txt")
+    call = ToolCallUpdate(tool_call_id="t1", title="Edit a.txt", kind="edit",
+                          content=[{"type": "diff", "path": path, "oldText": "old\n", "newText": "new\n"}])
+    answer = asyncio.ensure_future(broker.handle(call, OPTIONS))
+    await editor.reading.wait()  # the review's texts are being loaded
+    assert questions.cancel("demo/1") == []
+    editor.gate.set()
+    assert (await answer).outcome.outcome == "cancelled"
+    assert editor.reviews == [] and editor.questions == [] and waits == []
+    assert questions.count() == 0
+
+
+async def test_a_session_that_ends_drops_every_question_it_holds():
+    questions = Questions()
+    with questions.open("s/1", THREE_WAY) as view, questions.open("s/1", CHOICE) as picker, \
+            questions.open("s/2", CHOICE) as other:
+        asked = [asyncio.ensure_future(t.ask(t.view, lambda t: None)) for t in (view, picker, other)]
+        await async_wait_for(lambda: view.waiting and picker.waiting and other.waiting)
+        assert {t.id for t in questions.drop("s/1")} == {view.id, picker.id}
+        assert await asked[0] is None and await asked[1] is None and other.waiting
+        other.answer("0")
+        await asked[2]
+    assert questions.count() == 0
+
+
+def test_an_empty_registry_is_still_the_one_shared():
+    from acp_nvim.core.config import parse_settings
+    from acp_nvim.core.session.manager import SessionManager
+
+    questions = Questions()
+    assert SessionManager(FakeEditor(), parse_settings({}), questions).questions is questions
+
+
+@pytest.mark.parametrize("kind", ["execute", "edit"])
+async def test_a_dismissed_prompt_or_review_answers_cancelled_and_leaves_nothing_behind(tmp_path, kind):
+    editor = FakeEditor(None)  # the user closed the view without answering
+    questions, tasks_before = Questions(), asyncio.all_tasks()
+    broker = broker_for(questions, editor)
+    path = str(tmp_path / "a.txt")
+    call = request(1) if kind == "execute" else ToolCallUpdate(
+        tool_call_id="t1", title="Edit a.txt", kind="edit",
+        content=[{"type": "diff", "path": path, "oldText": "old\n", "newText": "new\n"}])
+    for _ in range(3):
+        assert (await broker.handle(call, OPTIONS)).outcome.outcome == "cancelled"
+    assert len(editor.tickets) == 3 and len(editor.reviews) == (3 if kind == "edit" else 0)
+    assert questions.count() == 0 and not any(t.waiting for t in editor.tickets)
+    assert asyncio.all_tasks() == tasks_before, "no task left waiting on a dismissed view"
+
+
+async def test_dismissed_pickers_and_three_way_views_close_their_questions():
+    questions = Questions()
+    for view in (CHOICE, THREE_WAY):
+        assert await questions.ask("", view, lambda t: t.answer(None)) is None
+    assert questions.count() == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -105,6 +106,20 @@ async def test_render_queue_coalesces_appends_and_replaces_sets():
     await async_wait_for(lambda: sent)
     assert sent == [({"s": [["new", 1, "agent", ["a"], None], ["append", 1, "bcd"], ["set", 2, ["y"], None]]},
                      {"s": {"k": "s"}})]
+
+
+async def test_render_queue_sends_the_first_op_after_a_quiet_frame_at_once_and_then_once_a_frame():
+    sent: list = []
+    queue = RenderQueue(lambda code, ops, states: sent.append(ops), lambda key: {})
+    queue.push("s", [["new", 1, "agent", ["a"], None]])
+    assert not isinstance(queue._handle, asyncio.TimerHandle), "no frame's wait after a quiet spell"
+    await async_wait_for(lambda: sent)
+    assert sent == [{"s": [["new", 1, "agent", ["a"], None]]}]
+    queue.push("s", [["append", 1, "b"]])
+    queue.push("s", [["append", 1, "c"]])
+    assert isinstance(queue._handle, asyncio.TimerHandle), "the next waits for its frame"
+    await async_wait_for(lambda: len(sent) == 2)
+    assert sent[1] == {"s": [["append", 1, "bc"]]}
 
 
 async def test_session_updates_for_replays_config_options_and_plan_updates(tmp_path: Path):

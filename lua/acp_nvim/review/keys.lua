@@ -1,8 +1,11 @@
 --- The keys of a review: the verdict keys in both windows (the user's own buffer-local maps
---- of those keys are saved and put back), and `dp` in the proposal.
+--- of those keys are saved and put back), and `dp` in the proposal. The verdict keys count only
+--- once the file has been in front of the user `permissions.arm_ms` and no key came in the
+--- `permissions.quiet_ms` before (acp_nvim.guard): a `ga` typed in a hurry decides nothing.
 local M = {}
 
 local api = vim.api
+local guard = require('acp_nvim.guard')
 
 local VERDICT_KEYS = { 'ga', 'gr', 'gA', 'gR' }
 
@@ -43,14 +46,32 @@ local function map(buf, lhs, fn, desc, saved)
   vim.keymap.set('n', lhs, fn, { buffer = buf, nowait = true, desc = 'acp.nvim review: ' .. desc })
 end
 
+--- `fn` behind the key guard: ignored (and the user told how long to wait) while keys wait.
+local function guarded(fn, shown_at)
+  return function()
+    local counts, wait = guard.press(shown_at())
+    if not counts then
+      return notify(('review keys wait %.1f s more: the review just appeared, or you were typing'):format(
+        wait / 1000))
+    end
+    fn()
+  end
+end
+
+--- Whether the verdict keys of a file shown at `shown_at` would count now (for the winbar).
+function M.armed(shown_at)
+  return shown_at ~= nil and guard.armed(shown_at)
+end
+
 --- Map the verdict keys on both buffers of `file` and `dp` on its proposal.
 ---@param actions table<string, { [1]: function, [2]: string }> ga/gr/gA/gR -> { callback, description }
-function M.set(file, actions)
+---@param shown_at fun(): number when the file's keys were put before the user (ms, acp_nvim.guard)
+function M.set(file, actions, shown_at)
   for _, buf in ipairs({ file.prop, file.left }) do
     local saved = buf == file.left and file.live and file.saved_maps or nil
     api.nvim_buf_call(buf, function()
       for _, lhs in ipairs(VERDICT_KEYS) do
-        map(buf, lhs, actions[lhs][1], actions[lhs][2], saved)
+        map(buf, lhs, guarded(actions[lhs][1], shown_at), actions[lhs][2], saved)
       end
     end)
   end

@@ -19,6 +19,9 @@ end
 local function left_bar(review, file)
   local multi = #review.files > 1
   local state = file.live and vim.bo[file.left].modified and ' [unsaved]' or ''
+  if not require('acp_nvim.review.keys').armed(file.shown_at or review.shown_at) then
+    state = state .. ' %#AcpNvimPromptLocked#[keys wait a moment]%#AcpNvimReviewBar#'
+  end
   local parts = {
     ('%%#AcpNvimReviewTitle#current%%#AcpNvimReviewBar# %s%s'):format(escape(display_name(file.spec.path)), state),
     key('ga', multi and 'accept file' or 'accept'),

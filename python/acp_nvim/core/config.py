@@ -5,11 +5,22 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+)
 
 from .errors import ConfigError
 from .history.record import HistorySettings
+from .log.redact import check_pattern
 from .log.ring import LOG_LEVELS as LOG_LEVELS
 from .permissions.policy import PermissionSettings
 
@@ -18,6 +29,66 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 DEMO_AGENT_NAME = "demo"
 
+
+# -- MCP servers (editor-tools) ----------------------------------------------------------
+
+class McpStdioSpec(BaseModel):
+    """An MCP server the agent starts as a subprocess: ``{ command, args, env }``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["stdio"] = "stdio"
+    command: str = Field(min_length=1)
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class McpRemoteSpec(BaseModel):
+    """An MCP server the agent reaches over the network: ``{ type = 'http' | 'sse', url, headers }``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["http", "sse"]
+    url: str
+    headers: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value
+
+
+MCP_TAGS = ("stdio", "remote", "off")
+
+
+def _mcp_kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "off"
+    kind = value.get("type", "stdio") if isinstance(value, dict) else getattr(value, "type", "stdio")
+    return "stdio" if kind == "stdio" else "remote"
+
+
+McpServerSpec = McpStdioSpec | McpRemoteSpec
+McpEntry = Annotated[
+    Annotated[McpStdioSpec, Tag("stdio")] | Annotated[McpRemoteSpec, Tag("remote")]
+    | Annotated[Literal[False], Tag("off")],
+    Discriminator(_mcp_kind),
+]
+"""A configured MCP server, or ``false``: removes the global server of that name for one agent."""
+
+
+class MediaSettings(BaseModel):
+    """Images and audio attached to prompts (``@shot.png``, ``:Ai paste``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_bytes: int = Field(default=5 * 1024 * 1024, ge=0)
+    """Larger files are sent as a link, with a message in the chat."""
+
+
+# -- agents --------------------------------------------------------------------------------
 
 class AgentSpec(BaseModel):
     """How to launch one ACP agent."""
@@ -30,6 +101,8 @@ class AgentSpec(BaseModel):
     cwd: str | None = None
     mode: str | None = None
     """Session mode to select right after ``session/new`` (presets use it to make the policy true)."""
+    mcp_servers: dict[str, McpEntry] = Field(default_factory=dict)
+    """This agent's MCP servers: they win over the global ones; ``False`` removes a global one."""
 
 
 class LogSettings(BaseModel):
@@ -49,6 +122,40 @@ class LogSettings(BaseModel):
         return value
 
 
+class RedactionSettings(BaseModel):
+    """``redaction`` in ``setup()``: the user's own secret patterns (Python regular expressions)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    patterns: list[Annotated[str, AfterValidator(check_pattern)]] = Field(default_factory=list)
+
+
+class TimeoutSettings(BaseModel):
+    """How long acp.nvim waits for an agent, in seconds (``timeouts`` in ``setup()``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    handshake: float = Field(default=60.0, gt=0, le=3600)
+    """Each request of the handshake (initialize, session/new, session/load, session/resume) and
+    of a mode or option change; then it fails as timed out."""
+    login: float = Field(default=300.0, gt=0, le=3600)
+    """``authenticate``: a login may wait for the user in a browser."""
+    notice: float = Field(default=8.0, gt=0, le=3600)
+    """After this long without an answer (a handshake request), or without output in a turn while
+    no tool runs, the chat says so and offers the restart key."""
+    cancel: float = Field(default=5.0, gt=0, le=3600)
+    """The agent must end a cancelled turn within this; then it is shown as ignoring the cancel."""
+
+
+class WireSettings(BaseModel):
+    """What the plugin accepts on the agent's stdout."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_line_bytes: int = Field(default=128 * 1024 * 1024, ge=1024)
+    """A longer line is dropped (and reported) without being held in memory."""
+
+
 class Settings(BaseModel):
     """Everything ``require('acp_nvim').setup()`` accepts that the Python side uses."""
 
@@ -60,6 +167,17 @@ class Settings(BaseModel):
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     workspace_roots: list[str] = Field(default_factory=list)
     """Folders besides the cwd that the agent's fs requests may read and write."""
+    redaction: RedactionSettings = Field(default_factory=RedactionSettings)
+    timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
+    restart_key: str = "<C-r>"
+    """The chat key that restarts the agent (``keymaps.restart``), named in the chat's notices
+    ('' when the key is disabled)."""
+    wire: WireSettings = Field(default_factory=WireSettings)
+    mcp_servers: dict[str, McpEntry] = Field(default_factory=dict)
+    """MCP servers passed to every agent (per the agent's ``mcpCapabilities``)."""
+    editor_mcp: bool = Field(default=True, strict=True)
+    """Offer the editor itself as the MCP server ``nvim`` to agents that take http servers."""
+    media: MediaSettings = Field(default_factory=MediaSettings)
     history: HistorySettings = Field(default_factory=HistorySettings)
     """Local session history (``history = false`` in setup() turns it off)."""
 
@@ -95,12 +213,26 @@ def demo_agent_spec() -> AgentSpec:
 def parse_settings(raw: Mapping[str, object] | None) -> Settings:
     """Validate user configuration, naming the offending key path in the error."""
     try:
-        return Settings.model_validate(_lua_empty_tables(raw or {}))
+        return Settings.model_validate(_with_restart_key(_lua_empty_tables(raw or {})))
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
+        problems = "; ".join(f"{_key_path(err['loc'])}: {err['msg']}" for err in exc.errors())
         raise ConfigError(f"invalid configuration: {problems}") from None
+
+
+def _key_path(loc: tuple[int | str, ...]) -> str:
+    """``mcp_servers.gh.command``: the union's tag (``stdio``/``remote``) is not a key the user wrote."""
+    parts = [str(p) for p in loc]
+    return ".".join(p for i, p in enumerate(parts)
+                    if not (i >= 2 and parts[i - 2] == "mcp_servers" and p in MCP_TAGS))
+
+
+def _with_restart_key(raw: object) -> object:
+    """``keymaps.restart`` (a Lua concern) as ``restart_key``: the core names the key in its notices."""
+    if not isinstance(raw, dict):
+        return raw
+    keymaps = raw.get("keymaps")
+    key = keymaps.get("restart") if isinstance(keymaps, dict) else None
+    return {**raw, "restart_key": key} if isinstance(key, str) else raw
 
 
 def _lua_empty_tables(value: object) -> object:
@@ -111,6 +243,7 @@ def _lua_empty_tables(value: object) -> object:
 
 
 def _empty_to_dict(key: str, item: object) -> object:
-    if item == [] and key in {"agents", "env", "log", "permissions", "history"}:
+    if item == [] and key in {"agents", "env", "log", "permissions", "redaction", "rejected", "timeouts", "keymaps",
+                              "wire", "mcp_servers", "headers", "media", "history"}:
         return {}
     return _lua_empty_tables(item)

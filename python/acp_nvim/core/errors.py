@@ -15,3 +15,11 @@ class AgentStartError(AcpNvimError):
 
 class SessionClosedError(AcpNvimError):
     """The agent behind a session is gone."""
+
+
+class AgentTimeoutError(AcpNvimError):
+    """An agent did not answer a request within its timeout."""
+
+
+class AgentExitedError(AcpNvimError):
+    """An agent process exited while a request waited for its answer."""

@@ -9,6 +9,7 @@ value of a port method.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -16,6 +17,10 @@ from .questions import Ticket
 
 RenderOp = list[object]
 """One transcript render operation (see ``core/transcript/transcript.py``)."""
+
+Stamp = tuple[int, int, int, int]
+"""A file's identity on disk: (inode, size, mtime seconds, mtime nanoseconds). Two stamps that
+differ mean the file was replaced or written in between."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,13 +34,20 @@ class PermissionChoice:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class PermissionQuestion:
-    """What the user is asked: a tool call and the agent's options."""
+    """What the user is asked: a tool call and the agent's options.
+
+    ``rules`` maps an "always" option's kind (``allow_always``, ``reject_always``) to the rule that
+    answer stores, in words, shown to the user before it is stored; an "always" option missing
+    from it is not offered, and ``no_rule`` says why.
+    """
 
     session_key: str
     title: str
     kind: str
     detail: str
     choices: tuple[PermissionChoice, ...]
+    rules: Mapping[str, str] = field(default_factory=dict)
+    no_rule: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,16 +59,23 @@ class BufferState:
     tick: int
     """``b:changedtick``: any change to the buffer (and each save) increments it."""
     modified: bool
+    disk: Stamp | None = None
+    """The file on disk as the buffer knows it (read, written or synced); None: no file (or unknown)."""
 
 
 @dataclass(frozen=True, slots=True)
 class BufferWrite:
-    """Outcome of ``apply_to_buffer``: ``written``, ``not_loaded``, ``conflict`` or ``error``."""
+    """Outcome of ``apply_to_buffer``: ``applied``, ``not_loaded``, ``conflict``, ``disk_changed`` or
+    ``error``. ``applied``: the text is in the buffer, not yet on disk: the caller writes the file
+    and then calls ``finish_buffer_write``."""
 
     status: str
     tick: int = 0
     text: str = ""
-    """On ``conflict``: the buffer's text (the user's unsaved changes); on ``error``: the reason."""
+    """On ``applied`` with ``with_before``: the text before; on ``conflict`` and ``disk_changed``: the
+    buffer's text (the user's); on ``error``: the reason."""
+    encoding: str = ""
+    """On ``applied``: the buffer's 'fileencoding' (the file is written in it; '' is UTF-8)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +91,8 @@ class ThreeWay:
     agent: str
     purpose: str
     title: str = ""
+    base_title: str = ""
+    """What the base is, when it is not the text both come from (``on disk now``)."""
 
 
 @dataclass(slots=True)
@@ -158,22 +179,30 @@ class EditorPort(Protocol):
         """The loaded buffer of ``path`` (unsaved edits included) with its changedtick, or None."""
 
     async def apply_to_buffer(self, path: str, content: str, expected_tick: int | None,
-                              with_before: bool = False) -> BufferWrite:
-        """Put ``content`` into the loaded buffer as one undo step and save it.
+                              with_before: bool = False, disk: Stamp | None = None) -> BufferWrite:
+        """Put ``content`` into the loaded buffer as one undo step (not saved: see ``BufferWrite``).
 
         Refused (``conflict``) when the buffer has unsaved changes and its changedtick is not
-        ``expected_tick`` (the tick the agent last read). ``not_loaded``: no buffer holds it.
-        ``with_before``: on ``written``, ``text`` is the buffer's text before the write.
+        ``expected_tick`` (the tick the agent last read); refused (``disk_changed``) when ``disk``,
+        the file's stamp now, is not the one the buffer knows (someone changed the file behind
+        it). ``not_loaded``: no buffer holds it. ``with_before``: ``text`` is the text before.
         """
 
-    async def reload_buffer(self, path: str, content: str) -> str:
-        """Bring a clean buffer up to date with the disk's ``content``, keeping the view.
+    async def finish_buffer_write(self, path: str, tick: int, stamp: Stamp | None) -> str:
+        """After ``applied`` (the buffer at ``tick``): ``stamp`` is the file just written with the
+        buffer's text: the buffer is saved and knows it; None: the write failed and the edit is
+        taken back. Returns ``saved``, ``undone``, or ``kept`` when the user typed meanwhile
+        (their text stays, unsaved), or ``not_loaded``."""
+
+    async def reload_buffer(self, path: str, content: str, stamp: Stamp | None = None) -> str:
+        """Bring a clean buffer up to date with the disk's ``content`` (``stamp``), keeping the view.
 
         Returns ``reloaded``, ``modified`` (unsaved changes: untouched) or ``not_loaded``.
         """
 
-    async def sync_buffer(self, path: str) -> None:
-        """Tell the editor the buffer knows the file on disk as it is now (no reload prompt)."""
+    async def sync_buffer(self, path: str, stamp: Stamp | None = None) -> None:
+        """Tell the editor the buffer knows the file on disk as it is now (``stamp``; None: stat it):
+        no reload prompt, and later writes compare against it."""
 
     async def loaded_files(self) -> list[tuple[str, bool, int]]:
         """(resolved path, modified, changedtick) of every loaded file buffer."""

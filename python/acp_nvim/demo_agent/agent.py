@@ -23,6 +23,7 @@ from acp.schema import (
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
+    McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
@@ -43,6 +44,8 @@ from .turn import RawWriter, Turn, TurnCancelled
 
 AGENT_NAME = "acp-nvim-demo"
 REQUIRE_AUTH_ENV = "ACP_DEMO_REQUIRE_AUTH"
+CAPABILITIES_ENV = "ACP_DEMO_CAPABILITIES"
+"""Extra capabilities, comma-separated: image, audio (prompts), mcp-http, mcp-sse (MCP servers)."""
 """Set to 1 to make ``session/new`` fail with auth_required until ``authenticate(demo-login)``."""
 AUTH_METHOD = AuthMethodAgent(id="demo-login", name="Demo login", description="pretend to log in")
 AGENT_VERSION = "0.1.0"
@@ -96,9 +99,12 @@ class DemoAgent:
         """Advertise loadSession + embeddedContext and remember the client's fs capabilities."""
         if client_capabilities is not None and client_capabilities.fs is not None:
             self._fs = client_capabilities.fs
+        extra = {word.strip() for word in os.environ.get(CAPABILITIES_ENV, "").split(",")}
         capabilities = AgentCapabilities(
             load_session=True,
-            prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
+            prompt_capabilities=PromptCapabilities(image="image" in extra, audio="audio" in extra,
+                                                   embedded_context=True),
+            mcp_capabilities=McpCapabilities(http="mcp-http" in extra, sse="mcp-sse" in extra),
             session_capabilities=self._saved.capabilities() if self._saved else None,
         )
         return InitializeResponse(
@@ -125,7 +131,7 @@ class DemoAgent:
             raise RequestError.auth_required({"authMethods": [AUTH_METHOD.id]})
         self._counter += 1
         session_id = self._saved.new_id() if self._saved else f"demo-{self._counter}"
-        state = SessionState(session_id=session_id, cwd=cwd)
+        state = SessionState(session_id=session_id, cwd=cwd, mcp_servers=list(kwargs.get("mcp_servers") or []))
         self._sessions[state.session_id] = state
         if self._saved:
             self._saved.save(state)
@@ -138,6 +144,7 @@ class DemoAgent:
         """Replay the history of a session created earlier (in this process, or saved)."""
         state = self._session(session_id)
         state.cwd = cwd
+        state.mcp_servers = list(kwargs.get("mcp_servers") or [])
         for role, text in state.history:
             update = update_user_message_text(text) if role == "user" else update_agent_message_text(text)
             await self.client.session_update(session_id=session_id, update=update)
@@ -225,13 +232,15 @@ class DemoAgent:
         """Continue a saved session without replaying it."""
         state = self._session(session_id)
         state.cwd = cwd
+        state.mcp_servers = list(kwargs.get("mcp_servers") or [])
         self._announce_commands_soon(session_id)
         return ResumeSessionResponse(modes=state.mode_state(), config_options=state.config_options())
 
     async def fork_session(self, cwd: str, session_id: str, **kwargs: Any) -> ForkSessionResponse:
         """A new session that starts with a copy of ``session_id``'s history."""
         source = self._session(session_id)
-        state = SessionState(session_id=SavedSessions.new_id(), cwd=cwd, history=list(source.history))
+        state = SessionState(session_id=SavedSessions.new_id(), cwd=cwd, history=list(source.history),
+                             mcp_servers=list(kwargs.get("mcp_servers") or []))
         self._sessions[state.session_id] = state
         if self._saved:
             self._saved.save(state)

@@ -15,7 +15,7 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
-from . import chat, load, misbehave, saved, tools
+from . import chat, load, mcp_client, misbehave, saved, tools
 from .turn import Turn
 
 Scenario = Callable[[Turn], Awaitable[StopReason]]
@@ -54,6 +54,7 @@ SCENARIOS: dict[str, tuple[str, Scenario]] = {
     "tool-update-only": ("Update a tool call that was never announced", tools.tool_update_only),
     "pieces": ("A tool call whose details arrive one update at a time", tools.pieces),
     "load": ("Stream N chunks of B bytes (default 24) and T tool calls, for benchmarks", load.load),
+    "mcp": ("List the session's MCP servers, or call a tool of one", mcp_client.mcp),
 }
 
 ARGUMENT_HINTS: dict[str, str] = {
@@ -70,6 +71,7 @@ ARGUMENT_HINTS: dict[str, str] = {
     "stderr": "[N]",
     "pieces": "[path]",
     "load": "[N] [B] [T]",
+    "mcp": "[server tool [json-arguments]]",
 }
 
 

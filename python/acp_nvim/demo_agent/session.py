@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import Any
 
 from acp.schema import (
     SessionConfigOptionBoolean,
@@ -52,6 +53,8 @@ class SessionState:
     tool_counter: int = 0
     task: asyncio.Task[str] | None = None
     cancel_requested: bool = False
+    mcp_servers: list[Any] = field(default_factory=list)
+    """The ``mcpServers`` of session/new (or load), for the ``mcp`` scenario."""
 
     def next_tool_call_id(self, prefix: str = "call") -> str:
         """Return a fresh, deterministic tool call id for this session."""

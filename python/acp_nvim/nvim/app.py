@@ -15,6 +15,10 @@ import pynvim
 
 from ..core.config import parse_settings
 from ..core.errors import AcpNvimError
+from ..core.log.redact import Redactor
+from ..core.mcp import servers
+from ..core.mcp.http_server import EditorMcpServer
+from ..core.mcp.tools import EditorTools
 from ..core.questions import Questions
 from ..core.session.manager import SessionManager
 from .bridge import Bridge
@@ -22,6 +26,7 @@ from .chat_commands import chat_action, describe_chat
 from .command_context import CommandContext, CommandRequest
 from .context import prompt_from_text
 from .editor import NvimEditor
+from .editor_tools import NvimEditorState
 from .subcommands import BY_NAME, handler_of
 
 
@@ -33,7 +38,10 @@ class App:
         self.bridge = Bridge(nvim)
         questions = Questions()
         self.editor = NvimEditor(self.bridge, questions, self.describe)
-        self.manager = SessionManager(self.editor, parse_settings({}), questions)
+        self.editor_state = NvimEditorState(self.bridge)
+        self.editor_state.track()
+        self.editor_mcp = EditorMcpServer(EditorTools(self.editor_state), lambda m: self.editor.notify(m, "error"))
+        self.manager = SessionManager(self.editor, parse_settings({}), questions, self.editor_mcp)
         self.context = CommandContext(nvim, self.bridge, self.editor, self.manager)
 
     # -- entry points (greenlet context) -------------------------------------------
@@ -62,6 +70,10 @@ class App:
         """The verdict of a review view (accepted texts per file)."""
         self._guard(lambda: self.editor.review_done(int(rid), verdict))
 
+    def tool_done(self, call: Any, answer: Any) -> None:
+        """An LSP answer for the editor's MCP tools (``lua/acp_nvim/editor_tools.lua``)."""
+        self._guard(lambda: self.editor_state.done(call, answer))
+
     def shutdown(self) -> None:
         """Editor exit: signal every agent at once (nothing can be awaited here)."""
         self.manager.kill_all()
@@ -76,6 +88,7 @@ class App:
 
     def _dispatch(self, request: CommandRequest) -> None:
         self.manager.settings = parse_settings(request.config)
+        self.editor.redact = notification_redactor(self.manager)
         self.context.request = request
         if request.session in self.manager.sessions:  # run from a chat buffer: its session
             self.context.make_current(request.session)
@@ -99,3 +112,13 @@ class App:
             "policy": session.permissions.policy,
             **describe_chat(session),
         }
+
+
+def notification_redactor(manager: SessionManager) -> Redactor:
+    """Secrets of every configured agent and of every open session (which may predate the config):
+    their env, and the env and header values of their MCP servers (and the editor server's token)."""
+    settings = manager.settings
+    envs = [{**spec.env, **servers.secrets(servers.configured(settings, name))}
+            for name, spec in settings.all_agents().items()]
+    envs += [{**session.spec.env, **session.mcp.secrets()} for session in manager.sessions.values()]
+    return Redactor.for_envs(envs, patterns=settings.redaction.patterns)

@@ -3,6 +3,10 @@
 Blocking API calls are legal only inside greenlets, so ``call`` runs the function
 through ``nvim.async_call`` (a fresh greenlet on the loop) and awaits its result.
 Fire-and-forget work uses ``async_=True`` notifications, which keep their order.
+
+Text that UTF-8 cannot encode (a lone surrogate from an agent) would make msgpack refuse the
+whole call; the wire repairs such text where it enters, and the bridge, as a last line of
+defence, sends the call again with the text repaired (it costs nothing until it happens).
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import pynvim
+
+from ..core.surrogates import clean
 
 T = TypeVar("T")
 PREFIX = "[acp.nvim] "
@@ -43,12 +49,20 @@ class Bridge:
 
     async def lua(self, code: str, *args: Any) -> Any:
         """Evaluate a Lua chunk and await its return value."""
-        return await self.call(lambda nvim: nvim.exec_lua(code, *args))
+        return await self.call(lambda nvim: _encodable(lambda *a: nvim.exec_lua(code, *a), args))
 
     def lua_async(self, code: str, *args: Any) -> None:
         """Send a Lua chunk without waiting (ordered with every other notification)."""
-        self.nvim.exec_lua(code, *args, async_=True)
+        _encodable(lambda *a: self.nvim.exec_lua(code, *a, async_=True), args)
 
     def notify(self, message: str, level: str = "info") -> None:
         """``vim.notify`` with the plugin prefix, fire-and-forget."""
         self.lua_async("vim.notify(...)", PREFIX + message, LEVELS.get(level, 2))
+
+
+def _encodable(send: Callable[..., T], args: tuple[Any, ...]) -> T:
+    """``send(*args)``; when msgpack refuses a lone surrogate in them, again with it replaced."""
+    try:
+        return send(*args)
+    except UnicodeEncodeError:
+        return send(*clean(args))

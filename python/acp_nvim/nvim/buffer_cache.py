@@ -3,16 +3,24 @@
 Reading a 100,000-line buffer line by line costs Neovim tens of milliseconds; an agent
 reads the same file again and again while the user changes a few lines. Neovim tracks
 which lines changed since the last read (``nvim_buf_attach``), so only those travel.
+
+The copies are bounded: the least recently read go first once there are more than
+``MAX_COPIES`` or their lines hold more than ``MAX_CHARS`` characters, and the copy of a
+buffer that was wiped or unloaded is dropped (``forget_trackers``). A dropped copy costs
+only one full read the next time.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.port import BufferState
+from ..core.port import BufferState, Stamp
 
 BOM = "\ufeff"
+MAX_COPIES = 32
+MAX_CHARS = 64 * 1024 * 1024
 
 
 @dataclass(slots=True)
@@ -20,13 +28,17 @@ class _Copy:
     tracker: int
     version: int
     lines: list[str]
+    chars: int
 
 
 class BufferCache:
-    """The last lines seen of each buffer, by path."""
+    """The last lines seen of each buffer, by path (least recently read first)."""
 
-    def __init__(self) -> None:
-        self._copies: dict[str, _Copy] = {}
+    def __init__(self, max_copies: int = MAX_COPIES, max_chars: int = MAX_CHARS) -> None:
+        self._copies: OrderedDict[str, _Copy] = OrderedDict()
+        self._chars = 0
+        self._max_copies = max_copies
+        self._max_chars = max_chars
 
     def since(self, path: str) -> tuple[int | None, int | None]:
         """(tracker, version) to send with the next read_delta of ``path``."""
@@ -37,27 +49,67 @@ class BufferCache:
         """Fold a read_delta answer into the copy; the buffer's state, or None (not loaded or
         the delta does not fit the copy: the caller asks again for every line)."""
         if raw is None:
-            self._copies.pop(path, None)
+            self.forget(path)
             return None
-        lines = self._merged(path, raw)
-        if len(lines) != raw["count"]:
-            self._copies.pop(path, None)
+        merged = self._merged(path, raw)
+        if merged is None or len(merged.lines) != raw["count"]:
+            self.forget(path)
             return None
-        self._copies[path] = _Copy(raw["tracker"], raw["version"], lines)
-        return BufferState(path, _text(lines, raw), int(raw["tick"]), bool(raw["modified"]))
+        self._keep(path, merged)
+        return BufferState(path, _text(merged.lines, raw), int(raw["tick"]), bool(raw["modified"]),
+                           stamp_from(raw.get("disk")))
 
     def forget(self, path: str) -> None:
-        self._copies.pop(path, None)
+        copy = self._copies.pop(path, None)
+        if copy is not None:
+            self._chars -= copy.chars
 
-    def _merged(self, path: str, raw: dict[str, Any]) -> list[str]:
+    def forget_trackers(self, trackers: list[int]) -> None:
+        """Drop the copies of buffers that were wiped or unloaded (by their tracker ids)."""
+        gone = set(trackers)
+        for path in [p for p, copy in self._copies.items() if copy.tracker in gone]:
+            self.forget(path)
+
+    @property
+    def sizes(self) -> tuple[int, int]:
+        """(copies, characters held): for tests and figures."""
+        return len(self._copies), self._chars
+
+    def _keep(self, path: str, copy: _Copy) -> None:
+        old = self._copies.pop(path, None)
+        if old is not copy:  # a delta already counted its characters in place
+            self._chars += copy.chars - (old.chars if old is not None else 0)
+        self._copies[path] = copy
+        while self._copies and (len(self._copies) > self._max_copies or self._chars > self._max_chars):
+            self.forget(next(iter(self._copies)))
+
+    def _merged(self, path: str, raw: dict[str, Any]) -> _Copy | None:
         first, tail, middle = raw["first"], raw["tail"], raw["lines"]
+        tracker, version = raw["tracker"], raw["version"]
         copy = self._copies.get(path)
         if first == 0 and tail == 0:
-            return middle
-        if copy is None or copy.tracker != raw["tracker"] or len(copy.lines) < first + tail:
-            return []
-        copy.lines[first : len(copy.lines) - tail] = middle  # in place: no copy of 100k references
-        return copy.lines
+            return _Copy(tracker, version, middle, _chars(middle))
+        if copy is None or copy.tracker != tracker or len(copy.lines) < first + tail:
+            return None
+        end = len(copy.lines) - tail
+        grown = _chars(middle) - _chars(copy.lines[first:end])
+        copy.chars += grown
+        self._chars += grown
+        copy.lines[first:end] = middle  # in place: no copy of 100k references
+        copy.version = version
+        return copy
+
+
+def stamp_from(raw: object) -> Stamp | None:
+    """A disk stamp sent by Lua ({ inode, size, mtime s, mtime ns }), or None."""
+    if not isinstance(raw, list | tuple) or len(raw) != 4:
+        return None
+    ino, size, sec, nsec = (int(x) for x in raw)
+    return (ino, size, sec, nsec)
+
+
+def _chars(lines: list[str]) -> int:
+    return sum(len(line) for line in lines) + len(lines)
 
 
 def _text(lines: list[str], raw: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ from ..core.errors import AcpNvimError
 from ..core.session.session import Prompt, Session
 from ..core.transcript.tool_calls import ToolCallState
 from .command_context import CommandContext, CommandRequest
+from .unreviewed import diff_flagged, revert_flagged
 
 QUEUE_PREVIEW = 80
 
@@ -106,7 +107,8 @@ def _quickfix(ctx: CommandContext, session: Session, locations: list[tuple[str, 
 
 
 def chat_action(ctx: CommandContext, name: str, key: str, arg: Any) -> None:
-    """A chat key: ``open`` a block (diff, or full text), its ``locations``, or ``queue_set``."""
+    """A chat key: ``open`` a block (diff, or full text), its ``locations``, ``revert`` a flagged
+    unreviewed edit, or ``queue_set``."""
     if name == "queue_set":
         queue_set(ctx, key, arg if isinstance(arg, list) else [])
         return
@@ -118,7 +120,10 @@ def chat_action(ctx: CommandContext, name: str, key: str, arg: Any) -> None:
         else:
             cmd_locations(ctx, CommandRequest(sub="locations"))
     elif name == "open":
-        _open_block(ctx, session, int(arg), state)
+        if not diff_flagged(ctx, session, int(arg)):
+            _open_block(ctx, session, int(arg), state)
+    elif name == "revert":
+        revert_flagged(ctx, session, int(arg or 0))
     else:
         raise AcpNvimError(f"unknown chat action {name!r}")
 
@@ -146,4 +151,5 @@ def describe_chat(session: Session) -> dict[str, Any]:
         "command_info": [{"name": n, "description": d} for n, d in session.details.commands],
         "turns": session.details.turns, "stop_reason": session.details.stop_reason,
         "asked": session.details.asked, "started": session.session_id is not None,
+        "recovery": session.recovery,
     }

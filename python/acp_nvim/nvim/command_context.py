@@ -119,9 +119,10 @@ class CommandContext:
         return session
 
     def current_or_new(self, agent: str | None = None) -> Session:
-        """The current session while it lives, else a new one of ``agent``."""
+        """The current session, else a new one of ``agent``. A session whose agent stopped stays
+        current (a prompt restarts it on the same conversation) unless it never got started."""
         current = self.manager.current
-        if current is not None and not current.ended:
+        if current is not None and (not current.ended or current.session_id is not None):
             return current
         return self.start(agent)
 

@@ -5,7 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..core.port import BufferState, BufferWrite, PermissionQuestion, RenderOp, Review, ReviewVerdict, ThreeWay
+from ..core.log.redact import Redactor
+from ..core.port import (
+    BufferState,
+    BufferWrite,
+    PermissionQuestion,
+    RenderOp,
+    Review,
+    ReviewVerdict,
+    Stamp,
+    ThreeWay,
+)
 from ..core.questions import CHOICE, PERMISSION, REVIEW, Questions, Ticket, choice_index
 from .bridge import Bridge
 from .buffer_cache import BufferCache
@@ -32,6 +42,10 @@ class NvimEditor:
         self.queue = RenderQueue(bridge.lua_async, describe)
         self.buffer_cache = BufferCache()
         self._state_dir: str | None = None
+        self.redact: Callable[[str], str] = Redactor.for_env({})
+        """Cleans every message and question title; the app gives it every configured agent's secrets."""
+        # from now on every buffer read or written is tracked with the disk state it knows
+        bridge.lua_async("require('acp_nvim.buffers')")
 
     # -- files ---------------------------------------------------------------------
 
@@ -48,38 +62,54 @@ class NvimEditor:
         return None
 
     async def apply_to_buffer(self, path: str, content: str, expected_tick: int | None,
-                              with_before: bool = False) -> BufferWrite:
+                              with_before: bool = False, disk: Stamp | None = None) -> BufferWrite:
         self.queue.flush()
         raw = await self.bridge.lua("return require('acp_nvim.buffers').apply(...)",
-                                    path, content, expected_tick, with_before)
-        return BufferWrite(raw["status"], int(raw.get("tick") or 0), raw.get("text") or "")
+                                    path, content, expected_tick, with_before, list(disk) if disk else None)
+        return BufferWrite(raw["status"], int(raw.get("tick") or 0), raw.get("text") or "",
+                           str(raw.get("encoding") or ""))
 
-    async def reload_buffer(self, path: str, content: str) -> str:
-        return str(await self.bridge.lua("return require('acp_nvim.buffers').reload(...)", path, content))
+    async def finish_buffer_write(self, path: str, tick: int, stamp: Stamp | None) -> str:
+        return str(await self.bridge.lua("return require('acp_nvim.buffers').finish(...)",
+                                         path, tick, list(stamp) if stamp else None))
 
-    async def sync_buffer(self, path: str) -> None:
-        await self.bridge.lua("require('acp_nvim.buffers').sync_path(...)", path)
+    async def reload_buffer(self, path: str, content: str, stamp: Stamp | None = None) -> str:
+        return str(await self.bridge.lua("return require('acp_nvim.buffers').reload(...)",
+                                         path, content, list(stamp) if stamp else None))
+
+    async def sync_buffer(self, path: str, stamp: Stamp | None = None) -> None:
+        await self.bridge.lua("require('acp_nvim.buffers').sync_path(...)", path, list(stamp) if stamp else None)
 
     async def loaded_files(self) -> list[tuple[str, bool, int]]:
-        raw = await self.bridge.lua("return require('acp_nvim.buffers').loaded()")
+        raw, forgotten = await self.bridge.lua(
+            "local b = require('acp_nvim.buffers') return { b.loaded(), b.take_forgotten() }")
+        self.buffer_cache.forget_trackers([int(t) for t in forgotten or []])
         return [(str(p), bool(m), int(t)) for p, m, t in raw or []]
+
+    async def drop_buffer(self, path: str) -> bool:
+        """Delete the buffer of ``path`` unless it has unsaved changes (its file was removed)."""
+        self.buffer_cache.forget(path)
+        return bool(await self.bridge.lua("return require('acp_nvim.buffers').drop(...)", path))
 
     # -- questions -----------------------------------------------------------------
 
     def show_three_way(self, ticket: Ticket, request: ThreeWay) -> None:
         self.queue.flush()
         spec = {"path": request.path, "base": request.base, "agent": request.agent,
-                "purpose": request.purpose, "title": request.title}
+                "purpose": request.purpose, "title": request.title, "base_title": request.base_title}
         self.bridge.lua_async("require('acp_nvim.threeway').open(...)", ticket.id, spec)
 
     def show_permission(self, ticket: Ticket, question: PermissionQuestion) -> None:
         self.queue.flush()
-        self.bridge.lua_async("require('acp_nvim.permission').ask(...)", ticket.id, _question_table(question))
+        self.bridge.lua_async("require('acp_nvim.permission').ask(...)", ticket.id,
+                              _question_table(question, self.redact))
 
     def show_review(self, ticket: Ticket, question: PermissionQuestion, review: Review) -> None:
         """Open the vimdiff review (or queue it behind the open one)."""
         self.queue.flush()
-        self.bridge.lua_async("require('acp_nvim.review').open(...)", ticket.id, review_table(review))
+        table = review_table(review)
+        table["title"] = self.redact(table["title"])  # the title only: the files are what the user reviews
+        self.bridge.lua_async("require('acp_nvim.review').open(...)", ticket.id, table)
 
     def show_choice(self, ticket: Ticket, prompt: str, items: list[str]) -> None:
         self.bridge.lua_async("require('acp_nvim.ui').select(...)", ticket.id, prompt, items)
@@ -123,14 +153,16 @@ class NvimEditor:
 
     def notify(self, message: str, level: str = "info") -> None:
         self.queue.flush()  # the chat shows what the message is about before the message appears
-        self.bridge.notify(message, level)
+        self.bridge.notify(self.redact(message), level)
 
 
-def _question_table(question: PermissionQuestion) -> dict[str, Any]:
+def _question_table(question: PermissionQuestion, redact: Callable[[str], str]) -> dict[str, Any]:
     return {
         "session": question.session_key,
-        "title": question.title,
+        "title": redact(question.title),
         "kind": question.kind,
-        "detail": question.detail,
+        "detail": redact(question.detail),
         "options": [{"id": c.option_id, "name": c.name, "kind": c.kind} for c in question.choices],
+        "rules": dict(question.rules),
+        "no_rule": question.no_rule,
     }

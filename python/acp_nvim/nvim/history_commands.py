@@ -61,7 +61,7 @@ async def _past(ctx: CommandContext, cwd: str, agents: list[str]) -> list[PastSe
 async def _listed(ctx: CommandContext, name: str, cwd: str) -> list[SessionInfo]:
     spec = ctx.manager.settings.all_agents()[name]
     try:
-        return await past.listed_by(name, spec, cwd, _live_process(ctx, name))
+        return await past.listed_by(name, spec, cwd, _live_process(ctx, name), ctx.manager.settings)
     except Exception as exc:  # one agent that cannot start must not hide the others' sessions
         ctx.notify(f"{name}: cannot list its sessions: {exc or type(exc).__name__}", "warn")
         return []
@@ -190,6 +190,7 @@ async def _agent_deletes(ctx: CommandContext, item: PastSession, cwd: str) -> bo
     async def ask(process: AgentProcess) -> bool:
         if process.conn is None or not past.offers(process.info, "delete"):
             return False
-        await past.delete_session(process.conn, item.session_id)
+        await past.delete_session(process, item.session_id)
         return True
-    return await past.with_agent(item.agent, spec, cwd, _live_process(ctx, item.agent), ask)
+    return await past.with_agent(item.agent, spec, cwd, _live_process(ctx, item.agent), ask,
+                                 ctx.manager.settings)

@@ -54,7 +54,7 @@ async def _methods(ctx: CommandContext, agent: str, cwd: str) -> list[AuthMethod
 
         async def ask(process: AgentProcess) -> InitializeResponse | None:
             return process.info
-        info = await past.with_agent(agent, spec, cwd, live.process if live else None, ask)
+        info = await past.with_agent(agent, spec, cwd, live.process if live else None, ask, ctx.manager.settings)
     return list(info.auth_methods or []) if info is not None else []
 
 
@@ -107,9 +107,11 @@ async def _authenticate(ctx: CommandContext, agent: str, method: AuthMethod) -> 
     if live is None or live.process.conn is None:
         await _new_session(ctx, agent, f"{agent}: logged in with {method.name}")
         return
+    process = live.process
     try:
-        await live.process.conn.authenticate(method_id=method.id)
-    except RequestError as exc:
+        await process.ask("authenticate", process.connection().authenticate(method_id=method.id),
+                          limit=process.hooks.timeouts.login)
+    except (RequestError, AcpNvimError) as exc:
         ctx.notify(f"{agent}: login with {method.name} failed: {exc}", "error")
         return
     ctx.notify(f"{agent}: logged in with {method.name}")
@@ -121,10 +123,7 @@ async def _new_session(ctx: CommandContext, agent: str, note: str) -> None:
 
 
 async def _logout(ctx: CommandContext, session: Session) -> None:
-    conn = session.process.conn
-    if conn is None:
-        raise AcpNvimError(f"{session.key}: the agent is not running")
-    await past.logout(conn)
+    await past.logout(session.process)
     ctx.manager.login_env.pop(session.agent_name, None)
     ctx.notify(f"{session.agent_name}: logged out")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core.errors import AcpNvimError
+from ..core.permissions.broker import RULES_FILE
 from ..core.permissions.policy import POLICIES
 from ..core.permissions.rules import RuleStore
 from .command_context import CommandContext, CommandRequest
@@ -21,7 +22,7 @@ def rule_store(ctx: CommandContext) -> RuleStore:
     """The shared rule store (greenlet context: the first call asks Neovim for its state dir)."""
     holder = ctx.service(RulesFile)
     if holder.store is None:
-        holder.store = RuleStore(Path(ctx.nvim.funcs.stdpath("state"), "acp_nvim", "rules.json"))
+        holder.store = RuleStore.at(Path(ctx.nvim.funcs.stdpath("state"), *RULES_FILE))
     return holder.store
 
 

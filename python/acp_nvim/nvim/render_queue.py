@@ -2,12 +2,15 @@
 
 One RPC per streamed chunk is 50-100x slower than one per batch, so operations wait here
 for one frame (``FLUSH_DELAY``): consecutive appends to one block become one
-append, and a newer ``set``/``clip`` of a block replaces the queued one.
+append, and a newer ``set``/``clip`` of a block replaces the queued one. What comes after a
+quiet frame goes at once (on the next turn of the event loop): the first chunk of a reply
+shows without waiting a frame, and a stream is still sent at most once per frame.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +29,8 @@ class RenderQueue:
         self._states = states
         self._ops: dict[str, list[list[Any]]] = {}
         self._changed: set[str] = set()
-        self._handle: asyncio.TimerHandle | None = None
+        self._handle: asyncio.TimerHandle | asyncio.Handle | None = None
+        self._last_flush = float("-inf")
 
     def push(self, key: str, ops: list[list[Any]]) -> None:
         queue = self._ops.get(key)
@@ -56,7 +60,9 @@ class RenderQueue:
             self._schedule()
 
     def _schedule(self) -> None:
-        self._handle = asyncio.get_running_loop().call_later(FLUSH_DELAY, self.flush)
+        loop = asyncio.get_running_loop()
+        wait = self._last_flush + FLUSH_DELAY - time.monotonic()
+        self._handle = loop.call_later(wait, self.flush) if wait > 0 else loop.call_soon(self.flush)
 
     def flush(self) -> None:
         """Send everything queued now (also called directly before operations that need order)."""
@@ -65,6 +71,7 @@ class RenderQueue:
             self._handle = None
         if not self._ops and not self._changed:
             return
+        self._last_flush = time.monotonic()
         ops, self._ops = self._ops, {}
         for queue in ops.values():
             for op in queue:

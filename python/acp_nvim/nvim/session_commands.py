@@ -43,14 +43,21 @@ async def _cancel(ctx: CommandContext, session: Session) -> None:
 
 def cmd_close(ctx: CommandContext, request: CommandRequest) -> None:
     """``:Ai close``: stop the current session's agent."""
-    session = ctx.require_current()
-    ctx.manager.forget(session.key)
-    ctx.spawn(session.close(), "close")
+    session = _own_session(ctx, request)
+    closing = ctx.manager.close(session)  # forgets the session now; the agent ends in the task
+    ctx.spawn(closing, "close")
     ctx.session_changed(session.key)
 
 
 def cmd_restart(ctx: CommandContext, request: CommandRequest) -> None:
-    """``:Ai restart``: a fresh agent process for the current session."""
-    session = ctx.require_current()
+    """``:Ai restart``: a fresh agent process for the current session, back on its conversation."""
+    session = _own_session(ctx, request)
     ctx.open_chat(session, focus=False)
     ctx.spawn(session.restart(), f"restart {session.key}")
+
+
+def _own_session(ctx: CommandContext, request: CommandRequest) -> Session:
+    """The session of the chat the command ran from (an error when it is closed), else the current one."""
+    if request.session is not None and ctx.manager.get(request.session) is None:
+        raise AcpNvimError(f"session {request.session} is closed; start a new one with :Ai new")
+    return ctx.require_current()

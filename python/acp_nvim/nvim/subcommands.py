@@ -24,6 +24,7 @@ from .history_commands import cmd_delete, cmd_fork, cmd_resume
 from .log_commands import cmd_log
 from .login_commands import cmd_login, cmd_logout
 from .option_commands import cmd_config, cmd_mode, cmd_model
+from .paste_commands import cmd_paste
 from .permission_commands import cmd_policy, cmd_rules
 from .session_commands import cmd_cancel, cmd_close, cmd_new, cmd_open, cmd_restart, cmd_send
 
@@ -99,6 +100,8 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand("send", ("{text}",),
                "send a prompt; a range attaches the lines as context, `@path` a file, and `%`, `%:p`, `#` "
                "expand to file names as for `:edit`", cmd_send, range=True, expand=True),
+    Subcommand("paste", ("[text]",),
+               "attach the clipboard's image: to the chat's prompt, or sent at once with [text]", cmd_paste),
     Subcommand("cancel", ("",), "cancel the running turn; pending permission requests are answered `cancelled`",
                cmd_cancel),
     Subcommand("new", ("[agent]",), "start another session, of [agent] or the default agent", cmd_new,
@@ -131,8 +134,10 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
                cmd_policy, args=(_words(*POLICIES),)),
     Subcommand("rules", ("", "remove {n}"), "list the remembered \"always\" answers, or forget rule {n}",
                cmd_rules, args=(_words("remove"),)),
-    Subcommand("changes", ("",), "the files the agent changed in the turn: diff, revert a hunk or a file",
-               cmd_changes),
+    Subcommand("changes", ("", "revert {file}"),
+               "the files the agent changed in the turn: diff, revert a hunk or a file; `revert` puts {file} "
+               "back as it was before the turn", cmd_changes, expand=True,
+               args=(Arg(words=("revert",), then={"revert": (Arg(sources=("files",)),)}),)),
     Subcommand("log", ("[session]", "level [{level}]", "export {file}"),
                "the session's protocol log buffer; show or set its level; export it (replayable)", cmd_log,
                args=(Arg(words=("export", "level"), sources=("sessions",),

@@ -16,8 +16,8 @@ def _answer_prompt(ctx: Ctx, pattern: str, key: str = "a", timeout: float = 10) 
     shown = wait_until(lambda: views.shown_request(ctx.ed, pattern), timeout)
     if shown:
         ctx.mark(f"answer {shown!r} with {key}")
-        ctx.ed.keys(key)
-    return bool(shown)
+        return views.answer(ctx.ed, key)
+    return False
 
 
 @case()

@@ -192,7 +192,7 @@ def retry_rejected(ctx: Ctx) -> None:
         return
     views.focus_review(ctx.ed)
     ctx.mark("gr")
-    ctx.ed.keys("gr")
+    ctx.check(views.answer(ctx.ed, "gr"), "the review's keys never counted")
     event = _write_event(ctx)
     ctx.check(event and not event.get("ok"), f"the agent's retry of the rejected file was {event}")
     if "added by the agent" in (ctx.ed.workspace / "notes.txt").read_text():
@@ -212,7 +212,7 @@ def edit_under_review(ctx: Ctx) -> None:
     _type_line(ctx, buf, "edited during the review")
     views.focus_review(ctx.ed)
     ctx.mark("ga")
-    ctx.ed.keys("ga")
+    ctx.check(views.answer(ctx.ed, "ga"), "the review's keys never counted")
     held = wait_until(lambda: _write_event(ctx, 0) or views.threeway_open(ctx.ed), 15)
     ctx.check(held, "the agent's write after the review never happened (nor was it held for the user)")
     if not _buffer_has(ctx, buf, "edited during the review"):

@@ -31,7 +31,9 @@ def _answer_shown(ctx: Ctx, count: int, how_many: int) -> list[str]:
         if not shown:
             ctx.fail(f"no permission prompt shown after {len(answered)} answers")
             break
-        ctx.ed.keys("a")
+        if not views.answer(ctx.ed, "a"):
+            ctx.fail(f"the keys of the prompt {shown!r} never counted")
+            break
         if not ctx.diary.wait("answer", 10, _titled(shown)):
             ctx.fail(f"pressing a on {shown!r} did not answer it")
             break

@@ -1,4 +1,10 @@
-"""One agent subprocess behind the ACP SDK's client-side connection."""
+"""One agent subprocess behind the ACP SDK's client-side connection.
+
+The process runs in its own process group (``start_new_session``), so that every process it
+starts can be ended with it. Its stderr is drained for its whole life (``stderr.py``), one
+task watches for its exit, every request of the handshake is answered in time or fails
+(``deadline.py``), and closing it is bounded: end of input, a grace period, SIGTERM, SIGKILL.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,13 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Callable, Collection, Mapping
-from contextlib import AsyncExitStack
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TypeVar
 
-from acp import PROTOCOL_VERSION, Client, connect_to_agent, spawn_stdio_transport
+from acp import PROTOCOL_VERSION, Client, connect_to_agent
 from acp.client.connection import ClientSideConnection
 from acp.schema import (
     AuthCapabilities,
@@ -20,49 +29,92 @@ from acp.schema import (
 )
 
 from .. import tasks
-from ..config import AgentSpec
-from ..errors import AgentStartError
+from ..config import AgentSpec, TimeoutSettings
+from ..errors import AgentExitedError, AgentStartError, AgentTimeoutError
 from ..log.ring import LogRing
-from . import process_tree
+from . import deadline, process_tree, stderr
 from .wire import WireTransport
 
+T = TypeVar("T")
 LINE_LIMIT = 64 * 1024 * 1024
-INITIALIZE_TIMEOUT = 60.0
 STDERR_SUMMARY = 500
+STDERR_TAIL = 10
+"""stderr lines kept for the user (a crash notice shows the last few)."""
+TAIL_CHARS = 300
 CLIENT_INFO = Implementation(name="acp.nvim", title="acp.nvim", version="0.1.0")
 CAPABILITIES = ClientCapabilities(
     fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False,
     auth=AuthCapabilities(terminal=True),  # sessions lane: :Ai login runs terminal methods in a Neovim terminal
 )
 
+CONNECTION_CLOSE = 1.0
+STDIN_DRAIN = 0.5
+"""Seconds queued input may take to reach an agent that closes; one that stopped reading loses it."""
+EOF_GRACE = 1.0
+"""Seconds an agent has to exit once its input ended, before SIGTERM."""
+TERM_GRACE = 1.0
+"""Seconds after SIGTERM, before SIGKILL."""
+KILL_WAIT = 2.0
+EXIT_GRACE = 0.3
+"""At editor exit: seconds (blocking) between SIGTERM and SIGKILL."""
+
+Slow = Callable[[str, "float | None", float], None]
+"""A request waits long: (method, seconds waited, its limit); waited is None once it is over."""
+
+
+def _ignore(*_: object) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class AgentHooks:
+    """What the process tells its owner."""
+
+    noise: Callable[[str], None] = _ignore
+    """Each (redacted) non-JSON line the agent prints on stdout."""
+    report: tasks.ErrorReporter | None = None
+    """Failures of the helper tasks (stderr drain, exit watch); the log by default."""
+    slow: Slow = _ignore
+    exited: Callable[[AgentProcess, int], None] = _ignore
+    """The process exited (after a crash, or closed on purpose: see ``closing``)."""
+    timeouts: TimeoutSettings = field(default_factory=TimeoutSettings)
+
 
 class AgentProcess:
-    """Spawns an agent, initializes it, drains its stderr, and shuts it down cleanly."""
+    """Spawns an agent, initializes it, drains its stderr, and shuts it down, bounded."""
 
     def __init__(self, name: str, spec: AgentSpec, client: Client, log: LogRing, cwd: str,
-                 on_noise: Callable[[str], None] | None = None, report: tasks.ErrorReporter | None = None) -> None:
+                 hooks: AgentHooks | None = None) -> None:
         self.name = name
         self.spec = spec
         self.log = log
         self.cwd = spec.cwd or cwd
+        self.hooks = hooks or AgentHooks()
         self._client = client
-        self._stack = AsyncExitStack()
         self.conn: ClientSideConnection | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.info: InitializeResponse | None = None
         self.exited: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        self._stderr_tail: list[str] = []
+        self.closing = False
+        """Set once ``close`` began: an exit from here on was asked for."""
+        self.last_heard = time.monotonic()
+        """When the agent last wrote a message on stdout (or was spawned)."""
+        self.prompts_sent = 0
+        """``session/prompt`` requests written to the agent's stdin."""
+        self._identity: process_tree.Proc | None = None
+        self._tail: deque[str] = deque(maxlen=STDERR_TAIL)
         self._helpers: list[asyncio.Task[None]] = []
-        self.on_noise = on_noise or (lambda line: None)
-        """Called with each (redacted) non-JSON line the agent prints on stdout."""
-        self._report: tasks.ErrorReporter = report or self._log_failure
-        """Failures of the helper tasks (stderr drain, exit watch)."""
+        self._shutdown: asyncio.Task[None] | None = None
+        self._report: tasks.ErrorReporter = self.hooks.report or self._log_failure
+
+    # -- start -------------------------------------------------------------------------
 
     async def start(self) -> InitializeResponse:
         """Spawn and ``initialize``; raise AgentStartError with a readable reason on failure."""
         try:
             await self._spawn()
-            self.info = await self._initialize()
+            self.info = await self.ask("initialize", self.connection().initialize(
+                protocol_version=PROTOCOL_VERSION, client_capabilities=CAPABILITIES, client_info=CLIENT_INFO))
         except BaseException:
             await self.close()
             raise
@@ -73,102 +125,193 @@ class AgentProcess:
     async def _spawn(self) -> None:
         env = {**os.environ, **self.spec.env}
         try:
-            reader, writer, self.process = await self._stack.enter_async_context(spawn_stdio_transport(
-                self.spec.command, *self.spec.args, env=env, cwd=self.cwd, limit=LINE_LIMIT,
-            ))
-            conn = self.conn = connect_to_agent(self._client, WireTransport(reader, writer, self))
-            self._stack.push_async_callback(conn.close)
-        except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+            process = await asyncio.create_subprocess_exec(
+                self.spec.command, *self.spec.args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, env=env, cwd=self.cwd, limit=LINE_LIMIT, start_new_session=True)
+        except OSError as exc:
             raise AgentStartError(f"cannot start agent {self.name!r}: {self.spec.command}: "
                                   f"{exc.strerror or exc}") from None
-        assert self.process is not None
-        self.log.add("info", "lifecycle", f"spawned pid {self.process.pid}: "
+        assert process.stdout is not None and process.stdin is not None
+        self.process = process
+        self._identity = process_tree.identify(process.pid)
+        self.conn = connect_to_agent(self._client, WireTransport(process.stdout, process.stdin, self, self._client))
+        self.log.add("info", "lifecycle", f"spawned pid {process.pid}: "
                      f"{' '.join([self.spec.command, *self.spec.args])}")
-        self._stack.push_async_callback(self._cancel_helpers)
         self._helpers = [tasks.spawn(self._drain_stderr(), self._report, f"{self.name} stderr"),
                          tasks.spawn(self._watch_exit(), self._report, f"{self.name} exit")]
 
-    async def _initialize(self) -> InitializeResponse:
-        assert self.conn is not None
-        # awaited right here (against the exit), not a background task: no tasks.spawn
-        init = asyncio.ensure_future(self.conn.initialize(
-            protocol_version=PROTOCOL_VERSION, client_capabilities=CAPABILITIES, client_info=CLIENT_INFO,
-        ))
-        both: set[asyncio.Future[InitializeResponse] | asyncio.Future[int]] = {init, self.exited}
-        done: Collection[object]
-        done, _ = await asyncio.wait(both, timeout=INITIALIZE_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
-        if init in done and init.exception() is None:
-            return init.result()
-        init.cancel()
-        if init in done and isinstance(init.exception(), ConnectionError):
-            # stdout closed: the process is exiting; its exit code says more than "connection closed"
-            done, _ = await asyncio.wait({self.exited}, timeout=2.0)
-        raise AgentStartError(self._init_failure(init, done))
+    def connection(self) -> ClientSideConnection:
+        """The ACP connection (AgentStartError before the process was spawned)."""
+        if self.conn is None:
+            raise AgentStartError(f"agent {self.name!r} is not running")
+        return self.conn
 
-    def _init_failure(self, init: asyncio.Future[InitializeResponse], done: Collection[object]) -> str:
-        tail = f"; stderr: {' | '.join(self._stderr_tail[-3:])}" if self._stderr_tail else ""
-        if self.exited in done:
-            return f"agent {self.name!r} exited with code {self.exited.result()} during initialize{tail}"
-        if init in done:
-            return f"agent {self.name!r} failed to initialize: {init.exception()}{tail}"
-        return f"agent {self.name!r} did not answer initialize within {INITIALIZE_TIMEOUT:g}s{tail}"
+    # -- requests that must be answered in time -------------------------------------------
 
-    def _log_failure(self, message: str) -> None:
-        self.log.add("error", "error", message)
+    async def ask(self, method: str, request: Awaitable[T], limit: float | None = None) -> T:
+        """``request``'s answer; fails with AgentTimeoutError after ``limit`` seconds (the handshake
+        timeout by default) or AgentExitedError when the agent exits first. Once it has waited
+        ``timeouts.notice`` seconds the owner hears of it (``hooks.slow``)."""
+        timeouts = self.hooks.timeouts
+        limit = limit if limit is not None else timeouts.handshake
+        noticed = False
+
+        def notice(waited: float) -> None:
+            nonlocal noticed
+            noticed = True
+            self.log.add("warn", "lifecycle", f"no answer to {method} after {waited:g} s")
+            self.hooks.slow(method, waited, limit)
+
+        try:
+            return await deadline.answer_within(request, limit=limit, notice=timeouts.notice, exited=self.exited,
+                                                on_notice=notice)
+        except deadline.TimedOut:
+            raise AgentTimeoutError(f"agent {self.name!r} did not answer {method} within {limit:g} s "
+                                    f"(timed out){self._tail_suffix()}") from None
+        except deadline.Exited as exc:
+            raise AgentExitedError(f"agent {self.name!r} {exit_summary(exc.code).removeprefix('agent ')} "
+                                   f"during {method}{self._tail_suffix()}") from None
+        finally:
+            if noticed:
+                self.hooks.slow(method, None, limit)
+
+    # -- what the agent says ---------------------------------------------------------------
 
     def message(self, direction: str, message: Mapping[str, object], raw: str | bytes) -> None:
         """Wire tap: every JSON-RPC message, as it crossed the pipe."""
+        if direction == "in":
+            self.last_heard = time.monotonic()
+        elif message.get("method") == "session/prompt":
+            self.prompts_sent += 1
         self.log.record_message(direction, message, raw)
 
     def noise(self, line: str) -> None:
         """Wire tap: a non-JSON line on the agent's stdout; kept, maybe shown, never fatal."""
         self.log.record_stdout(line)
-        self.on_noise(self.log.redact(line))
+        self.hooks.noise(self.log.redact(line))
+
+    def stderr_tail(self, count: int = 5) -> list[str]:
+        """The agent's last ``count`` stderr lines (redacted, each cut short)."""
+        return [self.log.redact(line) for line in list(self._tail)[-count:]]
+
+    def _tail_suffix(self) -> str:
+        tail = self.stderr_tail(3)
+        return f"; stderr: {' | '.join(tail)}" if tail else ""
 
     async def _drain_stderr(self) -> None:
         assert self.process is not None and self.process.stderr is not None
-        async for raw in self.process.stderr:
-            line = raw.decode("utf-8", "replace").rstrip("\r\n")
-            self._stderr_tail = [*self._stderr_tail[-9:], line[:STDERR_SUMMARY]]
-            long_line = len(line) > STDERR_SUMMARY  # the entry line stays short; the whole line is folded under it
-            self.log.add("info", "stderr", line[:STDERR_SUMMARY], direction="in", raw=line if long_line else None)
+        await stderr.drain(self.process.stderr, self._stderr_line)
+
+    def _stderr_line(self, line: str, dropped: int) -> None:
+        if line.strip():
+            self._tail.append(line[:TAIL_CHARS])
+        more = f" … ({dropped:,} more bytes dropped)" if dropped else ""
+        long_line = len(line) > STDERR_SUMMARY  # the entry line stays short; the kept line is folded under it
+        self.log.add("info", "stderr", line[:STDERR_SUMMARY] + more, direction="in", raw=line if long_line else None)
+
+    def _log_failure(self, message: str) -> None:
+        self.log.add("error", "error", message)
+
+    # -- exit --------------------------------------------------------------------------------
 
     async def _watch_exit(self) -> None:
+        """The one exit watcher of this process: it ends when the process does."""
         assert self.process is not None
         code = await self.process.wait()
-        self.log.add("warn" if code else "info", "lifecycle", _exit_summary(code))
+        self.log.add("warn" if code and not self.closing else "info", "lifecycle", exit_summary(code))
         if not self.exited.done():
             self.exited.set_result(code)
-
-    async def _cancel_helpers(self) -> None:
-        for task in self._helpers:
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+        self.hooks.exited(self, code)
 
     @property
     def alive(self) -> bool:
-        return self.process is not None and not self.exited.done()
+        """Spawned, not exited, and its stdout still open (a message can still be answered)."""
+        process = self.process
+        if process is None or self.exited.done() or self.closing:
+            return False
+        return process.stdout is None or not process.stdout.at_eof()
 
     async def close(self) -> None:
-        """Close stdin, wait, then terminate and kill (the SDK's shutdown ladder); then end the
-        agent's own children that outlived it (a launcher's real agent, see process_tree)."""
-        tree = await asyncio.to_thread(process_tree.descendants, self.process.pid) if self.process else []
-        await self._stack.aclose()
-        await process_tree.reap(tree)
+        """End the agent, bounded: the connection, stdin (never waiting on an agent that stopped
+        reading), a grace period, SIGTERM, SIGKILL; then its children that outlived it."""
+        self.closing = True
+        if self._shutdown is None:
+            self._shutdown = tasks.spawn(self._close(), self._report, f"{self.name} close")
+        await asyncio.shield(self._shutdown)
+
+    async def _close(self) -> None:
+        if self.process is None:
+            return
+        tree = await asyncio.to_thread(self.kill_targets)
+        if self.conn is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.conn.close(), CONNECTION_CLOSE)
+        await self._end_input()
+        if not await self._exited_within(EOF_GRACE):
+            self._signal(signal.SIGTERM)
+            if not await self._exited_within(TERM_GRACE):
+                self._signal(signal.SIGKILL)
+                await self._exited_within(KILL_WAIT)
+        await process_tree.reap(process_tree.alive(tree))
+        for helper in self._helpers:
+            helper.cancel()
+
+    async def _end_input(self) -> None:
+        """End of input for the agent. Input it has not read within ``STDIN_DRAIN`` is dropped."""
+        assert self.process is not None
+        stdin = self.process.stdin
+        if stdin is None or stdin.is_closing():
+            return
+        with contextlib.suppress(OSError, RuntimeError):
+            stdin.write_eof()
+        try:
+            await asyncio.wait_for(stdin.drain(), STDIN_DRAIN)
+        except TimeoutError:
+            stdin.transport.abort()
+        except (OSError, RuntimeError):
+            pass
+
+    async def _exited_within(self, seconds: float) -> bool:
+        await asyncio.wait({self.exited}, timeout=seconds)
+        return self.exited.done()
+
+    def _signal(self, sig: int) -> None:
+        """``sig`` to the agent and every process of its group."""
+        assert self.process is not None
+        with contextlib.suppress(ProcessLookupError):
+            self.process.send_signal(sig)
+        if self._identity is not None:
+            process_tree.signal_all(process_tree.group(self._identity), sig)
+
+    def kill_targets(self) -> list[process_tree.Proc]:
+        """The agent, its process group and its descendants, as they are now (blocking: reads /proc)."""
+        if self.process is None or self._identity is None:
+            return []
+        found = dict([self._identity, *process_tree.group(self._identity),
+                      *process_tree.descendants(self.process.pid)])
+        return process_tree.alive(found.items())
 
     def kill_now(self) -> None:
-        """Last resort when the editor quits and nothing can be awaited: SIGTERM the agent and its children."""
-        if self.process is not None and self.process.returncode is None:
-            tree = process_tree.descendants(self.process.pid)
-            with contextlib.suppress(ProcessLookupError):
-                if self.process.stdin is not None:
-                    self.process.stdin.close()
-                self.process.send_signal(signal.SIGTERM)
-            process_tree.signal_all(tree, signal.SIGTERM)
+        """Editor exit, where nothing can be awaited: end the agent and its children now (bounded)."""
+        kill_all_now([self])
 
 
-def _exit_summary(code: int) -> str:
+def kill_all_now(processes: list[AgentProcess], grace: float = EXIT_GRACE) -> None:
+    """End every one of ``processes`` and their children at once: input closed, SIGTERM, a short
+    blocking wait (``grace`` seconds in all), then SIGKILL for whatever is left."""
+    targets: list[process_tree.Proc] = []
+    for agent in processes:
+        agent.closing = True
+        stdin = agent.process.stdin if agent.process is not None else None
+        if stdin is not None and not stdin.is_closing():
+            with contextlib.suppress(Exception):
+                stdin.transport.abort()
+        targets += agent.kill_targets()
+    process_tree.kill_now(targets, grace)
+
+
+def exit_summary(code: int) -> str:
+    """The words for an exit code: agent exited with code 3, agent killed by signal SIGKILL."""
     if code < 0:
         with contextlib.suppress(ValueError):
             return f"agent killed by signal {signal.Signals(-code).name}"

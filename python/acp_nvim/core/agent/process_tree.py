@@ -13,17 +13,25 @@ import asyncio
 import contextlib
 import os
 import signal
+import time
+from collections.abc import Iterable
 from pathlib import Path
 
 PROC = Path("/proc")
 Proc = tuple[int, int]  # (pid, start time in clock ticks)
 
 
+def identify(pid: int) -> Proc | None:
+    """``pid`` as a ``Proc`` (None when it is gone or /proc is unavailable)."""
+    started = _start_time(pid)
+    return (pid, started) if started is not None else None
+
+
 def descendants(pid: int) -> list[Proc]:
     """Every live descendant of ``pid`` (children first); empty where /proc is unavailable."""
     children: dict[int, list[Proc]] = {}
     for entry in _all_stats():
-        children.setdefault(entry[1], []).append((entry[0], entry[2]))
+        children.setdefault(entry[1], []).append((entry[0], entry[3]))
     found: list[Proc] = []
     pending = [pid]
     while pending:
@@ -31,6 +39,33 @@ def descendants(pid: int) -> list[Proc]:
             found.append(child)
             pending.append(child[0])
     return found
+
+
+def group(leader: Proc) -> list[Proc]:
+    """Every live member of the process group that ``leader`` started (``start_new_session``),
+    the leader included while it lives: its children that a dead parent left behind, too.
+    Members started before the leader cannot belong to its group; they are never named."""
+    pgid, since = leader
+    return [(pid, started) for pid, _, pgrp, started in _all_stats() if pgrp == pgid and started >= since]
+
+
+def alive(procs: Iterable[Proc]) -> list[Proc]:
+    """Those of ``procs`` still running as themselves (not gone, not a zombie, pid not reused)."""
+    return [proc for proc in procs if _start_time(proc[0]) == proc[1]]
+
+
+def kill_now(procs: list[Proc], grace: float) -> list[Proc]:
+    """SIGTERM ``procs``, wait up to ``grace`` seconds *blocking*, then SIGKILL the survivors.
+
+    For editor exit, where nothing can be awaited: the wait is bounded and short. Returns the
+    processes that needed SIGKILL.
+    """
+    left = signal_all(procs, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while left and time.monotonic() < deadline:
+        time.sleep(0.01)
+        left = alive(left)
+    return signal_all(left, signal.SIGKILL)
 
 
 def signal_all(procs: list[Proc], sig: int) -> list[Proc]:
@@ -53,8 +88,8 @@ async def reap(procs: list[Proc], grace: float = 1.0) -> None:
     signal_all(alive, signal.SIGKILL)
 
 
-def _all_stats() -> list[tuple[int, int, int]]:
-    """(pid, parent pid, start time) of every process we can read."""
+def _all_stats() -> list[tuple[int, int, int, int]]:
+    """(pid, parent pid, process group, start time) of every process we can read."""
     out = []
     with contextlib.suppress(OSError):
         for path in PROC.iterdir():
@@ -67,11 +102,11 @@ def _all_stats() -> list[tuple[int, int, int]]:
 
 def _start_time(pid: int) -> int | None:
     stat = _stat(pid)
-    return stat[1] if stat is not None else None
+    return stat[2] if stat is not None else None
 
 
-def _stat(pid: int) -> tuple[int, int] | None:
-    """(parent pid, start time) from /proc/<pid>/stat; None for a gone or zombie process."""
+def _stat(pid: int) -> tuple[int, int, int] | None:
+    """(parent pid, process group, start time) from /proc/<pid>/stat; None for a gone or zombie process."""
     try:
         text = (PROC / str(pid) / "stat").read_text()
     except OSError:
@@ -79,4 +114,4 @@ def _stat(pid: int) -> tuple[int, int] | None:
     fields = text[text.rindex(")") + 2:].split()  # the command name may hold spaces and parens
     if fields[0] == "Z":
         return None
-    return int(fields[1]), int(fields[19])
+    return int(fields[1]), int(fields[2]), int(fields[19])

@@ -3,7 +3,17 @@
 The SDK's own stdio transport logs a non-JSON line through ``logging`` and drops it,
 and its stream observers deep-copy every message. This transport hands each line
 to a tap exactly as it crossed the pipe (no copy, no re-encoding), keeps non-JSON
-lines (an OAuth URL, a progress bar) as such, and never lets one end the connection.
+lines (an OAuth URL, a progress bar) as such, and never lets one end the connection:
+
+- a line with invalid UTF-8 or lone surrogates is read with U+FFFD in their place (a request
+  with one bad byte is still answered) and the log says what was replaced;
+- a line over the session's ``max_line_bytes`` is dropped without being held in memory, and
+  the user is told; a request or response it began is answered or failed, so nobody waits;
+- what the SDK cannot take is dropped with a log line: a response whose id is no number or
+  string, a notification nobody handles (ACP: ignore), a request whose method is no string;
+- ``session/update`` goes to the session on its own path (``inbound.py``): no SDK task per
+  update. Updates are delivered in batches, in order, on the next turn of the event loop; a
+  message the SDK handles closes the batch, so nothing overtakes what came before it.
 """
 
 from __future__ import annotations
@@ -12,7 +22,11 @@ import asyncio
 import json
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Protocol
+
+from .inbound import Inbound, Streamed, streamed, validated
+from .json_lines import NOT_JSON, loads_careful, loads_fast
 
 try:
     import orjson
@@ -22,6 +36,14 @@ except ImportError:  # optional speed-up (pip install orjson)
 NOISE_WORTH_SHOWING = re.compile(r"(?i)https?://|\blog ?in\b|\bsign ?in\b|\bauth|\berror\b|\bfailed\b")
 NOISE_NOTICES = 5
 """Noise lines shown to the user per session; the rest stay in the log only."""
+DEFAULT_MAX_LINE = 128 * 1024 * 1024
+"""The longest line kept when the client sets no limit (``wire.max_line_bytes``)."""
+HEAD_BYTES = 4096
+"""Bytes of a dropped over-long line kept to say what it was."""
+ENVELOPE = re.compile(rb'^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*,'
+                      rb'\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"(method|result|error)"\s*:\s*(?:"([^"\\]{1,100})")?')
+"""The start of a JSON-RPC request or response as the SDKs write it: its id, what it is, the method."""
+INVALID_REQUEST = -32600
 
 
 def encode_line(message: Mapping[str, object]) -> bytes:
@@ -46,13 +68,55 @@ class Tap(Protocol):
     def noise(self, line: str) -> None: ...
 
 
-class WireTransport:
-    """Newline-delimited JSON over the agent's stdout/stdin (``acp._transport.Transport``)."""
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A line that cannot become a message: its first bytes, its size, and why (None: over the
+    line limit; the rest of such a line was never kept)."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, tap: Tap) -> None:
+    head: bytes
+    size: int
+    why: str | None = None
+
+
+class LongLine:
+    """A line read in pieces: kept up to ``limit`` bytes, past it only its head and its size."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._chunks: list[bytes] = []
+        self._head: bytes | None = None
+        self._size = 0
+        self._newline = False
+
+    def add(self, chunk: bytes) -> None:
+        self._size += len(chunk)
+        self._newline = chunk.endswith(b"\n")
+        if self._head is None and self._size - self._newline > self._limit:
+            self._head, self._chunks = (self._chunks[0] if self._chunks else chunk)[:HEAD_BYTES], []
+        elif self._head is None:
+            self._chunks.append(chunk)
+
+    def result(self) -> bytes | Unreadable:
+        if self._head is None:
+            return b"".join(self._chunks)
+        return Unreadable(self._head, self._size - self._newline)
+
+
+class WireTransport:
+    """Newline-delimited JSON over the agent's stdout/stdin (``acp._transport.Transport``).
+
+    ``inbound`` (the session's client side, when it is an ``Inbound``) takes ``session/update``
+    and hears what was dropped; without it those go to the SDK as they are.
+    """
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, tap: Tap,
+                 inbound: object = None) -> None:
         self._reader = reader
         self._writer = writer
         self._tap = tap
+        self._inbound = inbound if isinstance(inbound, Inbound) else None
+        self._max_line = self._inbound.max_line_bytes if self._inbound is not None else DEFAULT_MAX_LINE
+        self._batch: list[Streamed] | None = None
 
     async def send(self, message: dict[str, object]) -> None:
         line = encode_line(message)
@@ -65,39 +129,158 @@ class WireTransport:
             line = await self._read_line()
             if not line:
                 return None
-            line = line.strip()
-            if not line:
+            parsed = line if isinstance(line, Unreadable) else self._parse(line)
+            message = await self._unreadable(parsed) if isinstance(parsed, Unreadable) else parsed
+            if message is None:
                 continue
-            message = self._parse(line)
+            if self._inbound is not None and message.get("method") == "session/update" and "id" not in message:
+                self._session_update(message)
+                continue
+            message = await self._route(message)
             if message is not None:
+                self._batch = None  # what follows waits for the SDK's handling of this one
                 return message
 
-    def _parse(self, line: bytes) -> dict[str, object] | None:
+    # -- reading ---------------------------------------------------------------------------
+
+    async def _read_line(self) -> bytes | Unreadable:
+        """The next line (b"" at the end); one over the limit as ``Unreadable``."""
         try:
-            message = json.loads(line)
-        except ValueError:  # also invalid UTF-8
-            message = None
-        if not isinstance(message, dict):
+            line = await self._reader.readuntil(b"\n")
+        except (asyncio.LimitOverrunError, asyncio.IncompleteReadError) as exc:
+            return await self._read_long_line(exc)
+        if len(line) - 1 > self._max_line:
+            return Unreadable(line[:HEAD_BYTES], len(line) - 1)
+        return line
+
+    async def _read_long_line(self, exc: asyncio.LimitOverrunError | asyncio.IncompleteReadError) -> bytes | Unreadable:
+        """A line longer than the reader's buffer limit, or the last one without a newline."""
+        line = LongLine(self._max_line)
+        while isinstance(exc, asyncio.LimitOverrunError):
+            line.add(await self._reader.readexactly(exc.consumed))
+            try:
+                line.add(await self._reader.readuntil(b"\n"))
+                return line.result()
+            except (asyncio.LimitOverrunError, asyncio.IncompleteReadError) as more:
+                exc = more
+        line.add(exc.partial)
+        return line.result()
+
+    def _parse(self, line: bytes) -> dict[str, object] | Unreadable | None:
+        line = line.strip()
+        if not line:
+            return None
+        try:
+            message, note = loads_fast(line), None
+        except (ValueError, RecursionError):
+            message, note = loads_careful(line)
+        if message is NOT_JSON and note is not None:
+            return Unreadable(line[:HEAD_BYTES], len(line), note)
+        if type(message) is not dict:
             self._tap.noise(line.decode("utf-8", "replace"))
             return None
         self._tap.message("in", message, line)  # decoded only if the log keeps it
+        if note is not None:
+            self._report(f"repaired a message from the agent: {note}", tell=True)
         return message
 
-    async def _read_line(self) -> bytes:
-        chunks: list[bytes] = []
+    # -- routing -----------------------------------------------------------------------------
+
+    async def _route(self, message: dict[str, object]) -> dict[str, object] | None:
+        """The message for the SDK, or None when it was dropped here (and logged)."""
+        method = message.get("method")
+        if method is None:
+            if "id" in message:
+                return self._response(message)
+            self._ignored("a message without method or id")
+        elif "id" in message:
+            if type(method) is str:
+                return message
+            await self._answer_error(message["id"], f"the method must be a string, not {type(method).__name__}")
+            self._ignored(f"a request whose method is no string ({method!r:.80})")
+        elif type(method) is str and (method.startswith("_") or self._inbound is None):
+            return message  # an extension notification: the client's ext_notification
+        else:
+            self._ignored(f"notification {method!r:.80} (acp.nvim does not handle it)", level="debug")
+        return None
+
+    def _response(self, message: dict[str, object]) -> dict[str, object] | None:
+        msg_id = message["id"]
+        if msg_id is not None and type(msg_id) not in (int, float, str):
+            self._ignored(f"a response whose id is {type(msg_id).__name__}, not a number or string")
+            return None
+        error = message.get("error")
+        if "result" not in message and error is not None and type(error) is not dict:
+            self._report(f"the agent's error response to request {msg_id!r} is not an object: {error!r:.200}")
+            return {**message, "error": {"code": -32603, "message": f"malformed error from the agent: {error!r:.200}"}}
+        return message
+
+    def _session_update(self, message: dict[str, object]) -> None:
+        item = streamed(message)
+        if item is None:
+            checked = validated(message.get("params"))
+            if isinstance(checked, str):
+                self._ignored(f"an invalid session/update: {checked}")
+                return
+            item = checked
+        batch = self._batch
+        if batch is None:
+            batch = self._batch = []
+            asyncio.get_running_loop().call_soon(self._deliver, batch)
+        batch.append(item)
+
+    def _deliver(self, batch: list[Streamed]) -> None:
+        if self._batch is batch:
+            self._batch = None
+        assert self._inbound is not None
         try:
-            while True:
-                try:
-                    chunks.append(await self._reader.readuntil(b"\n"))
-                    return b"".join(chunks)
-                except asyncio.LimitOverrunError as exc:
-                    chunks.append(await self._reader.readexactly(exc.consumed))
-        except asyncio.IncompleteReadError as exc:
-            chunks.append(exc.partial)
-            return b"".join(chunks)
+            self._inbound.updates(batch)
+        except Exception as exc:  # the inbound side reports its own failures; this is a last resort
+            self._report(f"internal error while showing updates: {type(exc).__name__}: {exc}", tell=True)
+
+    # -- what cannot go on -----------------------------------------------------------------
+
+    async def _unreadable(self, line: Unreadable) -> dict[str, object] | None:
+        """Report a line dropped as unreadable; answer the request it began, or fail our request it
+        answered (a response the SDK gets as an error), so nobody waits for it."""
+        envelope = ENVELOPE.match(line.head)
+        what = ""
+        if envelope is not None:
+            method = f" {envelope[3].decode()}" if envelope[2] == b"method" and envelope[3] else ""
+            what = f" (a {envelope[2].decode()}{method})"
+        if line.why is None:
+            size, limit = _size(line.size), _size(self._max_line)
+            summary = f"dropped a {size} line from the agent{what}: over the limit of {limit} (wire.max_line_bytes)"
+            reason = f"message too large for the client ({size}; the limit is {limit})"
+            failed = f"the agent's response was too large ({size}; the limit is {limit})"
+        else:
+            summary = f"dropped a line from the agent{what}: {line.why}"
+            reason, failed = f"unreadable message: {line.why}", f"the agent's response was unreadable: {line.why}"
+        self._report(summary, line.head.decode("utf-8", "replace"), tell=True)
+        if envelope is None:
+            return None
+        msg_id = json.loads(envelope[1])
+        if envelope[2] == b"method":
+            await self._answer_error(msg_id, reason)
+            return None
+        return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32603, "message": failed}}
+
+    async def _answer_error(self, msg_id: object, reason: str) -> None:
+        await self.send({"jsonrpc": "2.0", "id": msg_id, "error": {"code": INVALID_REQUEST, "message": reason}})
+
+    def _ignored(self, what: str, level: str = "warn") -> None:
+        self._report(f"ignored {what}", level=level)
+
+    def _report(self, summary: str, raw: str | None = None, tell: bool = False, level: str = "warn") -> None:
+        if self._inbound is not None:
+            self._inbound.dropped(summary, raw, tell, level)
 
     async def close(self) -> None:
         """Nothing to do: the process context closes the pipes."""
+
+
+def _size(count: int) -> str:
+    return f"{count / (1 << 20):.1f} MB" if count >= 1 << 20 else f"{count:,} bytes"
 
 
 class NoiseReporter:

@@ -8,9 +8,10 @@ or the ``oldText`` of a whole-file diff.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .disk import Snapshot
+from .opener import Snapshot
 
 MAX_TURNS = 20
 
@@ -27,6 +28,10 @@ class FileChange:
     """``fs`` (through the client) or ``disk`` (the agent wrote it itself)."""
 
 
+Listener = Callable[[int, FileChange], None]
+"""Told (turn, change) when a file is first changed in a turn (the "not reviewed" flag listens)."""
+
+
 @dataclass(slots=True)
 class ChangeSet:
     """The files changed in one turn, in the order they were first changed."""
@@ -34,6 +39,7 @@ class ChangeSet:
     turn: int
     files: dict[str, FileChange] = field(default_factory=dict)
     baselines: dict[str, Snapshot] = field(default_factory=dict)
+    listeners: list[Listener] = field(default_factory=list)
 
     def note_baseline(self, path: str, snap: Snapshot) -> None:
         """Remember ``path`` as it was before any change of this turn (first note wins)."""
@@ -56,7 +62,9 @@ class ChangeSet:
         before_text = snap.text if snap is not None else None
         if known and before_text == after:
             return
-        self.files[path] = FileChange(path, before_text, known, after, via)
+        change = self.files[path] = FileChange(path, before_text, known, after, via)
+        for listener in self.listeners:
+            listener(self.turn, change)
 
 
 class ChangeLog:
@@ -64,10 +72,12 @@ class ChangeLog:
 
     def __init__(self) -> None:
         self.turns: list[ChangeSet] = []
+        self.listeners: list[Listener] = []
+        """Shared with every changeset (also those made before a listener was added)."""
 
     def begin_turn(self) -> ChangeSet:
         number = self.turns[-1].turn + 1 if self.turns else 1
-        self.turns = [*self.turns[-(MAX_TURNS - 1) :], ChangeSet(number)]
+        self.turns = [*self.turns[-(MAX_TURNS - 1) :], ChangeSet(number, listeners=self.listeners)]
         return self.turns[-1]
 
     @property

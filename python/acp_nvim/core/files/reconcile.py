@@ -4,7 +4,11 @@ After each tool call that touched files (its ``locations``, its ``diff`` content
 and at the end of every turn for each loaded file whose stat changed, the disk is compared
 with the buffer: a clean buffer takes the new text quietly (one undo step, view kept); a
 buffer with unsaved changes is never touched: the user gets a notice and a three-way view.
-Each file is snapshotted before the agent changes it, for the turn's changeset.
+A file whose disk state is the one its buffer knows (read, saved or synced in Neovim: the
+user's own ``:w`` during a turn) is not the agent's change. Each file is snapshotted before
+the agent changes it, for the turn's changeset. The disk is read through the opener: files
+outside the workspace roots (and FIFOs, devices, hard-linked files) are never read, so their
+buffers are left to Neovim's own change detection.
 """
 
 from __future__ import annotations
@@ -15,12 +19,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .. import tasks
-from ..port import EditorPort, ThreeWay
+from ..port import EditorPort, Stamp, ThreeWay
 from ..transcript.tool_calls import DiffContent, ToolCallState
-from . import disk
 from .changes import ChangeLog
-from .disk import Snapshot
-from .ledger import FileLedger
+from .ledger import FileLedger, fingerprint
+from .opener import Opener, Snapshot
 from .voice import FileVoice
 
 FINAL_STATUSES = ("completed", "failed")
@@ -29,13 +32,15 @@ FINAL_STATUSES = ("completed", "failed")
 class Reconciler:
     """Per-session watcher of the files an agent touches on its own."""
 
-    def __init__(self, editor: EditorPort, ledger: FileLedger, changes: ChangeLog, voice: FileVoice) -> None:
+    def __init__(self, editor: EditorPort, ledger: FileLedger, changes: ChangeLog, voice: FileVoice,
+                 opener: Opener) -> None:
         self._editor = editor
+        self._opener = opener
         self._ledger = ledger
         self._changes = changes
         self._voice = voice
         self.warned: set[str] = set()
-        self._stats: dict[str, tuple[int, int] | None] = {}
+        self._stats: dict[str, Stamp | None] = {}
         self._touched: set[str] = set()
         self._finished: set[str] = set()
 
@@ -49,7 +54,7 @@ class Reconciler:
         self._touched, self._finished = set(), set()
         try:
             loaded = await self._editor.loaded_files()
-            self._stats, dirty = await asyncio.to_thread(_stat_and_snapshot, loaded)
+            self._stats, dirty = await asyncio.to_thread(self._stat_and_snapshot, loaded)
         except Exception as exc:
             self._voice.log("error", f"turn start snapshot failed: {type(exc).__name__}: {exc}")
             return
@@ -62,7 +67,7 @@ class Reconciler:
     async def _end_turn(self) -> None:
         loaded = await self._editor.loaded_files()
         paths = {path for path, _, _ in loaded} | set(self._stats)
-        stats = await asyncio.to_thread(lambda: {p: disk.stat_key(Path(p)) for p in paths})
+        stats = await asyncio.to_thread(lambda: {p: self._opener.stamp_or_none(Path(p)) for p in paths})
         changed = {p for p, key in stats.items() if p in self._stats and key != self._stats[p]}
         for path in sorted(changed | self._touched):
             await self.reconcile(path, ())
@@ -90,7 +95,7 @@ class Reconciler:
                 if state is not None and not state.modified:
                     changeset.note_baseline(path, Snapshot(True, state.text))
                 else:
-                    changeset.note_baseline(path, await asyncio.to_thread(disk.snapshot, Path(path)))
+                    changeset.note_baseline(path, await asyncio.to_thread(self._opener.snapshot, Path(path)))
 
     async def _after_tool(self, paths: list[str], diffs: list[DiffContent]) -> None:
         for path in paths:
@@ -117,30 +122,32 @@ class Reconciler:
         async with self._ledger.lock(path):
             if self._ledger.view_open(path):
                 return
-            snap = await asyncio.to_thread(disk.snapshot, Path(path))
+            snap = await asyncio.to_thread(self._opener.snapshot, Path(path))
             if snap.exists and snap.text is None:
-                return  # unreadable as text (binary, too large): Neovim's own checks apply
-            fingerprint = disk.fingerprint(snap.text)
-            if self._ledger.agrees_with_disk(path, fingerprint):
+                return  # unreadable as text, or not to be read for an agent: Neovim's own checks apply
+            mark = fingerprint(snap.text)
+            if self._ledger.agrees_with_disk(path, mark):
                 return
-            await self._reconcile_locked(path, snap.text, _before_from(diffs, path, snap.text))
-            self._ledger.note_disk(path, fingerprint)
+            await self._reconcile_locked(path, snap, _before_from(diffs, path, snap.text))
+            self._ledger.note_disk(path, mark)
 
-    async def _reconcile_locked(self, path: str, text: str | None, diff_before: Snapshot | None) -> None:
-        changeset = self._changes.current
+    async def _reconcile_locked(self, path: str, snap: Snapshot, diff_before: Snapshot | None) -> None:
+        changeset, text = self._changes.current, snap.text
         before = changeset.baseline(path)
         if diff_before is not None and (before is None or before.text == text):
             before = diff_before  # the snapshot came too late: the diff knows the old text
         state = await self._editor.read_buffer(path)
+        if state is not None and snap.stamp is not None and state.disk == snap.stamp:
+            return  # the buffer knows this disk state: read or saved in Neovim (the user's own :w)
         if state is None or text is None or state.text == text:
             if state is None or path in self._touched:  # else the user saved it: not the agent's change
                 changeset.record(path, text, "disk", before)
             if state is not None and text is not None:
-                await self._editor.sync_buffer(path)
+                await self._editor.sync_buffer(path, snap.stamp)
             return
         if not state.modified:
             changeset.record(path, text, "disk", before or Snapshot(True, state.text))
-            if await self._editor.reload_buffer(path, text) != "modified":
+            if await self._editor.reload_buffer(path, text, snap.stamp) != "modified":
                 self._voice.log("info", f"reloaded {path} (changed on disk by the agent)")
                 return
         if not await self._disk_changed(path, before, text):
@@ -153,7 +160,7 @@ class Reconciler:
         if before is not None:
             return before.text != text
         if path in self._stats:
-            return await asyncio.to_thread(disk.stat_key, Path(path)) != self._stats[path]
+            return await asyncio.to_thread(self._opener.stamp_or_none, Path(path)) != self._stats[path]
         return False
 
     def _conflict(self, path: str, base: str | None, text: str) -> None:
@@ -168,6 +175,12 @@ class Reconciler:
         finally:
             self._ledger.close_view(path)
         self._voice.log("info", f"three-way view for {path} closed: {outcome}")
+
+    def _stat_and_snapshot(self, loaded: list[tuple[str, bool, int]]
+                           ) -> tuple[dict[str, Stamp | None], dict[str, Snapshot]]:
+        stats = {path: self._opener.stamp_or_none(Path(path)) for path, _, _ in loaded}
+        dirty = {path: self._opener.snapshot(Path(path)) for path, modified, _ in loaded if modified}
+        return stats, dirty
 
     def _report(self, message: str) -> None:
         self._voice.log("error", message)
@@ -188,9 +201,3 @@ def _before_from(diffs: Iterable[DiffContent], path: str, text: str | None) -> S
             return Snapshot(diff.old_text is not None, diff.old_text)
     return None
 
-
-def _stat_and_snapshot(loaded: list[tuple[str, bool, int]]
-                       ) -> tuple[dict[str, tuple[int, int] | None], dict[str, Snapshot]]:
-    stats = {path: disk.stat_key(Path(path)) for path, _, _ in loaded}
-    dirty = {path: disk.snapshot(Path(path)) for path, modified, _ in loaded if modified}
-    return stats, dirty

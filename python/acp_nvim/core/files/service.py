@@ -2,14 +2,19 @@
 
 Reads answer with the loaded buffer's text (unsaved edits included) and remember the
 buffer's changedtick: a later write may replace unsaved changes only if the agent read
-them. Otherwise the write waits for the user in a three-way view. Every change lands in
-the turn's changeset (see changes.py); agents that write the disk themselves are
-reconciled with the buffers by reconcile.py.
+them. Otherwise the write waits for the user in a three-way view — as it does when the file
+changed on disk behind the buffer (``git pull``, another editor). Every disk access goes
+through the opener (``opener.py``: a no-follow walk from a workspace root; writes replace
+the file atomically); a write into a loaded buffer puts the text into the buffer (one undo
+step), writes the file through the opener and then marks the buffer saved. Every change
+lands in the turn's changeset (see changes.py), its "before" noted before the write; agents
+that write the disk themselves are reconciled with the buffers by reconcile.py.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import inspect
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -17,11 +22,10 @@ from pathlib import Path
 from acp import RequestError
 from acp.schema import ReadTextFileResponse
 
-from ..port import EditorPort, ThreeWay
-from . import disk
+from ..port import BufferWrite, EditorPort, Stamp, ThreeWay
 from .changes import ChangeLog
-from .disk import Snapshot
-from .ledger import FileLedger, ReadRecord
+from .ledger import FileLedger, ReadRecord, fingerprint
+from .opener import MAX_FILE_BYTES, Opener, Replaced, Snapshot
 from .paths import REFUSED, PathPolicy, PathRefused, file_error
 from .text_slice import slice_lines
 from .voice import FileVoice
@@ -32,15 +36,17 @@ ContentFilter = Callable[[Path, str], str | Awaitable[str]]
 
 
 class FileService:
-    """Answers the agent's file requests through the editor port and the path policy."""
+    """Answers the agent's file requests through the editor port, the path policy and the opener."""
 
     def __init__(self, editor: EditorPort, policy: PathPolicy, ledger: FileLedger, changes: ChangeLog,
-                 voice: FileVoice, content_filter: ContentFilter | None = None) -> None:
+                 voice: FileVoice, content_filter: ContentFilter | None = None,
+                 opener: Opener | None = None) -> None:
         self.editor = editor
         self.policy = policy
         self.changes = changes
         self.content_filter = content_filter
         """Applied to the agent's content before a write (the review substitutes the accepted text)."""
+        self.opener = opener or Opener(policy.roots)
         self._ledger = ledger
         self._voice = voice
 
@@ -53,6 +59,8 @@ class FileService:
             text = await self._load(resolved)
         except RequestError as exc:
             self._voice.log("info", f"fs/read_text_file {path}: {exc.data.get('reason') if exc.data else exc}")
+            if isinstance(exc, PathRefused):
+                self._voice.tell(f"refused to read {exc.path}: {exc.reason}", "warn")
             raise
         return ReadTextFileResponse(content=slice_lines(text, line, limit))
 
@@ -60,7 +68,7 @@ class FileService:
         key = str(resolved)
         state = await self.editor.read_buffer(key)
         if state is None:
-            text = await asyncio.to_thread(disk.read_text, resolved)
+            text = await asyncio.to_thread(self.opener.read_text, resolved)
             self._ledger.note_read(key, None, text)
             return text
         _check_buffer_text(key, state.text)
@@ -81,57 +89,154 @@ class FileService:
         async with self._ledger.lock(key):
             if self._ledger.view_open(key):
                 raise file_error(key, "not written: a three-way view for this file is still open in Neovim")
-            await asyncio.to_thread(disk.make_parents, resolved)
-            await self._write_locked(resolved, content)
+            seen = self._ledger.last_read(key)
+            try:
+                await self._put(resolved, content, seen.tick if seen else None, seen)
+            except PathRefused as exc:
+                self._voice.tell(f"refused to write {exc.path}: {exc.reason}", "warn")
+                raise
 
-    async def _write_locked(self, resolved: Path, content: str) -> None:
+    async def revert(self, path: str, before: str | None, *, force: bool = False) -> str:
+        """Put ``path`` back to ``before`` (None: delete the file the agent created), as the user asked.
+
+        Returns ``unsaved`` (the buffer has unsaved changes: nothing done unless ``force``; a file
+        is never deleted under them), ``reverted`` or ``removed``.
+        """
+        resolved = self._check(path, "revert")
         key = str(resolved)
-        seen = self._ledger.last_read(key)
-        changeset = self.changes.current
-        result = await self.editor.apply_to_buffer(key, content, seen.tick if seen else None,
-                                                   key not in changeset.files)
-        if result.status == "error":  # a buffer that is not modifiable, a failed save
+        async with self._ledger.lock(key):
+            state = await self.editor.read_buffer(key)
+            if state is not None and state.modified and (not force or before is None):
+                return "unsaved"
+            if before is None:
+                await asyncio.to_thread(self.opener.remove, resolved)
+                self._voice.log("info", f"reverted {key}: removed (the agent created it)")
+                return "removed"
+            await self._put(resolved, before, state.tick if state else None, None, record=False)
+            self._voice.log("info", f"reverted {key} to its text before the turn")
+            return "reverted"
+
+    async def _put(self, resolved: Path, content: str, expected_tick: int | None, seen: ReadRecord | None,
+                   *, record: bool = True) -> None:
+        """The one way a text reaches a file: its buffer (if loaded) and the disk, through the opener."""
+        key = str(resolved)
+        stamp = await asyncio.to_thread(self.opener.stamp, resolved)
+        with_before = record and key not in self.changes.current.files
+        result = await self.editor.apply_to_buffer(key, content, expected_tick, with_before, stamp)
+        if result.status == "not_loaded":
+            await self._write_disk(resolved, content, record)
+        elif result.status == "applied":
+            await self._write_buffer(resolved, content, result, stamp, record and with_before, record)
+        elif result.status == "conflict":
+            await self._write_conflict(resolved, content, seen, result.text, record)
+        elif result.status == "disk_changed":
+            await self._write_disk_changed(resolved, content, result.text, record)
+        else:  # a buffer that is not modifiable or read-only
             self._voice.tell(f"{key}: the agent's write failed: {result.text}", "error")
             raise file_error(key, f"not written: {result.text}", INTERNAL)
-        if result.status == "not_loaded":
-            before = await asyncio.to_thread(disk.snapshot, resolved)
-            await asyncio.to_thread(disk.write_text, resolved, content)
-            self._wrote(key, content, None, before)
-        elif result.status == "written":
-            self._wrote(key, content, result.tick, Snapshot(True, result.text))
-        else:
-            await self._write_conflict(resolved, content, seen, result.text)
 
-    def _wrote(self, key: str, content: str, tick: int | None, before: Snapshot) -> None:
-        self.changes.current.record(key, content, "fs", before)
-        self._ledger.note_read(key, tick, content)
-        self._ledger.note_disk(key, disk.fingerprint(content))
-        self._voice.log("info", f"fs/write_text_file {key}: written ({'buffer' if tick is not None else 'disk'})")
-
-    async def _write_conflict(self, resolved: Path, content: str, seen: ReadRecord | None, mine: str) -> None:
+    async def _write_disk(self, resolved: Path, content: str, record: bool) -> None:
         key = str(resolved)
-        base = seen.text if seen else (await asyncio.to_thread(disk.snapshot, resolved)).text
-        self._voice.tell(f"{key}: the agent's write waits for you: the buffer has unsaved changes the agent "
-                  "has not read. Decide in the three-way view.", "warn")
-        self._ledger.open_view(key)
+        if record:
+            self.changes.current.note_baseline(key, await asyncio.to_thread(self.opener.snapshot, resolved))
+        replaced = await self._replace(resolved, content.encode("utf-8"), True)
+        self._wrote(key, content, None, replaced, record)
+
+    async def _write_buffer(self, resolved: Path, content: str, result: BufferWrite, stamp: Stamp | None,
+                            note_before: bool, record: bool) -> None:
+        key = str(resolved)
+        if note_before:
+            self.changes.current.note_baseline(key, Snapshot(True, result.text))
         try:
-            outcome = await self._voice.three_way(ThreeWay(key, base, content, "write", "agent's write"))
-        finally:
-            self._ledger.close_view(key)
-        self._voice.log("info", f"fs/write_text_file {key}: three-way view closed: {outcome}")
-        if outcome == "agent":
-            self.changes.current.record(key, content, "fs", Snapshot(True, mine))
-            self._ledger.forget_read(key)
-            self._ledger.note_disk(key, disk.fingerprint(content))
+            replaced = await self._replace(resolved, _encode(key, content, result.encoding), stamp)
+        except RequestError:
+            if await self.editor.finish_buffer_write(key, result.tick, None) == "kept":
+                self._voice.tell(f"{key}: the agent's text stays in the buffer, unsaved (you typed in it "
+                                 "while it was being written)", "warn")
+            raise
+        await self.editor.finish_buffer_write(key, result.tick, replaced.stamp)
+        self._wrote(key, content, result.tick, replaced, record)
+
+    async def _replace(self, resolved: Path, data: bytes, expect: Stamp | bool | None) -> Replaced:
+        try:
+            replaced = await asyncio.to_thread(self.opener.replace, resolved, data, expect)
+        except PathRefused:
+            raise
+        except RequestError as exc:
+            self._voice.tell(f"the agent's write failed: {exc}", "error")
+            raise
+        if replaced.old_links > 1:
+            self._voice.tell(f"{resolved} had {replaced.old_links} hard links: acp.nvim replaced this name "
+                             "only; the other names keep the old text", "warn")
+        return replaced
+
+    def _wrote(self, key: str, content: str, tick: int | None, replaced: Replaced, record: bool) -> None:
+        if record:
+            self.changes.current.record(key, content, "fs")
+            self._ledger.note_read(key, tick, content)
+        self._ledger.note_disk(key, fingerprint(content))
+        where = "buffer" if tick is not None else "disk"
+        self._voice.log("info", f"fs/write_text_file {key}: written ({where}, {replaced.stamp[1]} bytes)")
+
+    async def _write_conflict(self, resolved: Path, content: str, seen: ReadRecord | None, mine: str,
+                              record: bool) -> None:
+        key = str(resolved)
+        base = seen.text if seen and seen.text is not None else await self._disk_text(resolved)
+        self._voice.tell(f"{key}: the agent's write waits for you: the buffer has unsaved changes the agent "
+                         "has not read. Decide in the three-way view.", "warn")
+        if await self._ask(ThreeWay(key, base, content, "write", "agent's write")) == "agent":
+            await self._take_agents(resolved, content, mine, None, record)
             return
         raise RequestError(REFUSED, f"{key}: not written: the user kept their unsaved changes in Neovim; "
                            "read the file again before changing it", {"path": key, "reason": "kept"})
 
+    async def _write_disk_changed(self, resolved: Path, content: str, mine: str, record: bool) -> None:
+        key = str(resolved)
+        now = await asyncio.to_thread(self.opener.snapshot, resolved)
+        self._voice.tell(f"{key}: the agent's write waits for you: the file changed on disk since Neovim read "
+                         "it (another program, a git pull?). Decide in the three-way view; its base is the "
+                         "file on disk now.", "warn")
+        request = ThreeWay(key, now.text, content, "write", "agent's write", "ON DISK now")
+        if await self._ask(request) == "agent":
+            await self._take_agents(resolved, content, mine, now.stamp, record)
+            return
+        raise RequestError(REFUSED, f"{key}: not written: the file changed on disk since Neovim read it, and the "
+                           "user kept it; read the file again before changing it",
+                           {"path": key, "reason": "changed on disk"})
+
+    async def _take_agents(self, resolved: Path, content: str, mine: str, disk: Stamp | None,
+                           record: bool) -> None:
+        """The user took the agent's text in a three-way view (the buffer holds it now): save it."""
+        key = str(resolved)
+        if record:
+            self.changes.current.note_baseline(key, Snapshot(True, mine))
+        if disk is not None:
+            await self.editor.sync_buffer(key, disk)  # the user has seen the disk: it is no surprise now
+        state = await self.editor.read_buffer(key)
+        self._ledger.forget_read(key)
+        await self._put(resolved, content, state.tick if state else None, None, record=record)
+
+    async def _ask(self, request: ThreeWay) -> str:
+        self._ledger.open_view(request.path)
+        try:
+            outcome = await self._voice.three_way(request)
+        finally:
+            self._ledger.close_view(request.path)
+        self._voice.log("info", f"fs/write_text_file {request.path}: three-way view closed: {outcome}")
+        return outcome
+
+    async def _disk_text(self, resolved: Path) -> str | None:
+        return (await asyncio.to_thread(self.opener.snapshot, resolved)).text
+
     async def _filtered(self, resolved: Path, content: str) -> str:
         if self.content_filter is None:
             return content
-        result = self.content_filter(resolved, content)
-        return await result if inspect.isawaitable(result) else result
+        try:
+            result = self.content_filter(resolved, content)
+            return await result if inspect.isawaitable(result) else result
+        except RequestError as exc:
+            self._voice.tell(f"refused the agent's write: {exc}", "warn")
+            raise
 
     # -- helpers -------------------------------------------------------------------
 
@@ -147,10 +252,25 @@ class FileService:
 
 
 def _check_buffer_text(key: str, text: str) -> None:
-    if len(text) > disk.MAX_FILE_BYTES:
-        raise file_error(key, f"buffer too large ({len(text)} characters; the limit is {disk.MAX_FILE_BYTES})")
+    if len(text) > MAX_FILE_BYTES:
+        raise file_error(key, f"buffer too large ({len(text)} characters; the limit is {MAX_FILE_BYTES})")
     if not text.isascii():
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:
             raise file_error(key, f"buffer is not valid UTF-8 text (invalid byte at offset {exc.start})") from None
+
+
+def _encode(key: str, content: str, encoding: str) -> bytes:
+    """The buffer's text in its 'fileencoding' ('' and the UTF-8 spellings: UTF-8)."""
+    name = encoding.lower().replace("-", "").replace("_", "")
+    if name in ("", "utf8"):
+        return content.encode("utf-8")
+    try:
+        return content.encode(codecs.lookup(encoding).name)
+    except LookupError:
+        raise file_error(key, f"not written: the buffer's 'fileencoding' {encoding!r} is unknown here",
+                         INTERNAL) from None
+    except UnicodeEncodeError as exc:
+        raise file_error(key, f"not written: the text cannot be written as {encoding} (character at offset "
+                         f"{exc.start})", INTERNAL) from None

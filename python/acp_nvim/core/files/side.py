@@ -1,4 +1,4 @@
-"""The file side of one session, composed: the fs methods and the reconciler on one ledger."""
+"""The file side of one session, composed: the fs methods and the reconciler on one ledger and one opener."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from ..port import EditorPort
 from ..questions import Questions
 from .changes import ChangeLog
 from .ledger import FileLedger
+from .opener import Opener
 from .paths import PathPolicy
 from .reconcile import Reconciler
 from .service import ContentFilter, FileService
@@ -28,9 +29,9 @@ class FileSide:
     def create(editor: EditorPort, policy: PathPolicy, *, questions: Questions, owner: str, log: LogRing | None,
                notice: Notice | None, content_filter: ContentFilter | None = None) -> FileSide:
         """Both parts sharing one ledger, one changelog and one voice (``owner``: the session key)."""
-        ledger, voice = FileLedger(), FileVoice(log, notice, editor, questions, owner)
-        service = FileService(editor, policy, ledger, ChangeLog(), voice, content_filter)
-        return FileSide(service, Reconciler(editor, ledger, service.changes, voice), ledger)
+        ledger, voice, opener = FileLedger(), FileVoice(log, notice, editor, questions, owner), Opener(policy.roots)
+        service = FileService(editor, policy, ledger, ChangeLog(), voice, content_filter, opener)
+        return FileSide(service, Reconciler(editor, ledger, service.changes, voice, opener), ledger)
 
     async def begin_turn(self) -> None:
         """A new changeset; note the loaded buffers so disk changes during the turn are seen."""

@@ -1,87 +1,257 @@
-"""Secret redaction for everything the session log keeps, shows and exports.
+"""Secret redaction for everything the user sees: chat, notifications, log buffer, log export.
 
 Two sources of secrets: the values of the agent's configured environment (and of
 inherited variables whose names say they hold a secret), and strings shaped like
-API keys or bearer tokens wherever they appear. Replacements never contain quotes
-or backslashes, so redacting a JSON text leaves valid JSON.
+credentials wherever they appear (``SHAPES``: API keys by their prefixes, bearer and
+basic credentials, named fields such as ``"password": "…"``, passwords in URLs, private
+key blocks, …). Users add their own patterns (``redaction.patterns`` in ``setup()``).
+
+Replacements never contain quotes or backslashes, so redacting a JSON text leaves valid
+JSON, and redacting twice changes nothing. A stream (the chat's streamed blocks) is
+redacted as one text by :class:`StreamRedactor`, which holds back the tail of what it was
+fed while that tail could still become a secret.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import functools
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 MIN_ENV_VALUE = 4
 """Shorter env values ("1", "yes") are not secrets, and redacting them would wreck the log."""
 MIN_INHERITED_VALUE = 8
 NOT_SECRET = re.compile(r"(?i)^(?:true|false|yes|no|on|off|none|null|\d+)$")
-SECRET_NAME = re.compile(r"(?i)(?:api[_-]?key|token|secret|passw(?:or)?d|credential|private[_-]?key)")
-
-KEY_SHAPES = (
-    r"\bsk-[A-Za-z0-9_-]{16,}",  # OpenAI / Anthropic (sk-ant-…, sk-proj-…)
-    r"\bAIza[0-9A-Za-z_-]{30,}",  # Google
-    r"\bgh[pousr]_[A-Za-z0-9]{30,}",  # GitHub tokens
-    r"\bgithub_pat_[A-Za-z0-9_]{30,}",
-    r"\bxox[abposr]-[A-Za-z0-9-]{10,}",  # Slack
-    r"\bAKIA[0-9A-Z]{16}\b",  # AWS access key id
-    r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",  # JWT
-)
-BEARER = r"(?i:\b(?P<bearer>bearer)\s+)(?P<bearer_value>[A-Za-z0-9._~+/=-]{12,})"
-ASSIGNMENT = (
-    r"(?i:\b(?P<name>api[_-]?key|x-api-key|access[_-]?token|auth[_-]?token|refresh[_-]?token"
-    r"|client[_-]?secret|secret|password)(?P<sep>(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?))"
-    r"(?P<value>[^\s\"'\\,;&}]{6,})"
-)
+SECRET_NAME = re.compile(r"(?i)(?:api[_-]?key|token|secret|passw(?:or)?d|pass(?:phrase)?(?:$|_)|pwd|credential"
+                         r"|private[_-]?key|auth|(?:^|_)key(?:$|_))")
+PLAIN_VALUE = re.compile(r"""(?xs)^(?:
+    [A-Za-z0-9]{1,12}(?:[._-][A-Za-z0-9]{1,12})*   # a word, a mode, a model name, a version
+  | [/~][^\s]*                                     # a path
+  | [A-Za-z][A-Za-z0-9+.-]*://[^\s@/]+(?:/[^\s]*)?  # a URL without user or password
+  | \{.*\} | \[.*\]                                # JSON
+)$""")
 REDACTED = "[redacted]"
+
+Check = Callable[[str, str], bool]
+"""A shape's second opinion: (the part to redact, the kept prefix) -> really a secret?"""
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """One kind of secret. ``pattern`` may keep a prefix in a group named ``keep`` (the field
+    name, the auth scheme); the rest of the match is replaced by ``label``. The pattern runs
+    only when the lowercased text contains one of ``triggers`` (a cheap pre-check)."""
+
+    name: str
+    pattern: str
+    triggers: tuple[str, ...]
+    check: Check | None = None
+    label: str = REDACTED
+
+
+# -- second opinions ---------------------------------------------------------------
+
+PLACEHOLDER = re.compile(r"(?i)^(?:null|none|nil|true|false|undefined|\*+|x{3,}|\.{3}|…|changeme|redacted)$")
+PLACEHOLDER_START = ("$", "{", "<", "%", "[", "(", "os.", "env", "process.", "ENV[", "getenv")
+
+
+def _real_value(value: str, keep: str) -> bool:
+    """Not a placeholder (``null``, ``$VAR``, ``<your-key>``, ``os.environ[…]``, ``[redacted]``)."""
+    return not PLACEHOLDER.match(value) and not value.startswith(PLACEHOLDER_START)
+
+
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_.]*")
+
+
+def _credential_like(value: str, keep: str) -> bool:
+    """An unquoted value: not code (``api_key=api_key``, ``token = get()``); after ``name:``
+    (YAML, prose) it must look like a credential, not like a word."""
+    if not _real_value(value, keep) or "(" in value or IDENTIFIER.fullmatch(value):
+        return False
+    if "=" in keep or len(value) >= 24:
+        return True
+    return len(value) >= 6 and any(c.isdigit() or not c.isalnum() for c in value)
+
+
+def _not_a_word(value: str, keep: str) -> bool:
+    """'Bearer instrument' is prose; 'Bearer abc123…' is a token."""
+    return not value.isalpha() and _real_value(value, keep)
+
+
+def _user_and_password(value: str, keep: str) -> bool:
+    """A Basic credential is base64 of 'user:password'."""
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    return ":" in decoded and decoded.isprintable()
+
+
+def _random_body(value: str, keep: str) -> bool:
+    """``sk-…`` keys are long random strings, unlike 'sk-learn-compatible-estimators'."""
+    body = value.split("-", 1)[1] if "-" in value else value
+    return any(c.isdigit() for c in body) and max(len(part) for part in re.split(r"[-_]", body)) >= 12
+
+
+# -- the table -----------------------------------------------------------------------
+
+_NAMES = (r"(?i:passw(?:or)?d|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key"
+          r"|account[_-]?key|(?<![A-Za-z0-9_])auth)")
+_NAME_TRIGGERS = ("passw", "passphrase", "secret", "token", "apikey", "api_key", "api-key", "accesskey",
+                  "access_key", "access-key", "privatekey", "private_key", "private-key", "accountkey",
+                  "account_key", "account-key", "auth")
+_QUOTE = r"\\*[\"']"
+
+SHAPES: tuple[Shape, ...] = (
+    Shape("private key block",
+          r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:[^\"\\]|\\+[nr/])*?"
+          r"(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|(?=\\*\")|\Z)",
+          ("private key",), label="[redacted private key]"),
+    Shape("Authorization header",
+          r"(?P<keep>(?i:\b(?:proxy-)?authorization)(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?"
+          r"(?:[A-Za-z][A-Za-z0-9-]*\s+)?)[^\s\"'\\,;]{6,}",
+          ("authorization",), _not_a_word),
+    Shape("named field, quoted value",
+          rf"(?P<keep>{_NAMES}(?:{_QUOTE})?\s*[:=]\s*{_QUOTE})[^\"'\\\n]{{3,}}",
+          _NAME_TRIGGERS, _real_value),
+    Shape("named field, bare value",
+          rf"(?P<keep>{_NAMES}(?:{_QUOTE})?\s*[:=]\s*)(?!\\*[\"'])[^\s\"'\\,;&}}<>)\]]{{4,}}",
+          _NAME_TRIGGERS, _credential_like),
+    Shape("command-line option",
+          r"(?P<keep>--(?:[a-z0-9]+-)*(?:passw(?:or)?d|passphrase|secret|token|api-?key|access-key|private-key)"
+          r"\s+)(?!-)[^\s\"']{4,}",
+          ("--",), _real_value),
+    Shape("Basic credentials", r"(?P<keep>(?i:\bbasic)\s+)[A-Za-z0-9+/]{6,}={0,2}(?![A-Za-z0-9+/=])",
+          ("basic",), _user_and_password),
+    Shape("Bearer token", r"(?P<keep>(?i:\bbearer)\s+)[A-Za-z0-9._~+/-]{12,}=*", ("bearer",), _not_a_word),
+    Shape("password in a URL",
+          r"(?P<keep>\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@\"'<>\\]*:)[^\s/?#@\"'<>\\]+(?=@)",
+          ("://",)),
+    Shape("signature in a URL (Azure SAS)", r"(?P<keep>[?&]sig=)[A-Za-z0-9%+/=]{16,}", ("sig=",)),
+    Shape("Slack webhook", r"(?P<keep>\bhttps://hooks\.slack\.com/services/)[A-Za-z0-9/_-]{20,}", ("hooks.slack",)),
+    Shape("AWS access key id (and the secret key next to it)",
+          r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b(?:[\s,;:'\"|=]{1,6}[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=]))?",
+          ("akia", "asia", "abia", "acca")),
+    Shape("OpenAI / Anthropic / OpenRouter key", r"\bsk-[A-Za-z0-9_-]{20,}", ("sk-",), _random_body),
+    Shape("Stripe key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", ("k_live_", "k_test_")),
+    Shape("Stripe webhook secret", r"\bwhsec_[A-Za-z0-9+/=]{24,}", ("whsec_",)),
+    Shape("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{30,}", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
+    Shape("GitHub fine-grained token", r"\bgithub_pat_[A-Za-z0-9_]{30,}", ("github_pat_",)),
+    Shape("GitLab token", r"\bgl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,}",
+          tuple(f"gl{kind}-" for kind in ("pat", "dt", "rt", "ptt", "cbt", "oas", "soat", "ft", "imt", "agent"))),
+    Shape("Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}", ("hf_",)),
+    Shape("Slack token", r"\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-[0-9]-[A-Za-z0-9-]{10,}", ("xox", "xapp-")),
+    Shape("Google API key", r"\bAIza[0-9A-Za-z_-]{30,}", ("aiza",)),
+    Shape("Google OAuth access token", r"\bya29\.[0-9A-Za-z_-]{20,}", ("ya29.",)),
+    Shape("Google OAuth refresh token", r"(?<![A-Za-z0-9/])1//0[0-9A-Za-z_-]{30,}", ("1//0",)),
+    Shape("Google OAuth client secret", r"\bGOCSPX-[0-9A-Za-z_-]{20,}", ("gocspx-",)),
+    Shape("JSON Web Token", r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", ("eyj",)),
+    Shape("npm token", r"\bnpm_[A-Za-z0-9]{36}\b", ("npm_",)),
+    Shape("PyPI token", r"\bpypi-AgE[A-Za-z0-9_-]{50,}", ("pypi-",)),
+    Shape("SendGrid key", r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}", ("sg.",)),
+    Shape("DigitalOcean token", r"\bdo[opr]_v1_[a-f0-9]{64}\b", ("_v1_",)),
+    Shape("Shopify token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b", ("shpat_", "shpca_", "shppa_", "shpss_")),
+    Shape("Linear key", r"\blin_(?:api|oauth)_[A-Za-z0-9]{32,}", ("lin_",)),
+    Shape("Telegram bot token", r"\b[0-9]{8,10}:AA[0-9A-Za-z_-]{30,}", (":aa",)),
+    Shape("Mailgun key", r"\bkey-[0-9a-f]{32}\b", ("key-",)),
+    Shape("Databricks token", r"\bdapi[0-9a-f]{32}\b", ("dapi",)),
+)
+
+KEEP_GROUPS = tuple(f"k{index}" if "(?P<keep>" in shape.pattern else "" for index, shape in enumerate(SHAPES))
+
+# -- what may still become a secret at the end of a stream -----------------------------
+
+CONTEXT_TAIL = re.compile(
+    rf"(?:{_NAMES}(?:{_QUOTE})?\s*(?:[:=]\s*(?:{_QUOTE}[^\"'\\\n]*)?)?"
+    r"|(?i:\b(?:proxy-)?authorization)(?:\\*[\"'])?\s*(?:[:=]\s*(?:\\*[\"'])?(?:[A-Za-z][A-Za-z0-9-]*\s+)?)?"
+    r"|(?i:\b(?:bearer|basic))\s*"
+    r"|--(?:[a-z0-9]+-)*(?:passw(?:or)?d|passphrase|secret|token|api-?key|access-key|private-key)\s*"
+    r"|\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}[\s,;:'\"|=]*"
+    r"|-----BEGIN[ A-Z0-9]*)\Z")
+CONTEXT_TRIGGERS = (*_NAME_TRIGGERS, "authorization", "bearer", "basic", "--", "akia", "asia", "abia", "acca",
+                    "-----begin")
+CONTEXT_WINDOW = 256
+"""How far back a context (``password = "``) may start before the end of the text."""
+HOLD_LIMIT = 4096
+"""A stream holds back at most this much; beyond it, all but ``HOLD_KEEP`` is let through."""
+HOLD_KEEP = 1024
+PEM_BEGIN = "-----BEGIN"
+PEM_END = re.compile(r"-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----")
+SCOPABLE_FLAGS = re.compile(r"^\(\?([imsx]+)\)")
 
 
 class Redactor:
     """Replaces secrets in text; build one per session with :meth:`for_env`."""
 
-    def __init__(self, literals: Mapping[str, str] | None = None) -> None:
+    def __init__(self, literals: Mapping[str, str] | None = None, patterns: Sequence[str] = ()) -> None:
         self.literals = dict(literals or {})
         self._forms = tuple({form for value in self.literals for form in (value, _json_escaped(value))})
-        self._pattern = re.compile("|".join(_alternatives(self.literals)))
+        self._spaced_forms = tuple(form for form in self._forms if any(c.isspace() for c in form))
+        self._custom = bool(patterns)
+        escaped = [re.escape(form) for form in sorted(self._forms, key=len, reverse=True)]
+        self._literal = re.compile("|".join(escaped)) if escaped else None
+        """Configured values, replaced first: no shape may swallow part of one."""
+        self._shapes = re.compile("|".join(_alternatives(patterns)))
+        triggers = {t for shape in SHAPES for t in shape.triggers} | {form.lower() for form in self._forms}
+        self._prefilter = re.compile(_trie(triggers))
+        self.overlap = max(map(len, triggers)) - 1
+        """How far back a trigger that ends in new text may start."""
 
     @classmethod
-    def for_env(cls, env: Mapping[str, str], inherited: Mapping[str, str] | None = None) -> Redactor:
+    def for_env(cls, env: Mapping[str, str], inherited: Mapping[str, str] | None = None,
+                patterns: Sequence[str] = ()) -> Redactor:
         """Secrets from the agent's configured ``env`` and secret-named ``inherited`` variables."""
+        return cls.for_envs([env], inherited, patterns)
+
+    @classmethod
+    def for_envs(cls, envs: Iterable[Mapping[str, str]], inherited: Mapping[str, str] | None = None,
+                 patterns: Sequence[str] = ()) -> Redactor:
+        """One redactor for several agents' environments (what every notification is cleaned with)."""
         literals: dict[str, str] = {}
         source = os.environ if inherited is None else inherited
         for name, value in source.items():
             if SECRET_NAME.search(name) and len(value) >= MIN_INHERITED_VALUE:
                 literals[value] = name
-        for name, value in env.items():
-            if len(value) >= MIN_ENV_VALUE and not NOT_SECRET.match(value):
-                literals[value] = name
-        return cls(literals)
+        for env in envs:
+            for name, value in env.items():
+                if secret_env_value(name, value):
+                    literals[value] = name
+        return _cached(tuple(sorted(literals.items())), tuple(patterns))
 
     def __call__(self, text: str) -> str:
         """``text`` with every secret replaced."""
-        if self._suspect(text):
-            return self._pattern.sub(self._replace, text)
-        return text
+        if not self.suspect(text):
+            return text
+        if self._literal is not None:
+            text = self._literal.sub(self._replace_literal, text)
+        return self._shapes.sub(self._replace, text)
 
-    def _suspect(self, text: str) -> bool:
-        """A cheap pre-check: the full pattern costs tens of microseconds per message."""
-        for form in self._forms:
-            if form in text:
-                return True
-        low = text.lower()
-        return ("sk-" in low or "key" in low or "token" in low or "secret" in low or "password" in low
-                or "bearer" in low or "aiza" in low or "gh" in low or "xox" in low or "akia" in low
-                or "eyj" in low)
-
-    def _replace(self, match: re.Match[str]) -> str:
-        groups = match.groupdict()
-        if groups.get("value") is not None:
-            return f"{groups['name']}{groups['sep']}{REDACTED}"
-        if groups.get("bearer_value") is not None:
-            return f"{match.group(0)[: match.start('bearer_value') - match.start()]}{REDACTED}"
+    def _replace_literal(self, match: re.Match[str]) -> str:
         name = self.literals.get(match.group(0)) or self._escaped_name(match.group(0))
         return f"[redacted:${name}]" if name else REDACTED
+
+    def suspect(self, text: str) -> bool:
+        """A cheap pre-check (the full pattern costs tens of microseconds per message): False
+        when ``text`` holds no secret, and no context or configured value that starts one."""
+        return self._custom or self._prefilter.search(text.lower()) is not None
+
+    def _replace(self, match: re.Match[str]) -> str:
+        group = match.lastgroup or ""
+        if group.startswith("s"):
+            index = int(group[1:])
+            keep = match.group(KEEP_GROUPS[index]) or "" if KEEP_GROUPS[index] else ""
+            value = match.group(0)[len(keep):]
+            shape = SHAPES[index]
+            if shape.check is not None and not shape.check(value, keep):
+                whole = match.group(0)  # not this secret; another may start inside it
+                return whole[0] + self._shapes.sub(self._replace, whole[1:])
+            return keep + shape.label
+        return REDACTED  # the user's own patterns
 
     def _escaped_name(self, text: str) -> str | None:
         for value, name in self.literals.items():
@@ -89,13 +259,206 @@ class Redactor:
                 return name
         return None
 
+    # -- streams -------------------------------------------------------------------
 
-def _alternatives(literals: Mapping[str, str]) -> list[str]:
-    """Literal values (also as they appear inside JSON strings), longest first, then the shapes."""
-    forms = {form for value in literals for form in (value, _json_escaped(value))}
-    escaped = [re.escape(form) for form in sorted(forms, key=len, reverse=True)]
-    return [*escaped, ASSIGNMENT, BEARER, *KEY_SHAPES]
+    @property
+    def spaced(self) -> bool:
+        """Whether a configured value holds whitespace (a stream must then look further back)."""
+        return bool(self._spaced_forms)
+
+    def safe_cut(self, text: str) -> int:
+        """How much of ``text`` (the stream so far, not yet shown) can be redacted and shown now.
+
+        The rest could still grow into a secret: the word being streamed (secrets hold no
+        whitespace), a context such as ``password = "`` or ``Bearer``, an open private key
+        block, the start of a configured value that holds spaces.
+        """
+        cut = _after_last_space(text)
+        if self.suspect(text):
+            cut = self._settled(text, cut)
+        if cut and self._spaced_forms:
+            cut = _before_literal(text, cut, self._spaced_forms)
+        if len(text) - cut > HOLD_LIMIT:
+            return self._forced_cut(text)
+        return cut
+
+    def _settled(self, text: str, cut: int) -> int:
+        """``cut`` moved back until it splits no match and leaves no context at the end of what is shown."""
+        while cut:
+            moved = self._before_context(text, cut)
+            if PEM_BEGIN in text:
+                moved = _before_private_key(text, moved)
+            moved = self._before_match(text, moved)
+            if moved == cut:
+                return cut
+            cut = moved
+        return cut
+
+    def _before_match(self, text: str, cut: int) -> int:
+        """``cut`` moved to the start of a match (of a configured value, or a shape) it would split."""
+        for pattern in (self._literal, self._shapes):
+            for match in pattern.finditer(text) if pattern is not None else ():
+                if match.start() >= cut:
+                    break
+                if match.end() > cut:
+                    cut = match.start()
+                    break
+        return cut
+
+    def _before_context(self, text: str, cut: int) -> int:
+        start = max(0, cut - CONTEXT_WINDOW)
+        window = text[start:cut].lower()
+        if not any(trigger in window for trigger in CONTEXT_TRIGGERS):
+            return cut
+        match = CONTEXT_TAIL.search(text, start, cut)
+        return match.start() if match else cut
+
+    def _forced_cut(self, text: str) -> int:
+        """Too much held back: let all but the last HOLD_KEEP characters through, never cutting a match."""
+        return self._before_match(text, len(text) - HOLD_KEEP)
+
+
+class StreamRedactor:
+    """Redacts chunks of one stream as if the whole text were redacted at once.
+
+    ``feed`` returns what can be shown now (redacted); a tail that may still become a secret
+    is held back until more text arrives or ``flush`` ends the stream. The fast path (no
+    trigger word in sight) looks only at the new chunk and the end of the held tail, so a
+    long word streamed in tiny chunks costs no more per chunk than a short one.
+    """
+
+    __slots__ = ("_clean", "_held", "_redactor")
+
+    def __init__(self, redactor: Redactor) -> None:
+        self._redactor = redactor
+        self._held = ""
+        self._clean = True
+        """The held tail holds no trigger (the fast path need not look at it again)."""
+
+    def feed(self, chunk: str) -> str:
+        held, redactor = self._held, self._redactor
+        text = held + chunk if held else chunk
+        seen = max(0, len(held) - redactor.overlap) if self._clean else 0
+        if redactor.suspect(text[seen:] if seen else text):
+            return self._slow(text)
+        last = max(chunk.rfind(" "), chunk.rfind("\n"))
+        cut = len(held) + last + 1 if last >= 0 else 0
+        if redactor.spaced:
+            cut = redactor.safe_cut(text)
+        elif len(text) - cut > HOLD_LIMIT:
+            cut = len(text) - HOLD_KEEP
+        self._held = text[cut:]
+        return text[:cut]
+
+    def _slow(self, text: str) -> str:
+        redactor = self._redactor
+        cut = redactor.safe_cut(text)
+        self._held, self._clean = text[cut:], False
+        return redactor(text[:cut]) if cut else ""
+
+    def flush(self) -> str:
+        """The held-back tail, redacted (the stream ended)."""
+        held, self._held, self._clean = self._held, "", True
+        return self._redactor(held) if held else ""
+
+    @property
+    def holding(self) -> int:
+        """How many characters are held back."""
+        return len(self._held)
+
+
+def secret_env_value(name: str, value: str) -> bool:
+    """Whether a configured env value is a secret: always when its name says so (``…_API_KEY``,
+    ``…TOKEN``, ``…PASSWORD``), else unless it is plainly not one (a word, a path, a URL
+    without credentials, JSON): redacting ``auto`` or a folder everywhere would hide the chat."""
+    if len(value) < MIN_ENV_VALUE or NOT_SECRET.match(value):
+        return False
+    return bool(SECRET_NAME.search(name)) or not PLAIN_VALUE.match(value)
+
+
+def check_pattern(pattern: str) -> str:
+    """``pattern`` if it is a valid regular expression that cannot match the empty string."""
+    try:
+        compiled = re.compile(_scoped(pattern))
+    except re.error as exc:
+        raise ValueError(f"not a regular expression ({exc}): {pattern!r}") from None
+    if compiled.match(""):
+        raise ValueError(f"matches the empty string: {pattern!r}")
+    return pattern
+
+
+@functools.lru_cache(maxsize=16)
+def _cached(literals: tuple[tuple[str, str], ...], patterns: tuple[str, ...]) -> Redactor:
+    return Redactor(dict(literals), patterns)
+
+
+def _alternatives(patterns: Sequence[str]) -> list[str]:
+    """The shapes, each in a group ``s<index>`` (its kept prefix in ``k<index>``), then the user's patterns."""
+    alternatives = []
+    for index, shape in enumerate(SHAPES):
+        alternatives.append(f"(?P<s{index}>{shape.pattern.replace('(?P<keep>', f'(?P<k{index}>')})")
+    if patterns:
+        alternatives.append(f"(?P<custom>{'|'.join(f'(?:{_scoped(p)})' for p in patterns)})")
+    return alternatives
+
+
+def _trie(words: Iterable[str]) -> str:
+    """One pattern that finds any of ``words``, as a trie: several times faster than an alternation."""
+    tree: dict[str, dict[str, object]] = {}
+    for word in words:
+        node = tree
+        for char in word:
+            node = node.setdefault(char, {})  # type: ignore[assignment]
+        node[""] = {}
+    return _trie_node(tree)
+
+
+def _trie_node(node: Mapping[str, object]) -> str:
+    if "" in node:
+        return ""  # a word ends here: any longer one contains it
+    parts = [re.escape(char) + _trie_node(sub) for char, sub in sorted(node.items())
+             if isinstance(sub, dict)]
+    return parts[0] if len(parts) == 1 else f"(?:{'|'.join(parts)})"
+
+
+def _scoped(pattern: str) -> str:
+    """A user's ``(?i)pattern`` as ``(?i:pattern)``: global flags cannot stand inside an alternation."""
+    return SCOPABLE_FLAGS.sub(lambda m: f"(?{m.group(1)}:", pattern) + ")" if SCOPABLE_FLAGS.match(pattern) \
+        else pattern
 
 
 def _json_escaped(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)[1:-1]
+
+
+def _after_last_space(text: str) -> int:
+    """Where the word being streamed starts (secrets hold no spaces or newlines)."""
+    return max(text.rfind(" "), text.rfind("\n")) + 1
+
+
+def _before_literal(text: str, cut: int, forms: Iterable[str]) -> int:
+    """``cut`` moved before any of ``forms`` (values holding whitespace) that it would split, or
+    whose beginning ends ``text``."""
+    for form in forms:
+        index = text.find(form, max(0, cut - len(form) + 1))
+        if index != -1 and index < cut:
+            cut = index
+        index = text.find(form[0], max(0, len(text) - len(form) + 1))
+        while index != -1 and index < cut:
+            if form.startswith(text[index:]):
+                cut = index
+                break
+            index = text.find(form[0], index + 1)
+    return cut
+
+
+def _before_private_key(text: str, cut: int) -> int:
+    """``cut`` moved to the start of a private key block it would split (or that has not ended)."""
+    begin = text.rfind(PEM_BEGIN, 0, cut)
+    if begin == -1:
+        return cut
+    header_end = text.find("-----", begin + len(PEM_BEGIN))
+    if header_end != -1 and "PRIVATE KEY" not in text[begin:header_end]:
+        return cut  # a certificate, a public key: nothing secret
+    end = PEM_END.search(text, begin)
+    return begin if end is None or end.end() > cut else cut

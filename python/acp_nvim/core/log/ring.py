@@ -85,7 +85,7 @@ class LogEntry:
         clean = redact(text)
         try:
             summary = summarize(self.kind, self.method, json.loads(text), self.elapsed_ms)
-        except ValueError:
+        except (ValueError, RecursionError):
             summary = f"{self.kind} {self.method or '?'}"
         if clean is not text:  # the summary quotes the message: clean it only when the message had a secret
             summary = redact(summary)
@@ -261,7 +261,8 @@ def _classify(message: Mapping[str, object]) -> tuple[str, str | None, str]:
         return "request", method, "debug"
     params = message.get("params")
     update = params.get("update") if isinstance(params, dict) else None
-    streaming = isinstance(update, dict) and update.get("sessionUpdate") in STREAMING_UPDATES
+    kind = update.get("sessionUpdate") if isinstance(update, dict) else None
+    streaming = isinstance(kind, str) and kind in STREAMING_UPDATES
     return "notification", method, "trace" if streaming else "debug"
 
 

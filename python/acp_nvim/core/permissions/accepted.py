@@ -40,30 +40,46 @@ class AcceptedEdit:
 
 
 class AcceptedEdits:
-    """Accepted files per tool call, consumed by the agent's write or settled on completion."""
+    """Accepted files per tool call, consumed by the agent's write or settled on completion; and
+    the last decision on each file, which holds for the rest of the turn: a rejected file stays
+    refused, and a retry of an accepted proposal gets the accepted text again, until a new
+    review of that file."""
 
     def __init__(self) -> None:
         self._edits: list[AcceptedEdit] = []
+        self._decisions: dict[str, AcceptedEdit] = {}
 
     def add(self, edit: AcceptedEdit) -> None:
         self._edits.append(edit)
+        self._decisions[os.path.realpath(edit.path)] = edit
 
     def pending(self) -> list[AcceptedEdit]:
         return list(self._edits)
 
     def clear(self) -> None:
+        """A new turn: every decision expires."""
         self._edits.clear()
+        self._decisions.clear()
 
     async def filter(self, path: str | PathLike[str], content: str) -> str:
-        """The text to write instead of ``content``; a file the user rejected is refused."""
+        """The text to write instead of ``content``; a file the user rejected is refused.
+
+        The first write after a review gets the accepted text; a later one in the same turn gets
+        it when it repeats the proposal (a retry), and is left alone otherwise.
+        """
         wanted = os.path.realpath(path)  # the write names the resolved path; the diff may not
-        for edit in self._edits:
-            if os.path.realpath(edit.path) == wanted:
-                self._edits.remove(edit)
-                if edit.text is None:
-                    raise RequestError(REFUSED, f"{edit.path}: not written: the user rejected this change "
-                                       "in the review", {"path": edit.path, "reason": "rejected in review"})
-                return edit.text
+        first = next((edit for edit in self._edits if os.path.realpath(edit.path) == wanted), None)
+        if first is not None:
+            self._edits.remove(first)
+        decision = first or self._decisions.get(wanted)
+        if decision is None:
+            return content
+        if decision.text is None:
+            raise RequestError(REFUSED, f"{decision.path}: not written: the user rejected this change in the "
+                               "review (refused for the rest of the turn unless they review it again)",
+                               {"path": decision.path, "reason": "rejected in review"})
+        if first is not None or content in (decision.agent_text, decision.text):
+            return decision.text
         return content
 
     def settle(self, tool_call_id: str) -> list[AcceptedEdit]:

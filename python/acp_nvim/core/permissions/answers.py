@@ -7,23 +7,40 @@ import json
 from acp.schema import AllowedOutcome, DeniedOutcome, PermissionOption, RequestPermissionResponse
 
 from ..port import PermissionChoice, PermissionQuestion
-from ..transcript.tool_calls import ToolCallState, command_of
+from ..transcript.tool_calls import ToolCallState
+from .command import from_input
+from .rules import RuleOffer
 
 DETAIL_LINES = 20
 
 
-def question_for(session_key: str, state: ToolCallState, options: list[PermissionOption]) -> PermissionQuestion:
-    """The question the user is asked about a tool call and the agent's options."""
+def question_for(session_key: str, state: ToolCallState, options: list[PermissionOption],
+                 offers: dict[str, RuleOffer] | None = None) -> PermissionQuestion:
+    """The question the user is asked about a tool call and the agent's options.
+
+    ``offers`` holds, per "always" kind, the rule that answer would store (or why none).
+    """
     choices = tuple(PermissionChoice(o.option_id, o.name, o.kind) for o in options)
+    offered = {c.kind for c in choices}
+    rules, reasons = {}, []
+    for kind, offer in (offers or {}).items():
+        if kind not in offered:
+            continue
+        if offer.rule is not None:
+            rules[kind] = offer.rule.describe()
+        elif offer.reason:
+            reasons.append(offer.reason)
     return PermissionQuestion(session_key=session_key, title=state.title, kind=state.kind,
-                              detail=describe_request(state), choices=choices)
+                              detail=describe_request(state), choices=choices, rules=rules,
+                              no_rule=reasons[0] if reasons else "")
 
 
 def describe_request(state: ToolCallState) -> str:
     """What the prompt shows: the command, or the raw input as indented JSON, and the locations."""
-    command = command_of(state.raw_input)
-    if command:
-        lines = [f"$ {command}"]
+    command = from_input(state.raw_input)
+    if command is not None:
+        first, *more = command.shown.splitlines() or [""]
+        lines = [f"$ {first}", *(f"  {line}" for line in more)]
     elif state.raw_input not in (None, {}):
         lines = json.dumps(state.raw_input, indent=2, ensure_ascii=False, default=str).split("\n")
     else:

@@ -7,7 +7,6 @@ request is registered in the questions registry before it is prepared, so a canc
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,14 +19,15 @@ from acp.schema import PermissionOption, RequestPermissionResponse, ToolCallUpda
 from ..port import EditorPort, PermissionChoice, PermissionQuestion, ReviewVerdict
 from ..questions import PERMISSION, REVIEW, Questions, Show, Ticket
 from ..tasks import ErrorReporter
-from ..transcript.tool_calls import ToolCallState, command_of
+from ..transcript.tool_calls import ToolCallState
 from ..transcript.transcript import Transcript
 from . import review as review_model
 from .accepted import AcceptedEdits
 from .answers import cancelled, question_for, selected
-from .policy import ALWAYS_KINDS, AutoAnswer, PermissionSettings, check_policy, decide
+from .command import Command, from_input
+from .policy import ALWAYS_KINDS, AutoAnswer, PermissionSettings, check_policy, decide, pick
 from .review import Current, ProposedEdit
-from .rules import RulesFileError, RuleStore, make_rule
+from .rules import RuleOffer, RuleRequest, RulesFileError, RuleStore, offer
 from .settle import FileAccess, Settlement
 
 RULES_FILE = ("acp_nvim", "rules.json")
@@ -61,7 +61,8 @@ class PermissionBroker:
         self._numbers = itertools.count(1)
         self._rules: RuleStore | None = None
         self._state_dir: str | None = None
-        self.settlement = Settlement(scope.session_key, transcript, files, accepted, self._get_state_dir, report)
+        self.settlement = Settlement(scope.session_key, transcript, files, accepted, self._get_state_dir, report,
+                                     settings.rejected)
 
     # -- entry points ----------------------------------------------------------------
 
@@ -91,7 +92,8 @@ class PermissionBroker:
         """The shared rules file (in memory only when the editor has no state folder)."""
         if self._rules is None:
             state_dir = await self._get_state_dir()
-            self._rules = RuleStore(Path(state_dir, *RULES_FILE) if state_dir else None)
+            if self._rules is None:
+                self._rules = RuleStore.at(Path(state_dir, *RULES_FILE)) if state_dir else RuleStore(None)
         return self._rules
 
     async def _get_state_dir(self) -> str | None:
@@ -103,29 +105,37 @@ class PermissionBroker:
                       options: list[PermissionOption]) -> RequestPermissionResponse:
         earlier = review_model.content_edits(self._transcript.tool_calls.get(tool_call.tool_call_id))
         state = self._transcript.tool_call(tool_call)
-        question = question_for(self._scope.session_key, state, options)
+        command = from_input(state.raw_input) if state.kind == "execute" else None
+        offers = self._offers(state.kind, command)
+        question = question_for(self._scope.session_key, state, options, offers)
         edits = review_model.proposed_edits(state, earlier)
-        auto = await self._automatic(question, state, edits)
+        auto = await self._automatic(question, state, command, edits)
         if ticket.cancelled:
             return cancelled()
         if auto is not None:
             return selected(auto.choice)
         if edits:
-            return await self._review(ticket, question, state, edits)
-        return await self._prompt(ticket, question, state)
+            return await self._review(ticket, question, state, edits, offers)
+        return await self._prompt(ticket, question, offers)
+
+    def _offers(self, kind: str, command: Command | None) -> dict[str, RuleOffer]:
+        """The rule each "always" answer would store (or why it stores none)."""
+        scope = self._scope
+        return {always: offer(scope.agent, scope.cwd, kind, command, allow=always.startswith("allow"))
+                for always in ALWAYS_KINDS}
 
     # -- automatic answers -------------------------------------------------------------
 
-    async def _automatic(self, question: PermissionQuestion, state: ToolCallState,
+    async def _automatic(self, question: PermissionQuestion, state: ToolCallState, command: Command | None,
                          edits: list[ProposedEdit]) -> AutoAnswer | None:
         scope = self._scope
+        inside = self._inside_workspace(edits, state)
+        request = RuleRequest(scope.agent, scope.cwd, question.kind, command, inside)
         try:
-            rule = await (await self.rule_store()).match(
-                scope.agent, scope.cwd, question.kind, command_of(state.raw_input))
+            rule = await (await self.rule_store()).match(request)
         except RulesFileError as exc:
             self._transcript.notice(str(exc), "error")
             rule = None
-        inside = self._inside_workspace(edits, state)
         auto = decide(question.choices, question.kind, self.policy, rule, inside)
         if auto is not None:
             verb = "allowed" if auto.allowed else "rejected"
@@ -159,28 +169,37 @@ class PermissionBroker:
             self._waiting(False)
 
     async def _prompt(self, ticket: Ticket, question: PermissionQuestion,
-                      state: ToolCallState) -> RequestPermissionResponse:
+                      offers: dict[str, RuleOffer]) -> RequestPermissionResponse:
         answer = await self._ask(ticket, PERMISSION, lambda t: self._editor.show_permission(t, question))
         choice = next((c for c in question.choices if c.option_id == answer), None)
         if choice is None:
             return cancelled()
         if choice.kind in ALWAYS_KINDS:
-            await self._remember(question, state, choice)
+            return selected(await self._remember(question, choice, offers[choice.kind]))
         return selected(choice)
 
-    async def _remember(self, question: PermissionQuestion, state: ToolCallState, choice: PermissionChoice) -> None:
-        scope = self._scope
-        rule = make_rule(scope.agent, scope.cwd, question.kind, command_of(state.raw_input),
-                         allow=choice.kind.startswith("allow"))
+    async def _remember(self, question: PermissionQuestion, choice: PermissionChoice,
+                        rule_offer: RuleOffer) -> PermissionChoice:
+        """Store the rule an "always" answer makes; the agent is answered "once" where it offers it.
+
+        The rule is ours, scoped to what the user saw; the agent's own memory of an "always"
+        could allow more, so it gets the "once" option of the same verdict when there is one.
+        """
+        once = pick(question.choices, ("allow_once",) if choice.kind.startswith("allow") else ("reject_once",))
+        rule = rule_offer.rule
+        if rule is None:
+            self._transcript.notice(f"not remembered: {rule_offer.reason}; answered once", "info")
+            return once or choice
         try:
             await (await self.rule_store()).add(rule)
         except RulesFileError as exc:
             self._transcript.notice(f"not remembered: {exc}", "error")
-            return
+            return once or choice
         self._transcript.notice(f"remembered: {rule.describe()} (:Ai rules lists and removes rules)", "info")
+        return once or choice
 
     async def _review(self, ticket: Ticket, question: PermissionQuestion, state: ToolCallState,
-                      edits: list[ProposedEdit]) -> RequestPermissionResponse:
+                      edits: list[ProposedEdit], offers: dict[str, RuleOffer]) -> RequestPermissionResponse:
         review = await review_model.build(self._scope.session_key, next(self._numbers), question.title,
                                           question.kind, edits, self._read_current, self._scope.cwd)
         for file in review.files:
@@ -191,11 +210,8 @@ class PermissionBroker:
             return cancelled()
         if verdict.error:
             self._transcript.notice(f"the review view failed ({verdict.error}): asking without it", "error")
-            return await self._prompt(ticket, question, state)
+            return await self._prompt(ticket, question, offers)
         return await self.settlement.settle(question, state, review, verdict)
 
     async def _read_current(self, path: str) -> Current:
-        text = await self._editor.buffer_text(path)
-        if text is not None:
-            return Current(text, loaded=True)
-        return await asyncio.to_thread(review_model.read_file, Path(path))
+        return await review_model.read_current(path, self._files.policy, self._editor.buffer_text)

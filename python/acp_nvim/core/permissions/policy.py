@@ -5,25 +5,49 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..port import PermissionChoice
-from .rules import Rule
+from .rules import PATH_KINDS, Rule
 
 POLICIES = ("ask", "auto-edit", "trust")
+FOCUS = ("idle", "never")
+"""When a prompt or review enters its window: only when the user is idle in normal mode, or never."""
 ALLOW_ONCE_FIRST = ("allow_once", "allow_always")
 ALLOW_ALWAYS_FIRST = ("allow_always", "allow_once")
 REJECT_ONCE_FIRST = ("reject_once", "reject_always")
 ALWAYS_KINDS = ("allow_always", "reject_always")
 
 
+class RejectedSettings(BaseModel):
+    """``permissions.rejected``: how many kept copies of rejected proposals, how old, how large in all."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_files: int = Field(default=200, ge=0)
+    max_age_days: float = Field(default=30, ge=0)
+    max_bytes: int = Field(default=50 * 1024 * 1024, ge=0)
+
+
 class PermissionSettings(BaseModel):
-    """``permissions`` in ``setup()``: the default policy of new sessions, what closing a review means."""
+    """``permissions`` in ``setup()``: the default policy of new sessions, what closing a review means,
+    how prompts guard against stray keys (used in Lua, checked here too) and the rejected copies kept."""
 
     model_config = ConfigDict(extra="forbid")
 
     policy: str = "ask"
     close_is_reject: bool = True
+    focus: str = "idle"
+    arm_ms: int = Field(default=500, ge=0, le=10_000)
+    quiet_ms: int = Field(default=300, ge=0, le=10_000)
+    rejected: RejectedSettings = Field(default_factory=RejectedSettings)
+
+    @field_validator("focus")
+    @classmethod
+    def _known_focus(cls, value: str) -> str:
+        if value not in FOCUS:
+            raise ValueError(f"expected one of {', '.join(FOCUS)}")
+        return value
 
     @field_validator("policy")
     @classmethod
@@ -64,9 +88,12 @@ def decide(choices: Sequence[PermissionChoice], kind: str, policy: str, rule: Ru
            edits_inside_workspace: bool) -> AutoAnswer | None:
     """The automatic answer for a request, or None when the user must be asked.
 
-    A remembered rule wins over the policy (a reject rule even in ``trust``); ``auto-edit``
-    accepts only edits whose every file lies inside the workspace.
+    A remembered rule wins over the policy (a reject rule even in ``trust``); an allow rule for
+    paths holds only inside the workspace; ``auto-edit`` accepts only edits whose every file lies
+    inside the workspace.
     """
+    if rule is not None and rule.decision == "allow" and rule.kind in PATH_KINDS and not edits_inside_workspace:
+        rule = None  # outside the workspace the user is always asked
     if rule is not None:
         choice = pick(choices, ALLOW_ONCE_FIRST if rule.decision == "allow" else REJECT_ONCE_FIRST)
         if choice is not None:

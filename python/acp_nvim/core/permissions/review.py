@@ -8,11 +8,16 @@ text the user sees now; when it cannot be found, the snippet diff is shown as it
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from acp import RequestError
+
+from ..files.opener import NOT_FOUND, Opener
+from ..files.paths import PathPolicy
 from ..port import FileReview as FileReview
 from ..port import FileVerdict as FileVerdict
 from ..port import Review as Review
@@ -141,7 +146,10 @@ def _combine(so_far: str, step: str) -> str:
 
 
 def _not_found(path: str, current: Current, edits: list[ProposedEdit], notes: list[str]) -> FileReview:
-    reason = "the file does not exist" if current.text is None else "the text it replaces is not in the file"
+    if current.problem:
+        reason = "its text was not read"
+    else:
+        reason = "the file does not exist" if current.text is None else "the text it replaces is not in the file"
     notes.append(f"cannot place the agent's edit ({reason}): showing its diff as sent")
     old = "\n…\n".join(e.old_text or "" for e in edits)
     new = "\n…\n".join(e.new_text for e in edits)
@@ -194,23 +202,50 @@ def _merged(text: str, edit: ProposedEdit) -> tuple[str, str, str] | None:
     return merged, "merged", "the file changed since the agent read it: its changes are shown on the current text"
 
 
-# -- the file on disk -------------------------------------------------------------------
+# -- the file as it is now ---------------------------------------------------------------
+
+BufferText = Callable[[str], Awaitable[str | None]]
 
 
-def read_file(path: Path) -> Current:
-    """The file on disk for the left side of a review (never raising)."""
+async def read_current(path: str, policy: PathPolicy, buffer_text: BufferText) -> Current:
+    """The left side of a review: the loaded buffer (unsaved edits included) or the file on disk.
+
+    Only inside the workspace roots, and only through the opener (no symlink followed, never a
+    FIFO or a device, size-capped, no hard-linked file): anything else is not read at all.
+    """
     try:
-        if path.stat().st_size > MAX_REVIEW_BYTES:
-            return Current(None, problem="the file is too large to review")
-        return Current(path.read_bytes().decode("utf-8"))
-    except FileNotFoundError:
-        return Current(None)
-    except UnicodeDecodeError:
-        return Current(None, problem="the file is not UTF-8 text")
+        resolved = policy.check(path)
+    except RequestError as exc:
+        return _not_read(exc)
+    text = await buffer_text(str(resolved))
+    if text is not None:
+        return Current(text, loaded=True)
+    return await asyncio.to_thread(read_file, resolved, Opener(policy.roots))
+
+
+def read_file(path: Path, opener: Opener) -> Current:
+    """The file on disk through ``opener`` (never raising)."""
+    try:
+        data, _ = opener.read_bytes(path, MAX_REVIEW_BYTES)
+    except RequestError as exc:
+        return Current(None) if exc.code == NOT_FOUND else _not_read(exc)
     except OSError as exc:
         return Current(None, problem=f"cannot read it: {exc.strerror or exc}")
+    try:
+        return Current(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return Current(None, problem="the file is not UTF-8 text")
 
 
-def disk_text(path: Path) -> str | None:
-    """The file's text, None when it is missing or cannot be reviewed."""
-    return read_file(path).text
+def disk_text(path: str, policy: PathPolicy) -> str | None:
+    """The file's text on disk (inside the roots, through the opener); None when it is missing or
+    may not be read."""
+    try:
+        return read_file(policy.check(path), Opener(policy.roots)).text
+    except RequestError:
+        return None
+
+
+def _not_read(exc: RequestError) -> Current:
+    reason = exc.data.get("reason") if isinstance(exc.data, dict) else None
+    return Current(None, problem=f"its text was not read ({reason or exc})")

@@ -1,23 +1,43 @@
-"""Remembered permission rules: "always" answers, scoped to agent + workspace + tool kind.
+"""Remembered permission rules: "always" answers, scoped to agent + workspace + tool kind, and no wider
+than what the user saw.
 
-Rules live in one small JSON file shared by every session (the editor layer says where);
-each store re-reads it when it changed on disk, so two sessions never disagree.
+- An execute rule stores the command's scope (``command.py``): ``git status …`` or an exact command.
+  Complex commands (operators, substitutions, wrappers, …) never match a rule and never make one;
+  a request without a command makes none.
+- A read/edit/delete/move/search rule answers only requests whose every path lies inside the
+  workspace roots (a reject rule applies everywhere: it can only say no).
+- Other kinds get no rule: there is nothing to scope one to.
+
+Rules live in one small JSON file shared by every session (the editor layer says where), written
+atomically with mode 0600. Every store of one file is the same object (``RuleStore.at``), and it
+re-reads the file when it changed on disk, so two sessions never disagree. Rules of older versions
+that allow more than one request showed (a bare program, every command of a kind) are kept in the
+file but inactive, listed by ``:Ai rules`` for removal.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
-import re
-from dataclasses import asdict, dataclass
+import tempfile
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar, TypeVar
 
 from ..errors import AcpNvimError
+from .command import Command, Scope, parse_shell, scope_of
 
-FILE_VERSION = 1
+FILE_VERSION = 2
 DECISIONS = ("allow", "reject")
-_WORD = re.compile(r"^[A-Za-z0-9_][\w.:+-]*$")
+PATH_KINDS = ("read", "edit", "delete", "move", "search")
+"""Kinds whose rules hold inside the workspace roots only."""
+EXECUTE = "execute"
+FILE_MODE = 0o600
+_T = TypeVar("_T")
 
 
 class RulesFileError(AcpNvimError):
@@ -25,31 +45,84 @@ class RulesFileError(AcpNvimError):
 
 
 @dataclass(frozen=True, slots=True)
+class RuleRequest:
+    """What a rule is matched against: who asks, where, for what (``inside``: every path in the workspace)."""
+
+    agent: str
+    workspace: str
+    kind: str
+    command: Command | None
+    inside: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Rule:
-    """One remembered answer. ``prefix`` narrows execute rules to commands starting with it."""
+    """One remembered answer. Execute rules carry the command scope (``words``, ``exact``).
+
+    ``prefix`` is set only on a rule of file version 1 that allowed more than the user saw (a bare
+    program, any arguments): kept as it was, but inactive. ``inactive`` says why a rule never matches.
+    """
 
     agent: str
     workspace: str
     kind: str
     decision: str
+    words: tuple[str, ...] = ()
+    exact: bool = False
     prefix: str | None = None
 
-    def matches(self, agent: str, workspace: str, kind: str, command: str | None) -> bool:
-        """Whether this rule answers a request of ``kind`` (running ``command``) from ``agent``."""
-        if (self.agent, self.workspace, self.kind) != (agent, workspace, kind):
+    @property
+    def inactive(self) -> str | None:
+        """Why this rule never answers anything (None: it is active)."""
+        if self.prefix is not None:
+            return f"made by an older version for `{self.prefix}` with any arguments: too wide"
+        if self.kind == EXECUTE:
+            return None if self.words else "an execute rule must name a command"
+        if self.kind not in PATH_KINDS:
+            return f"a rule for every {self.kind} request would allow more than one request showed"
+        return None
+
+    @property
+    def scope(self) -> Scope | None:
+        return Scope(self.words, self.exact) if self.words else None
+
+    def matches(self, request: RuleRequest) -> bool:
+        """Whether this rule answers ``request``."""
+        if self.inactive or (self.agent, self.workspace, self.kind) != (request.agent, request.workspace,
+                                                                          request.kind):
             return False
-        if self.prefix is None:
-            return True
-        return command is not None and (command == self.prefix or command.startswith(self.prefix + " "))
+        if self.kind == EXECUTE:
+            scope = self.scope
+            return scope is not None and request.command is not None and scope.allows(request.command)
+        return request.inside or self.decision == "reject"
+
+    def what(self) -> str:
+        """What the rule covers: ``execute `git status …` (with any further arguments)``."""
+        scope = self.scope
+        if self.kind == EXECUTE and scope is not None:
+            return f"{self.kind} {scope.describe()}"
+        if self.kind in PATH_KINDS and self.decision == "allow":
+            return f"{self.kind} inside the workspace"
+        return self.kind
 
     def describe(self) -> str:
-        """A one-line description, e.g. ``always allow execute `git status …` (demo in /ws)``."""
-        scope = f" `{self.prefix} …`" if self.prefix else ""
-        return f"always {self.decision} {self.kind}{scope} ({self.agent} in {self.workspace})"
+        """A one-line description, e.g. ``always allow execute `git status …` (…) (demo in /ws)``."""
+        text = f"always {self.decision} {self.what()} ({self.agent} in {self.workspace})"
+        return f"{text} [inactive: {self.inactive}]" if self.inactive else text
+
+    def to_dict(self) -> dict[str, object]:
+        data: dict[str, object] = {"agent": self.agent, "workspace": self.workspace, "kind": self.kind,
+                                   "decision": self.decision}
+        if self.words:
+            data["command"] = list(self.words)
+            data["exact"] = self.exact
+        if self.prefix is not None:
+            data["prefix"] = self.prefix
+        return data
 
     @staticmethod
     def from_dict(data: object) -> Rule:
-        """Parse one stored rule; raise ValueError on anything malformed."""
+        """Parse one stored rule (either file version); raise ValueError on anything malformed."""
         if not isinstance(data, dict):
             raise ValueError("a rule must be an object")
         fields = {key: data.get(key) for key in ("agent", "workspace", "kind", "decision")}
@@ -58,63 +131,110 @@ class Rule:
         agent, workspace, kind, decision = (str(fields[k]) for k in ("agent", "workspace", "kind", "decision"))
         if decision not in DECISIONS:
             raise ValueError(f"decision must be allow or reject: {data!r}")
+        words, exact = data.get("command"), data.get("exact", False)
+        if words is not None:
+            if not isinstance(words, list) or not all(isinstance(w, str) for w in words) or not words:
+                raise ValueError(f"command must be a list of words: {data!r}")
+            if not isinstance(exact, bool):
+                raise ValueError(f"exact must be true or false: {data!r}")
+            return Rule(agent, workspace, kind, decision, tuple(words), exact)
         prefix = data.get("prefix")
         if prefix is not None and not isinstance(prefix, str):
             raise ValueError(f"prefix must be a string: {data!r}")
-        return Rule(agent, workspace, kind, decision, prefix=prefix or None)
+        if prefix:
+            return _from_prefix(agent, workspace, kind, decision, prefix)
+        return Rule(agent, workspace, kind, decision)
 
 
-def command_prefix(command: str) -> str:
-    """The program and, when it looks like one, its subcommand: ``git status -s`` → ``git status``."""
-    words = command.split()
-    if not words:
-        return ""
-    if len(words) > 1 and _WORD.match(words[1]) and "/" not in words[1]:
-        return f"{words[0]} {words[1]}"
-    return words[0]
+def _from_prefix(agent: str, workspace: str, kind: str, decision: str, prefix: str) -> Rule:
+    """A version-1 prefix rule: kept when the prefix is what a rule would store today, else inactive."""
+    scope, _ = scope_of(parse_shell(prefix))
+    if kind == EXECUTE and scope is not None and not scope.exact and " ".join(scope.words) == prefix:
+        return Rule(agent, workspace, kind, decision, scope.words, exact=False)
+    return Rule(agent, workspace, kind, decision, prefix=prefix)
 
 
-def make_rule(agent: str, workspace: str, kind: str, command: str | None, allow: bool) -> Rule:
-    """The rule an "always" answer creates (execute rules are narrowed to the command prefix)."""
-    prefix = command_prefix(command) if kind == "execute" and command else None
-    return Rule(agent, workspace, kind, "allow" if allow else "reject", prefix or None)
+@dataclass(frozen=True, slots=True)
+class RuleOffer:
+    """What an "always" answer would store (``rule``), or why there is none (``reason``)."""
+
+    rule: Rule | None
+    reason: str | None = None
+
+
+def offer(agent: str, workspace: str, kind: str, command: Command | None, allow: bool) -> RuleOffer:
+    """The rule an "always" answer to a request makes, or why it makes none."""
+    decision = "allow" if allow else "reject"
+    if kind == EXECUTE:
+        if command is None:
+            return RuleOffer(None, "the request names no command")
+        scope, why = scope_of(command)
+        if scope is None:
+            return RuleOffer(None, f"the command is not a simple command: {why}")
+        return RuleOffer(Rule(agent, workspace, kind, decision, scope.words, scope.exact))
+    if kind in PATH_KINDS:
+        return RuleOffer(Rule(agent, workspace, kind, decision))
+    return RuleOffer(None, f"a {kind} request has nothing a rule could be limited to")
 
 
 class RuleStore:
     """The rules file. ``path`` None keeps rules in memory only (tests, no state dir)."""
 
+    _shared: ClassVar[dict[Path, RuleStore]] = {}
+    _shared_lock: ClassVar[threading.Lock] = threading.Lock()
+
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._rules: list[Rule] = []
-        self._stamp: tuple[int, int] | None = None
+        self._stamp: tuple[int, int, int] | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def at(cls, path: Path) -> RuleStore:
+        """The one store of the file at ``path`` in this process (sessions and commands share it)."""
+        key = Path(os.path.abspath(path))
+        with cls._shared_lock:
+            store = cls._shared.get(key)
+            if store is None:
+                store = cls._shared[key] = RuleStore(key)
+            return store
 
     async def all(self) -> list[Rule]:
-        """Every rule, fresh from disk when the file changed."""
-        await asyncio.to_thread(self._refresh)
-        return list(self._rules)
+        """Every rule (inactive ones too), fresh from disk when the file changed."""
+        return await asyncio.to_thread(self._locked, lambda: list(self._rules))
 
-    async def match(self, agent: str, workspace: str, kind: str, command: str | None) -> Rule | None:
-        """The first rule answering this request; reject rules win over allow rules."""
-        found = [rule for rule in await self.all() if rule.matches(agent, workspace, kind, command)]
+    async def match(self, request: RuleRequest) -> Rule | None:
+        """The first rule answering ``request``; reject rules win over allow rules."""
+        found = [rule for rule in await self.all() if rule.matches(request)]
         return min(found, key=lambda rule: rule.decision != "reject", default=None)
 
     async def add(self, rule: Rule) -> bool:
         """Remember ``rule``; False when an identical rule exists. A contrary rule is replaced."""
-        rules = await self.all()
-        if rule in rules:
-            return False
-        rules = [r for r in rules if (r.agent, r.workspace, r.kind, r.prefix) !=
-                 (rule.agent, rule.workspace, rule.kind, rule.prefix)]
-        await asyncio.to_thread(self._save, [*rules, rule])
-        return True
+        return await asyncio.to_thread(self._locked, lambda: self._add(rule))
 
     async def remove(self, index: int) -> Rule:
         """Forget the rule at ``index`` (0-based, as listed by ``all``)."""
-        rules = await self.all()
-        if not 0 <= index < len(rules):
-            raise AcpNvimError(f"no rule number {index + 1}; there are {len(rules)}")
+        return await asyncio.to_thread(self._locked, lambda: self._remove(index))
+
+    def _locked(self, action: Callable[[], _T]) -> _T:
+        with self._lock:
+            self._refresh()
+            return action()
+
+    def _add(self, rule: Rule) -> bool:
+        if rule in self._rules:
+            return False
+        same = (rule.agent, rule.workspace, rule.kind, rule.words, rule.exact)
+        kept = [r for r in self._rules if (r.agent, r.workspace, r.kind, r.words, r.exact) != same or r.prefix]
+        self._save([*kept, rule])
+        return True
+
+    def _remove(self, index: int) -> Rule:
+        if not 0 <= index < len(self._rules):
+            raise AcpNvimError(f"no rule number {index + 1}; there are {len(self._rules)}")
+        rules = list(self._rules)
         removed = rules.pop(index)
-        await asyncio.to_thread(self._save, rules)
+        self._save(rules)
         return removed
 
     def _refresh(self) -> None:
@@ -125,29 +245,46 @@ class RuleStore:
         except FileNotFoundError:
             self._rules, self._stamp = [], None
             return
-        stamp = (stat.st_mtime_ns, stat.st_size)
+        except OSError as exc:
+            raise RulesFileError(f"the rules file {self.path} is unreadable ({exc})") from None
+        stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
         if stamp != self._stamp:
             self._rules = _parse(self.path)
             self._stamp = stamp
 
     def _save(self, rules: list[Rule]) -> None:
+        if self.path is not None:
+            data = {"version": FILE_VERSION, "rules": [rule.to_dict() for rule in rules]}
+            text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+            try:
+                stat = write_atomic(self.path, text.encode("utf-8"))
+            except OSError as exc:
+                raise RulesFileError(f"cannot write the rules file {self.path}: {exc}") from None
+            self._stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
         self._rules = list(rules)
-        if self.path is None:
-            return
-        data = {"version": FILE_VERSION, "rules": [_to_dict(rule) for rule in rules]}
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            temp = self.path.with_suffix(".json.tmp")
-            temp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-            os.replace(temp, self.path)
-            stat = self.path.stat()
-        except OSError as exc:
-            raise RulesFileError(f"cannot write the rules file {self.path}: {exc}") from None
-        self._stamp = (stat.st_mtime_ns, stat.st_size)
 
 
-def _to_dict(rule: Rule) -> dict[str, object]:
-    return {key: value for key, value in asdict(rule).items() if value is not None}
+def write_atomic(path: Path, data: bytes) -> os.stat_result:
+    """Replace ``path`` with ``data``: a 0600 temp file in the same folder, fsync, rename, fsync the folder."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temp, FILE_MODE)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
+    return path.stat()
 
 
 def _parse(path: Path) -> list[Rule]:

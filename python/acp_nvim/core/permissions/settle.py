@@ -9,9 +9,12 @@ Where the user changed or rejected the agent's edit, a note goes out with the ne
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from stat import S_ISDIR, S_ISREG
 from typing import Protocol
 
 from acp import text_block
@@ -25,8 +28,9 @@ from ..transcript.tool_calls import ToolCallState
 from ..transcript.transcript import Transcript
 from .accepted import AcceptedEdit, AcceptedEdits, agent_note
 from .answers import cancelled, selected, selected_or_cancelled
-from .policy import ALLOW_ONCE_FIRST, REJECT_ONCE_FIRST, pick
+from .policy import ALLOW_ONCE_FIRST, REJECT_ONCE_FIRST, RejectedSettings, pick
 from .review import disk_text
+from .rules import write_atomic
 
 REJECTED_DIR = ("acp_nvim", "rejected")
 
@@ -47,8 +51,9 @@ class Settlement:
     """The outcome of reviews of one session, from the verdict until the agent's next prompt."""
 
     def __init__(self, key: str, transcript: Transcript, files: FileAccess, accepted: AcceptedEdits,
-                 state_dir: StateDir, report: ErrorReporter) -> None:
+                 state_dir: StateDir, report: ErrorReporter, keep: RejectedSettings | None = None) -> None:
         self.accepted = accepted
+        self._keep = keep or RejectedSettings()
         self._key = key
         self._transcript = transcript
         self._files = files
@@ -114,6 +119,20 @@ class Settlement:
             where = await self._save_copy(state_dir, review, file) if state_dir else None
             kept = f"kept in {where} (:edit it to see it)" if where else "not kept: no state folder"
             self._transcript.notice(f"rejected proposal for {file.path} {kept}", "info")
+        if state_dir:
+            await self._prune(Path(state_dir, *REJECTED_DIR))
+
+    async def _prune(self, folder: Path) -> None:
+        keep = self._keep
+        try:
+            removed = await asyncio.to_thread(prune, folder, keep.max_files, keep.max_age_days * 86400,
+                                              keep.max_bytes)
+        except OSError as exc:
+            self._transcript.notice(f"could not prune the rejected proposals in {folder}: {exc}", "error")
+            return
+        if removed:
+            self._transcript.notice(f"pruned {removed} old rejected proposal(s) from {folder} "
+                                    "(permissions.rejected sets how many are kept)", "info")
 
     async def _save_copy(self, state_dir: str, review: Review, file: FileReview) -> str | None:
         folder = Path(state_dir, *REJECTED_DIR, re.sub(r"[^\w.-]+", "-", review.session_key))
@@ -129,7 +148,7 @@ class Settlement:
         """The agent wrote the disk itself: put the accepted text in place where it differs."""
         for edit in edits:
             target = edit.target
-            if target is None or await asyncio.to_thread(disk_text, Path(edit.path)) == target:
+            if target is None or await asyncio.to_thread(disk_text, edit.path, self._files.policy) == target:
                 continue
             try:
                 await self._files.write(edit.path, target, filtered=False)
@@ -139,6 +158,41 @@ class Settlement:
             self._transcript.notice(f"{edit.path} now holds the text you accepted in the review", "info")
 
 
+def prune(folder: Path, max_files: int, max_age_s: float, max_bytes: int, now: float | None = None) -> int:
+    """Delete kept copies under ``folder``: older than ``max_age_s``, then the oldest beyond
+    ``max_files`` or ``max_bytes`` in all (0 turns a bound off). Returns how many were deleted."""
+    now = time.time() if now is None else now
+    if not folder.is_dir():
+        return 0
+    copies = sorted(_copies(folder), key=lambda item: item[1], reverse=True)  # newest first
+    removed, count, size = 0, 0, 0
+    for path, mtime, length in copies:
+        count, size = count + 1, size + length
+        too_old = max_age_s > 0 and now - mtime > max_age_s
+        if too_old or (max_files and count > max_files) or (max_bytes and size > max_bytes):
+            path.unlink(missing_ok=True)
+            removed += 1
+            count, size = count - 1, size - length
+    for sub in folder.iterdir():
+        if sub.is_dir() and not sub.is_symlink() and not any(sub.iterdir()):
+            with contextlib.suppress(OSError):  # another session may just have kept a copy there
+                sub.rmdir()
+    return removed
+
+
+def _copies(folder: Path, depth: int = 2) -> list[tuple[Path, float, int]]:
+    """(path, mtime, size) of every kept copy: regular files one or two levels down, links never followed."""
+    found: list[tuple[Path, float, int]] = []
+    if depth == 0 or not S_ISDIR(folder.lstat().st_mode):
+        return found
+    for path in folder.iterdir():
+        stat = path.lstat()
+        if S_ISREG(stat.st_mode):
+            found.append((path, stat.st_mtime, stat.st_size))
+        elif S_ISDIR(stat.st_mode):
+            found += _copies(path, depth - 1)
+    return found
+
+
 def _write_copy(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    write_atomic(path, text.encode("utf-8"))  # mode 0600: a proposal may hold what the agent read

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from acp import RequestError
-from acp.client.connection import ClientSideConnection
-from acp.schema import AuthMethodAgent, EnvVarAuthMethod, InitializeResponse, NewSessionResponse, TerminalAuthMethod
+from acp.schema import AuthMethodAgent, EnvVarAuthMethod, NewSessionResponse, TerminalAuthMethod
 
+from ..agent.process import AgentProcess
 from ..errors import AgentStartError
+from ..mcp.servers import SessionMcpServer
 
 AuthMethod = EnvVarAuthMethod | TerminalAuthMethod | AuthMethodAgent
 Choose = Callable[[str, list[str]], Awaitable[int | None]]
@@ -21,39 +22,46 @@ def is_auth_required(exc: BaseException) -> bool:
     return isinstance(exc, RequestError) and exc.code == AUTH_REQUIRED
 
 
-async def new_session(agent: str, conn: ClientSideConnection, info: InitializeResponse | None, cwd: str,
-                      choose: Choose, notice: Callable[[str, str], None],
+async def new_session(agent: AgentProcess, cwd: str, choose: Choose, notice: Callable[[str, str], None],
+                      mcp_servers: list[SessionMcpServer] | None = None,
                       dirs: list[str] | None = None) -> NewSessionResponse:
-    """``session/new`` in ``cwd`` (``dirs``: additionalDirectories); when the agent wants a login first,
-    log in and try once more."""
+    """``session/new`` in ``cwd`` with ``mcp_servers`` (``dirs``: additionalDirectories); when the agent
+    wants a login first, log in and try once more. Each request is answered in time or fails
+    (``AgentProcess.ask``)."""
+    servers = list(mcp_servers or [])
+    conn = agent.connection()
     try:
-        return await conn.new_session(cwd=cwd, mcp_servers=[], additional_directories=dirs)
+        return await agent.ask("session/new", conn.new_session(cwd=cwd, mcp_servers=servers,
+                                                               additional_directories=dirs))
     except RequestError as exc:
         if not is_auth_required(exc):
             raise
     notice("the agent asks you to log in", "info")
-    methods = list(info.auth_methods or []) if info is not None else []
-    await authenticate(agent, conn, methods, choose)
-    return await conn.new_session(cwd=cwd, mcp_servers=[], additional_directories=dirs)
+    methods = list(agent.info.auth_methods or []) if agent.info is not None else []
+    await authenticate(agent, methods, choose)
+    return await agent.ask("session/new", conn.new_session(cwd=cwd, mcp_servers=servers,
+                                                           additional_directories=dirs))
 
 
-async def authenticate(agent: str, conn: ClientSideConnection, methods: list[AuthMethod], choose: Choose) -> None:
+async def authenticate(agent: AgentProcess, methods: list[AuthMethod], choose: Choose) -> None:
     """Let the user pick one of the agent's methods, then ``authenticate`` with it."""
+    name = agent.name
     if not methods:
-        raise AgentStartError(f"agent {agent!r} requires authentication but offers no method; "
+        raise AgentStartError(f"agent {name!r} requires authentication but offers no method; "
                               "log in with the agent's own CLI, or set its API key in the agent's env")
     labels = [_label(m) for m in methods]
-    index = await choose(f"{agent} needs you to log in: choose a method", labels)
+    index = await choose(f"{name} needs you to log in: choose a method", labels)
     if index is None:
-        raise AgentStartError(f"authentication of agent {agent!r} was cancelled")
+        raise AgentStartError(f"authentication of agent {name!r} was cancelled")
     method = methods[index]
     if isinstance(method, (TerminalAuthMethod, EnvVarAuthMethod)):  # sessions lane: the client's part first
         how = "in a terminal" if isinstance(method, TerminalAuthMethod) else "with a secret you type"
-        raise AgentStartError(f"{_label(method)} logs in {how}: run :Ai login {agent}")
+        raise AgentStartError(f"{_label(method)} logs in {how}: run :Ai login {name}")
     try:
-        await conn.authenticate(method_id=method.id)
+        await agent.ask("authenticate", agent.connection().authenticate(method_id=method.id),
+                        limit=agent.hooks.timeouts.login)
     except RequestError as exc:
-        raise AgentStartError(f"authentication of agent {agent!r} with {_label(method)} failed: {exc}") from None
+        raise AgentStartError(f"authentication of agent {name!r} with {_label(method)} failed: {exc}") from None
 
 
 def _label(method: AuthMethod) -> str:

@@ -1,7 +1,13 @@
-"""The ACP ``Client`` side: requests from the agent, routed to the session that owns them."""
+"""The ACP ``Client`` side: requests from the agent, routed to the session that owns them.
+
+It is also the wire transport's ``Inbound`` (``core/agent/inbound.py``): ``session/update``
+arrives here in ordered batches without the SDK's dispatch, and what the transport dropped or
+repaired is logged here (and told to the user once per kind when it matters).
+"""
 
 from __future__ import annotations
 
+import traceback
 from typing import Protocol, cast
 
 from acp import Client, RequestError
@@ -15,9 +21,14 @@ from acp.schema import (
 )
 
 from ..agent import quirks
+from ..agent.inbound import Streamed
 from ..agent.process import AgentProcess
+from ..config import WireSettings
 from ..files.service import FileService
 from ..log.ring import LogRing
+
+TELL_LIMIT = 3
+"""Wire problems a session tells the user about; the rest are only logged."""
 
 
 class Served(Protocol):
@@ -37,6 +48,10 @@ class Served(Protocol):
 
     def on_update(self, update: SessionUpdate) -> None: ...
 
+    def on_chunk(self, kind: str, text: str) -> None: ...
+
+    def tell(self, text: str) -> None: ...
+
     async def request_permission(self, tool_call: ToolCallUpdate,
                                  options: list[PermissionOption]) -> RequestPermissionResponse: ...
 
@@ -44,8 +59,10 @@ class Served(Protocol):
 class SessionClient:
     """Implements the SDK's Client protocol for one session's agent process."""
 
-    def __init__(self, session: Served) -> None:
+    def __init__(self, session: Served, wire: WireSettings | None = None) -> None:
         self._session = session
+        self._wire = wire or WireSettings()
+        self._tells_left = TELL_LIMIT
 
     def _own(self, session_id: str) -> Served:
         if self._session.session_id not in (None, session_id):
@@ -53,7 +70,49 @@ class SessionClient:
         return self._session
 
     async def session_update(self, session_id: str, update: SessionUpdate, **kwargs: object) -> None:
-        self._own(session_id).on_update(update)
+        """Through the SDK (only when the transport has no inbound path: tests of the bare SDK)."""
+        self.updates([(session_id, "", update)])
+
+    # -- the wire's inbound path (core/agent/inbound.py) -----------------------------------
+
+    @property
+    def max_line_bytes(self) -> int:
+        return self._wire.max_line_bytes
+
+    def updates(self, batch: list[Streamed]) -> None:
+        """Each update in order to the session; one for another session, or one that fails, is
+        reported and the rest still go on."""
+        session = self._session
+        for session_id, kind, payload in batch:
+            if session_id != session.session_id and session.session_id is not None:
+                self.dropped(f"ignored a session/update for another session ({session_id!r:.80})")
+                continue
+            try:
+                if kind:
+                    session.on_chunk(kind, cast(str, payload))
+                else:
+                    session.on_update(cast(SessionUpdate, payload))
+            except Exception as exc:
+                self._failed(exc)
+
+    def dropped(self, summary: str, raw: str | None = None, tell: bool = False, level: str = "warn") -> None:
+        """The transport dropped or repaired a message: the log says what, and with ``tell`` so
+        does a message (the first few of a session; the log has them all)."""
+        self._session.log.add(level, "wire", summary, direction="in", raw=raw)
+        if tell:
+            self._tell(summary)
+
+    def _failed(self, exc: Exception) -> None:
+        detail = "".join(traceback.format_exception(exc, limit=-4))
+        self._session.log.add("error", "error", f"showing an update failed: {type(exc).__name__}: {exc}", raw=detail)
+        self._tell(f"internal error while showing an update: {type(exc).__name__}: {exc}")
+
+    def _tell(self, text: str) -> None:
+        if self._tells_left <= 0:
+            return
+        self._tells_left -= 1
+        more = " (further such problems only in :Ai log)" if not self._tells_left else " (see :Ai log)"
+        self._session.tell(text + more)
 
     async def request_permission(
         self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption], **kwargs: object
@@ -85,10 +144,10 @@ class SessionClient:
         self._session.log.add("debug", "notification", f"ignored extension notification {method}")
 
 
-def client_for(session: Served) -> Client:
+def client_for(session: Served, wire: WireSettings | None = None) -> Client:
     """The session's client, typed as the SDK's ``Client``.
 
     ``SessionClient`` leaves out ``terminal/*`` and elicitation on purpose (we advertise
     neither; the SDK answers "method not found"), so it is not structurally a ``Client``.
     """
-    return cast(Client, SessionClient(session))
+    return cast(Client, SessionClient(session, wire))

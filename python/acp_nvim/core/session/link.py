@@ -11,18 +11,27 @@ from collections.abc import Callable
 
 from acp import Client, RequestError
 from acp.client.connection import ClientSideConnection
-from acp.schema import LoadSessionResponse, NewSessionResponse, ResumeSessionResponse
+from acp.schema import (
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptCapabilities,
+    ResumeSessionResponse,
+)
 
-from ..agent.process import AgentProcess
+from ..agent.process import AgentHooks, AgentProcess
 from ..config import AgentSpec
-from ..errors import SessionClosedError
+from ..errors import AgentTimeoutError, SessionClosedError
 from ..log.ring import LogRing
-from ..tasks import ErrorReporter
-from . import auth, reattach
+from ..mcp.servers import SessionMcpServer
+from ..mcp.session_mcp import McpServersFor
+from . import attachments, auth, reattach
 from .details import SessionDetails
 from .past import extra_dirs
 
 Attached = NewSessionResponse | LoadSessionResponse | ResumeSessionResponse
+NEW = "new"
+"""How a reopen ended when the agent could not resume or load: a new ACP session."""
 Notice = Callable[[str, str], None]
 """A line in the chat: (text, kind)."""
 Replaying = Callable[[bool], None]
@@ -34,7 +43,7 @@ class AgentLink:
 
     def __init__(self, key: str, agent: str, spec: AgentSpec, cwd: str, *, client: Client, log: LogRing,
                  details: SessionDetails, notice: Notice, warn: Callable[[str], None], choose: auth.Choose,
-                 replaying: Replaying, noise: Callable[[str], None], report: ErrorReporter) -> None:
+                 replaying: Replaying, hooks: AgentHooks, mcp_servers: McpServersFor = lambda info: []) -> None:
         self.key = key
         self.agent = agent
         self.spec = spec
@@ -47,14 +56,17 @@ class AgentLink:
         self._warn = warn
         self._choose = choose
         self._replaying = replaying
-        self._noise = noise
-        self._report = report
+        self._hooks = hooks
+        self._mcp_servers = mcp_servers
+        """The ``mcpServers`` for session/new, load and resume, per the agent's capabilities (core/mcp)."""
         self.roots: list[str] = []
         """``workspace_roots``, sent as additionalDirectories where offered (sessions lane)."""
         self.process = self._new_process()
+        self.retiring: set[AgentProcess] = set()
+        """Replaced processes that may still be ending (editor exit ends them too)."""
 
     def _new_process(self) -> AgentProcess:
-        return AgentProcess(self.agent, self.spec, self._client, self._log, self.cwd, self._noise, self._report)
+        return AgentProcess(self.agent, self.spec, self._client, self._log, self.cwd, self._hooks)
 
     @property
     def connection(self) -> ClientSideConnection:
@@ -72,11 +84,21 @@ class AgentLink:
         return self.session_id
 
     @property
-    def embedded_context(self) -> bool:
-        """Whether the agent accepts embedded resources in prompts (else: resource links)."""
+    def prompt_capabilities(self) -> PromptCapabilities | None:
+        """What the agent takes in prompts besides text (embedded context, images, audio)."""
         info = self.process.info
         caps = info.agent_capabilities if info is not None else None
-        prompt_caps = caps.prompt_capabilities if caps is not None else None
+        return caps.prompt_capabilities if caps is not None else None
+
+    @property
+    def accepts(self) -> attachments.Accepts:
+        """What prompts may carry besides text and links (embedded context, images, audio)."""
+        return attachments.Accepts.of(self.prompt_capabilities)
+
+    @property
+    def embedded_context(self) -> bool:
+        """Whether the agent accepts embedded resources in prompts (else: resource links)."""
+        prompt_caps = self.prompt_capabilities
         return bool(prompt_caps and prompt_caps.embedded_context)
 
     async def open(self) -> Attached:
@@ -87,28 +109,45 @@ class AgentLink:
         return response
 
     async def replace_process(self) -> None:
-        """Close the agent process and prepare a fresh one (``:Ai restart``)."""
-        await self.process.close()
+        """Close the agent process and prepare a fresh one (``:Ai restart``). The old process is
+        in ``retiring`` until it has exited, even when this is cancelled (its close goes on)."""
+        old = self.process
+        self.retiring.add(old)
+        try:
+            await old.close()
+        finally:
+            if old.process is None or old.exited.done():
+                self.retiring.discard(old)
+            else:
+                old.exited.add_done_callback(lambda _: self.retiring.discard(old))
         self.process = self._new_process()
         self._log.add("info", "lifecycle", "restart requested")
 
     async def reopen(self) -> tuple[Attached, str]:
-        """Start the fresh process on the same conversation if the agent can; the response and how."""
-        info = await self.process.start()
-        self._replaying(True)
-        try:
-            attached = await reattach.reattach(self.connection, info, self.session_id or "", self.cwd)
-        finally:
-            self._replaying(False)
-        if attached is not None:
-            return attached
+        """Start the fresh process on the same conversation if the agent can: the response and how
+        (``reattach.RESUMED``, ``reattach.RELOADED``, or ``NEW`` for a new ACP session)."""
+        await self.process.start()
+        if self.session_id is not None:
+            self._replaying(True)
+            try:
+                info = self.process.info
+                attached = await reattach.reattach(self.process, self.session_id, self.cwd, self.mcp_servers(info),
+                                                   dirs=extra_dirs(info, self.roots))
+            finally:
+                self._replaying(False)
+            if attached is not None:
+                return attached
         response = await self._new_session()
         self.session_id = response.session_id
-        return response, "new session: the agent cannot reload the old one"
+        return response, NEW
 
     async def _new_session(self) -> NewSessionResponse:
-        return await auth.new_session(self.agent, self.connection, self.process.info, self.cwd, self._choose,
-                                      self._notice, extra_dirs(self.process.info, self.roots))
+        return await auth.new_session(self.process, self.cwd, self._choose, self._notice,
+                                      self.mcp_servers(self.process.info), extra_dirs(self.process.info, self.roots))
+
+    def mcp_servers(self, info: InitializeResponse | None) -> list[SessionMcpServer]:
+        """The ``mcpServers`` to send with session/new, load, resume or fork to an agent that said ``info``."""
+        return self._mcp_servers(info)
 
     async def attach(self, response: Attached) -> None:
         """Take the modes and options of a new/load/resume response; select the configured mode."""
@@ -128,8 +167,9 @@ class AgentLink:
             self._warn(f"the agent offers no mode {wanted!r}; staying in {details.mode or 'its default'}")
             return
         try:
-            await self.connection.set_session_mode(session_id=self.session, mode_id=wanted)
-        except RequestError as exc:
-            self._warn(f"selecting mode {wanted!r} failed: {exc}")
+            await self.process.ask("session/set_mode",
+                                   self.connection.set_session_mode(session_id=self.session, mode_id=wanted))
+        except (RequestError, AgentTimeoutError) as exc:
+            self._warn(f"selecting mode {wanted!r} failed: {exc}; staying in {details.mode or 'its default'}")
             return
         details.mode = wanted

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from ..agent.process import kill_all_now
 from ..config import Settings
+from ..mcp.session_mcp import EditorMcpHost
 from ..port import EditorPort
 from ..questions import Questions
 from .session import Session
@@ -13,13 +15,18 @@ from .session import Session
 class SessionManager:
     """Creates sessions (one agent process each) and remembers which one is current."""
 
-    def __init__(self, editor: EditorPort, settings: Settings, questions: Questions | None = None) -> None:
+    def __init__(self, editor: EditorPort, settings: Settings, questions: Questions | None = None,
+                 editor_mcp: EditorMcpHost | None = None) -> None:
         self.editor = editor
         self.settings = settings
         self.questions = questions or Questions()
         """Shared by every session: the editor routes the user's answers here by id."""
+        self.editor_mcp = editor_mcp
+        """The editor as an MCP server (core/mcp), for every session whose agent takes http servers."""
         self.sessions: dict[str, Session] = {}
         self.current_key: str | None = None
+        self.closing: set[Session] = set()
+        """Sessions closed but whose agent may still be ending: editor exit ends them too."""
         self._counters: defaultdict[str, int] = defaultdict(int)
         self.login_env: defaultdict[str, dict[str, str]] = defaultdict(dict)
         """Per agent, variables ``:Ai login`` asked for (env_var methods): in memory only, added to the
@@ -32,7 +39,7 @@ class SessionManager:
             spec = spec.model_copy(update={"env": {**spec.env, **self.login_env[name]}})
         self._counters[name] += 1
         key = f"{name}/{self._counters[name]}"
-        session = Session(key, name, spec, self.settings, self.editor, cwd, self.questions)
+        session = Session(key, name, spec, self.settings, self.editor, cwd, self.questions, self.editor_mcp)
         self.sessions[key] = session
         self.current_key = key
         return session
@@ -49,11 +56,22 @@ class SessionManager:
         if self.current_key == key:
             self.current_key = next(reversed(self.sessions), None) if self.sessions else None
 
+    async def close(self, session: Session) -> None:
+        """Forget ``session`` (call this first, at once: the editor shows it closed) and end its
+        agent; until the process is gone it stays in ``closing``, so editor exit can still end it."""
+        self.forget(session.key)
+        self.closing.add(session)
+        try:
+            await session.close()
+        finally:
+            self.closing.discard(session)
+
     async def close_all(self) -> None:
         for session in list(self.sessions.values()):
-            await session.close()
+            await self.close(session)
 
     def kill_all(self) -> None:
-        """Synchronous last resort for editor exit: signal every agent process."""
-        for session in self.sessions.values():
-            session.process.kill_now()
+        """Editor exit, where nothing can be awaited: end every agent process and its children,
+        closing ones included (SIGTERM, a wait of a few hundred ms, SIGKILL)."""
+        sessions = [*self.sessions.values(), *self.closing]
+        kill_all_now([process for session in sessions for process in session.processes])

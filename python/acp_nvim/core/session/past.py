@@ -7,7 +7,6 @@ the SDK 0.12 types but does not send (``session/delete``, ``logout``).
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -15,7 +14,6 @@ from datetime import datetime
 from typing import TypeVar, cast
 
 from acp import Client, RequestError
-from acp.client.connection import ClientSideConnection
 from acp.meta import AGENT_METHODS
 from acp.schema import (
     DeleteSessionRequest,
@@ -30,8 +28,8 @@ from acp.schema import (
 )
 from acp.utils import request_model_from_dict
 
-from ..agent.process import AgentProcess
-from ..config import AgentSpec
+from ..agent.process import AgentHooks, AgentProcess
+from ..config import AgentSpec, Settings
 from ..history.record import SessionRecord
 from ..log.redact import Redactor
 from ..log.ring import LogRing
@@ -70,24 +68,27 @@ def extra_dirs(info: InitializeResponse | None, roots: list[str]) -> list[str] |
 
 # -- requests the SDK types but does not send -------------------------------------------
 
-async def delete_session(conn: ClientSideConnection, session_id: str) -> None:
-    """``session/delete`` (the SDK 0.12 has the types, not the method)."""
-    await request_model_from_dict(conn._conn, AGENT_METHODS["session_delete"],
-                                  DeleteSessionRequest(session_id=session_id), DeleteSessionResponse)
+async def delete_session(process: AgentProcess, session_id: str) -> None:
+    """``session/delete`` (the SDK 0.12 has the types, not the method), answered in time or failed."""
+    await process.ask("session/delete", request_model_from_dict(
+        process.connection()._conn, AGENT_METHODS["session_delete"], DeleteSessionRequest(session_id=session_id),
+        DeleteSessionResponse))
 
 
-async def logout(conn: ClientSideConnection) -> None:
-    """``logout`` (the SDK 0.12 has the types, not the method)."""
-    await request_model_from_dict(conn._conn, AGENT_METHODS["logout"], LogoutRequest(),
-                                  LogoutResponse)
+async def logout(process: AgentProcess) -> None:
+    """``logout`` (the SDK 0.12 has the types, not the method), answered in time or failed."""
+    await process.ask("logout", request_model_from_dict(
+        process.connection()._conn, AGENT_METHODS["logout"], LogoutRequest(), LogoutResponse))
 
 
-async def list_sessions(conn: ClientSideConnection, cwd: str) -> list[SessionInfo]:
-    """Every page of ``session/list`` for ``cwd`` (sessions of other folders are dropped)."""
+async def list_sessions(process: AgentProcess, cwd: str) -> list[SessionInfo]:
+    """Every page of ``session/list`` for ``cwd`` (sessions of other folders are dropped); each page
+    is answered in time or the listing fails."""
     found: list[SessionInfo] = []
     cursor: str | None = None
+    conn = process.connection()
     for _ in range(MAX_PAGES):
-        page = await conn.list_sessions(cwd=cwd, cursor=cursor)
+        page = await process.ask("session/list", conn.list_sessions(cwd=cwd, cursor=cursor))
         found += [info for info in page.sessions if info.cwd == cwd]
         cursor = page.next_cursor
         if not cursor:
@@ -176,28 +177,29 @@ def now() -> float:
 
 # -- asking an agent ------------------------------------------------------------------------
 
-LIST_TIMEOUT = 30.0
-"""Starting an agent only to list its sessions must not keep the picker waiting forever."""
-
-
 async def with_agent(name: str, spec: AgentSpec, cwd: str, live: AgentProcess | None,
-                     ask: Callable[[AgentProcess], Awaitable[T]]) -> T:
-    """Run ``ask`` on ``live`` (a running process of the agent) or on one started for it and closed after."""
+                     ask: Callable[[AgentProcess], Awaitable[T]], settings: Settings | None = None) -> T:
+    """Run ``ask`` on ``live`` (a running process of the agent) or on one started for it and closed
+    after (its handshake bounded by ``settings.timeouts``, its log redacted as a session's). ``ask``
+    sends its requests through ``AgentProcess.ask``, so each is answered in time or fails."""
     if live is not None and live.alive and live.conn is not None:
-        return await asyncio.wait_for(ask(live), LIST_TIMEOUT)
-    log = LogRing(1000, 1 << 20, redact=Redactor.for_env(spec.env))
-    process = AgentProcess(name, spec, listing_client(), log, cwd)
+        return await ask(live)
+    settings = settings or Settings()
+    redact = Redactor.for_env(spec.env, patterns=settings.redaction.patterns)
+    log = LogRing(1000, 1 << 20, redact=redact)
+    process = AgentProcess(name, spec, listing_client(), log, cwd, AgentHooks(timeouts=settings.timeouts))
     try:
-        await asyncio.wait_for(process.start(), LIST_TIMEOUT)
-        return await asyncio.wait_for(ask(process), LIST_TIMEOUT)
+        await process.start()
+        return await ask(process)
     finally:
         await process.close()
 
 
-async def listed_by(name: str, spec: AgentSpec, cwd: str, live: AgentProcess | None) -> list[SessionInfo]:
+async def listed_by(name: str, spec: AgentSpec, cwd: str, live: AgentProcess | None,
+                    settings: Settings | None = None) -> list[SessionInfo]:
     """The agent's sessions of ``cwd`` (empty when it offers no ``session/list``)."""
     async def ask(process: AgentProcess) -> list[SessionInfo]:
         if process.conn is None or not offers(process.info, "list"):
             return []
-        return await list_sessions(process.conn, cwd)
-    return await with_agent(name, spec, cwd, live, ask)
+        return await list_sessions(process, cwd)
+    return await with_agent(name, spec, cwd, live, ask, settings)

@@ -2,23 +2,32 @@
 
 A turn tells the agent how its reviewed edits landed (the broker's notes), sends the text,
 the extra blocks and the attached context, watches the files around it (the turn's
-changeset, disk writes reconciled at its end) and records how it ended.
+changeset, disk writes reconciled at its end) and records how it ended: every turn ends
+with a "turn ended" line, errors and interruptions included. Whether the prompt reached
+the agent is noted on the ``Turn``: one that did not is the session's to keep.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from acp import RequestError, text_block
 from acp.client.connection import ClientSideConnection
-from acp.helpers import ContentBlock
+from acp.helpers import ContentBlock, embedded_text_resource, resource_block
 from acp.schema import Usage
 
 from ..files.side import FileSide
+from ..transcript.tool_calls import OPEN_STATUSES, ToolCallState
 from ..transcript.transcript import Transcript
 from . import attachments
 from .details import SessionDetails
+
+CONTEXT_URI = "acp-nvim://conversation"
+CONTEXT_INTRO = ("The agent process was restarted and could not reopen the session, so this is the "
+                 "conversation so far, for context:\n\n")
 
 
 @dataclass(slots=True)
@@ -31,36 +40,99 @@ class Prompt:
     """Context (ranges, @mentions) sent as embedded resources or links, per the agent's capabilities."""
 
 
+@dataclass(eq=False)
+class Turn:
+    """One prompt on its way: whether it reached the agent, its tool calls, its cancel."""
+
+    prompt: Prompt
+    carry: str | None = None
+    """The conversation so far, sent along (the agent restarted into a new session)."""
+    sent: bool = False
+    """The prompt request was written to the agent."""
+    started: float = field(default_factory=time.monotonic)
+    tools: dict[str, ToolCallState] = field(default_factory=dict)
+    cancelled_at: float | None = None
+    cancel_ignored: bool = False
+    dropped: int = 0
+    """Updates dropped after the cancel (late output of the cancelled turn)."""
+    interrupted: str = "interrupted"
+    """How the turn ends in the chat if it is cut off (a restart, a close)."""
+    agent_stopped: bool = False
+    """The connection closed under the turn (the agent is exiting)."""
+
+    def open_tools(self) -> list[ToolCallState]:
+        """Tool calls of this turn that have not finished."""
+        return [state for state in self.tools.values() if state.status in OPEN_STATUSES]
+
+    def tool_running(self) -> bool:
+        return any(state.status == "in_progress" for state in self.tools.values())
+
+
+@dataclass(frozen=True)
+class Link:
+    """Where a turn goes: the connection, the ACP session, what the agent accepts, and a count
+    of prompts written to it (to tell a prompt that never left from one left unanswered)."""
+
+    conn: ClientSideConnection
+    session_id: str
+    accepts: attachments.Accepts
+    prompts_sent: Callable[[], int]
+
+
 class TurnRunner:
     """Runs one prompt turn of a session, start to end."""
 
     def __init__(self, transcript: Transcript, details: SessionDetails, files: FileSide,
-                 notes: Callable[[], list[ContentBlock]], read: attachments.Reader) -> None:
+                 notes: Callable[[], list[ContentBlock]], pack: attachments.Packer) -> None:
         self._transcript = transcript
         self._details = details
         self._files = files
         self._notes = notes
-        self._read = read
+        self._pack = pack
 
-    async def run(self, conn: ClientSideConnection, session_id: str, embedded: bool, prompt: Prompt) -> None:
-        """Send ``prompt`` and wait for the turn's end; a failed prompt is shown, never raised."""
+    async def run(self, link: Link, turn: Turn) -> None:
+        """Send the turn's prompt and wait for the turn's end; a failed prompt is shown, never raised
+        (a cancellation is: the turn ends "interrupted" if the agent had it)."""
+        prompt, before = turn.prompt, link.prompts_sent()
         self._transcript.user_message(prompt.text, [a.label for a in prompt.attachments])
-        context = await attachments.to_blocks(prompt.attachments, embedded, self._read)
-        blocks = [*self._notes(), text_block(prompt.text), *prompt.blocks, *context]
-        await self._files.begin_turn()
         try:
-            response = await conn.prompt(session_id=session_id, prompt=blocks)
+            context = await self._pack.blocks(prompt.attachments, link.accepts)
+            blocks = [*self._notes(), text_block(prompt.text), *prompt.blocks, *context,
+                      *_carried(turn.carry, link.accepts.embedded)]
+            await self._files.begin_turn()
+            try:
+                response = await link.conn.prompt(session_id=link.session_id, prompt=blocks)
+            finally:
+                turn.sent = link.prompts_sent() > before
+                self._files.reconciler.end_turn()
         except RequestError as exc:
             self._transcript.notice(f"prompt failed: {exc}", "error")
-            self._details.turn_ended("error")
+            self._ended("error")
             return
         except ConnectionError:
-            self._details.turn_ended("error")
-            return  # the exit watcher reports the crash
-        finally:
-            self._files.reconciler.end_turn()
+            turn.agent_stopped = True
+            if turn.sent:
+                self._ended("error (the agent stopped)")
+            return
+        except asyncio.CancelledError:
+            if turn.sent:
+                self._ended(turn.interrupted)
+            raise
         self._details.turn_ended(response.stop_reason, response.usage)
         self._transcript.turn_end(response.stop_reason, usage_text(response.usage))
+
+    def _ended(self, reason: str) -> None:
+        self._details.turn_ended(reason.split(" ", 1)[0])
+        self._transcript.turn_end(reason)
+
+
+def _carried(text: str | None, embedded: bool) -> list[ContentBlock]:
+    """The conversation so far as one more block of the prompt (after the user's text)."""
+    if not text:
+        return []
+    if embedded:
+        return [resource_block(embedded_text_resource(CONTEXT_URI, CONTEXT_INTRO + text, mime_type="text/markdown"))]
+    return [text_block(CONTEXT_INTRO + text)]
 
 
 def usage_text(usage: Usage | None) -> str | None:

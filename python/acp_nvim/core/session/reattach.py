@@ -1,34 +1,76 @@
-"""After a restart: get back to the same conversation if the agent can (resume, then load)."""
+"""Back on an existing conversation with a fresh process: ``session/resume``, ``session/load``.
+
+Used after a restart (resume first: the chat already shows the conversation) and by
+``:Ai resume`` (``reopen.py``: load first when nothing is kept locally, so the chat shows
+the agent's replay).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from acp import RequestError
-from acp.client.connection import ClientSideConnection
 from acp.schema import InitializeResponse, LoadSessionResponse, ResumeSessionResponse
 
+from ..agent.process import AgentProcess
+from ..mcp.servers import SessionMcpServer
 
-def can_resume(info: InitializeResponse) -> bool:
-    caps = info.agent_capabilities
+RESUMED = "resumed"
+RELOADED = "reloaded"
+
+
+def can_resume(info: InitializeResponse | None) -> bool:
+    caps = info.agent_capabilities if info is not None else None
     sessions = caps.session_capabilities if caps is not None else None
     return sessions is not None and sessions.resume is not None
 
 
-def can_load(info: InitializeResponse) -> bool:
-    caps = info.agent_capabilities
+def can_load(info: InitializeResponse | None) -> bool:
+    caps = info.agent_capabilities if info is not None else None
     return bool(caps is not None and caps.load_session)
 
 
-async def reattach(conn: ClientSideConnection, info: InitializeResponse, session_id: str,
-                   cwd: str) -> tuple[ResumeSessionResponse | LoadSessionResponse, str] | None:
-    """Try ``session/resume`` then ``session/load``; the response and how, or None if neither worked."""
-    if can_resume(info):
-        try:
-            return await conn.resume_session(session_id=session_id, cwd=cwd, mcp_servers=[]), "resumed"
-        except (RequestError, ConnectionError):
-            pass
-    if can_load(info):
-        try:
-            return await conn.load_session(session_id=session_id, cwd=cwd, mcp_servers=[]), "reloaded"
-        except (RequestError, ConnectionError):
-            pass
+def _ignore(_: bool) -> None:
     return None
+
+
+async def reattach(agent: AgentProcess, session_id: str, cwd: str,
+                   mcp_servers: list[SessionMcpServer] | None = None, *, dirs: list[str] | None = None,
+                   load_first: bool = False, loading: Callable[[bool], None] = _ignore,
+                   refused: list[str] | None = None,
+                   ) -> tuple[ResumeSessionResponse | LoadSessionResponse, str] | None:
+    """Try ``session/resume`` then ``session/load`` (``load_first``: the other way round), with
+    ``mcp_servers`` and ``dirs`` (additionalDirectories, None: not sent): the response and how
+    (``RESUMED``, ``RELOADED``), or None when the agent can do neither or refused both (each
+    refusal is added to ``refused``). ``loading`` is told True just before a ``session/load``
+    and False when it is refused. A request that times out, or an agent that exits, fails the
+    reattach (``AgentProcess.ask``)."""
+    order = ("load", "resume") if load_first else ("resume", "load")
+    for how in order:
+        try:
+            if how == "resume" and can_resume(agent.info):
+                return await _resume(agent, session_id, cwd, mcp_servers, dirs), RESUMED
+            if how == "load" and can_load(agent.info):
+                loading(True)
+                return await _load(agent, session_id, cwd, mcp_servers, dirs), RELOADED
+        except RequestError as exc:
+            if how == "load":
+                loading(False)
+            agent.log.add("warn", "lifecycle", f"session/{how} refused: {exc}")
+            if refused is not None:
+                refused.append(f"session/{how}: {exc}")
+    return None
+
+
+async def _resume(agent: AgentProcess, session_id: str, cwd: str, mcp_servers: list[SessionMcpServer] | None,
+                  dirs: list[str] | None) -> ResumeSessionResponse:
+    conn = agent.connection()
+    return await agent.ask("session/resume", conn.resume_session(
+        session_id=session_id, cwd=cwd, mcp_servers=list(mcp_servers or []), additional_directories=dirs))
+
+
+async def _load(agent: AgentProcess, session_id: str, cwd: str, mcp_servers: list[SessionMcpServer] | None,
+                dirs: list[str] | None) -> LoadSessionResponse:
+    conn = agent.connection()
+    return await agent.ask("session/load", conn.load_session(
+        session_id=session_id, cwd=cwd, mcp_servers=list(mcp_servers or []), additional_directories=dirs))

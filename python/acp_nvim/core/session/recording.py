@@ -82,7 +82,7 @@ class Recorder:
         store = await self.store()
         if store is not None:
             record = self.record_of(session, watched)
-            await asyncio.to_thread(store.save, record, session.log.redact)
+            await asyncio.to_thread(store.save, record, session.redact)
         if watched.again:
             watched.again = False
             watched.saving = None

@@ -1,13 +1,14 @@
 """Opening a past session on a fresh agent process (``:Ai resume``, ``:Ai fork``), and
 ``session/close`` before the process stops (``:Ai close``).
 
-Reopening tries ``session/resume`` where the agent offers it, then ``session/load``; when
-neither is offered or both fail, the session can only be read (the local transcript).
+Reopening goes through ``reattach.reattach`` (the restart's way back): ``session/resume`` where
+the agent offers it, then ``session/load`` (load first when nothing is kept locally); when
+neither is offered or both fail, the session can only be read (the local transcript). Every
+request is answered in time or fails (``AgentProcess.ask``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 
 from acp import RequestError
@@ -22,6 +23,8 @@ from acp.schema import (
     UserMessageChunk,
 )
 
+from ..errors import AcpNvimError
+from . import reattach
 from .link import AgentLink, Attached, Replaying
 from .past import extra_dirs, offers
 
@@ -51,50 +54,47 @@ class Reopened:
         self.replay_held = replay_held
 
 
-async def open_past(link: AgentLink, session_id: str, roots: list[str], replay: bool,
-                    hold: Replaying) -> Reopened:
-    """Start ``link``'s process and reopen ``session_id`` on it. ``replay``: nothing is kept locally, so
-    ``session/load`` (whose replay the chat shows) goes before ``session/resume`` (which shows nothing)."""
-    info = await link.process.start()
-    failures: list[str] = []
-    order = ("load", "resume") if replay else ("resume", "load")
-    for how in (way for way in order if offers(info, way)):
-        try:
-            response = await _reopen(link, how, session_id, extra_dirs(info, roots), hold, replay)
-        except RequestError as exc:
-            failures.append(f"session/{how}: {exc}")
-            continue
-        return Reopened(response, "resumed" if how == "resume" else "loaded", how == "load" and not replay)
-    reason = "; ".join(failures) or "the agent offers neither session/resume nor session/load"
-    return Reopened(None, reason)
-
-
-async def _reopen(link: AgentLink, how: str, session_id: str, dirs: list[str] | None, hold: Replaying,
-                  replay: bool) -> Attached:
-    conn = link.connection
+async def open_past(link: AgentLink, session_id: str, replay: bool, hold: Replaying) -> Reopened:
+    """Start ``link``'s process and reopen ``session_id`` on it (``reattach.reattach``). ``replay``:
+    nothing is kept locally, so ``session/load`` (whose replay the chat shows) goes before
+    ``session/resume`` (which shows nothing); otherwise a load's replay is held."""
+    process = link.process
+    info = await process.start()
     link.session_id = session_id  # a load's replayed updates carry this id
+    refused: list[str] = []
     try:
-        if how == "resume":
-            return await conn.resume_session(session_id=session_id, cwd=link.cwd, additional_directories=dirs,
-                                             mcp_servers=[])
-        hold(not replay)
-        return await conn.load_session(session_id=session_id, cwd=link.cwd, additional_directories=dirs,
-                                       mcp_servers=[])
-    except RequestError:
+        attached = await reattach.reattach(process, session_id, link.cwd, link.mcp_servers(info),
+                                           dirs=extra_dirs(info, link.roots), load_first=replay,
+                                           loading=lambda on: hold(on and not replay), refused=refused)
+    except BaseException:
         hold(False)
         link.session_id = None
         raise
+    if attached is None:
+        link.session_id = None
+        reason = "; ".join(refused) or "the agent offers neither session/resume nor session/load"
+        return Reopened(None, reason)
+    response, how = attached
+    if how == reattach.RESUMED:
+        return Reopened(response, "resumed")
+    return Reopened(response, "loaded", replay_held=not replay)
 
 
-async def fork(link: AgentLink, source_id: str, roots: list[str], hold: Replaying) -> Attached:
+async def fork(link: AgentLink, source_id: str, hold: Replaying) -> Attached:
     """Start ``link``'s process and fork ``source_id`` on it (``session/fork``); the fork is ``link``'s session.
     What the agent replays of the source (opencode does) is held: the chat shows its own copy."""
-    info = await link.process.start()
+    process = link.process
+    info = await process.start()
     if not offers(info, "fork"):
         raise RequestError.method_not_found("session/fork")
     hold(True)
-    response = await link.connection.fork_session(session_id=source_id, cwd=link.cwd,
-                                                  additional_directories=extra_dirs(info, roots), mcp_servers=[])
+    try:
+        response = await process.ask("session/fork", link.connection.fork_session(
+            session_id=source_id, cwd=link.cwd, additional_directories=extra_dirs(info, link.roots),
+            mcp_servers=link.mcp_servers(info)))
+    except BaseException:
+        hold(False)
+        raise
     link.session_id = response.session_id
     return NewSessionResponse(session_id=response.session_id, modes=response.modes,
                               config_options=response.config_options)
@@ -102,7 +102,9 @@ async def fork(link: AgentLink, source_id: str, roots: list[str], hold: Replayin
 
 async def close_remote(link: AgentLink) -> None:
     """``session/close`` where the agent offers it, before the process stops; never raises."""
-    if link.session_id is None or not link.process.alive or not offers(link.process.info, "close"):
+    process = link.process
+    if link.session_id is None or not process.alive or not offers(process.info, "close"):
         return
-    with contextlib.suppress(RequestError, ConnectionError, asyncio.TimeoutError):
-        await asyncio.wait_for(link.connection.close_session(session_id=link.session_id), CLOSE_TIMEOUT)
+    with contextlib.suppress(RequestError, ConnectionError, AcpNvimError):
+        await process.ask("session/close", link.connection.close_session(session_id=link.session_id),
+                          limit=CLOSE_TIMEOUT)

@@ -1,67 +1,100 @@
 """One agent session: its process and ACP session, its state, prompt queue and permission requests.
 
 The session composes its parts and runs their lifecycle: ``prompt.py`` runs one turn,
-``updates.py`` routes ``session/update``, ``client.py`` serves the agent's requests, the broker
-(``core/permissions``) answers permission requests, and the file side (``core/files``) serves
-and reconciles files.
+``watch.py`` watches it, ``updates.py`` routes ``session/update``, ``client.py`` serves the
+agent's requests, the broker (``core/permissions``) answers permission requests, and the file
+side (``core/files``) serves and reconciles files.
+
+Recovery: when the agent exits, does not answer, or ignores a cancel, the chat says so and
+offers the restart key (``recovery`` holds why). A restart starts a fresh process and reopens
+the same conversation (resume, else load, else a new session that gets the conversation so
+far with the next prompt). Nothing queued is lost: a prompt the agent never got stays in the
+queue and is sent after the restart; a prompt sent to a stopped agent restarts it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from collections.abc import Callable, Coroutine
-from typing import TypeVar
 
 from acp.helpers import SessionUpdate
-from acp.schema import DeniedOutcome, PermissionOption, RequestPermissionResponse, ToolCallUpdate
+from acp.schema import (
+    AgentMessageChunk,
+    AgentPlanContentUpdate,
+    AgentPlanUpdate,
+    AgentThoughtChunk,
+    DeniedOutcome,
+    PermissionOption,
+    RequestPermissionResponse,
+    ToolCallProgress,
+    ToolCallStart,
+    ToolCallUpdate,
+    UserMessageChunk,
+)
 
 from .. import tasks
-from ..agent.process import AgentProcess
+from ..agent.process import AgentHooks, AgentProcess, exit_summary
 from ..agent.wire import NoiseReporter
 from ..config import AgentSpec, Settings
-from ..errors import SessionClosedError
+from ..errors import AcpNvimError, SessionClosedError
 from ..files.paths import PathPolicy
 from ..files.side import FileSide
 from ..log.redact import Redactor
 from ..log.ring import LogRing
+from ..mcp.session_mcp import EditorMcpHost, SessionMcp
 from ..permissions.accepted import AcceptedEdits
 from ..permissions.broker import PermissionBroker, Scope
 from ..port import EditorPort
 from ..questions import CHOICE, Questions, Ticket, choice_index
 from ..transcript.tool_calls import ToolCallState
 from ..transcript.transcript import Transcript
-from . import attachments, reopen
+from . import attachments, mode_policy, notices, reopen
 from .client import client_for
 from .details import SessionDetails
-from .link import AgentLink, Attached
+from .link import NEW, AgentLink, Attached
+from .prompt import Link, Turn, TurnRunner
 from .prompt import Prompt as Prompt
-from .prompt import TurnRunner
+from .unreviewed import UnreviewedEdits
 from .updates import UpdateRouter
+from .watch import TurnWatch, WatchHooks
 
-_T = TypeVar("_T")
 STATES = ("starting", "idle", "running", "waiting", "closed", "failed")
 ENDED = ("closed", "failed")
-"""States a session never leaves: its agent is gone; a prompt needs a new session."""
+"""States without a live agent: ``failed`` comes back with a restart, ``closed`` never does."""
+TURN_STATES = ("running", "waiting")
+CARRY_LIMIT = 100_000
+"""Characters of the conversation sent along when a restart could not reopen the session."""
+LATE_AFTER_CANCEL = (AgentMessageChunk, AgentThoughtChunk, UserMessageChunk, ToolCallStart, AgentPlanUpdate,
+                     AgentPlanContentUpdate)
+"""Updates dropped between a cancel and the end of the turn (late output of the cancelled turn)."""
 
 
 class Session:
     """Owns one agent process and one ACP session on it."""
 
     def __init__(self, key: str, agent_name: str, spec: AgentSpec, settings: Settings,
-                 editor: EditorPort, cwd: str, questions: Questions) -> None:
+                 editor: EditorPort, cwd: str, questions: Questions, editor_mcp: EditorMcpHost | None = None) -> None:
         self.key = key
         self.agent_name = agent_name
         self.spec = spec
         self.cwd = cwd
         self.editor = editor
         self.questions = questions
+        self.timeouts = settings.timeouts
+        self.restart_key = settings.restart_key
         self.state = "starting"
+        self.recovery = ""
+        """Why the chat offers the restart key ('' when all is well)."""
         self.queue: deque[Prompt] = deque()
         self.details = SessionDetails()
-        self.log = LogRing(settings.log.max_entries, settings.log.max_bytes, settings.log.level,
-                           redact=Redactor.for_env(spec.env))
-        self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name)
+        self.mcp = SessionMcp(agent_name, settings, editor_mcp)  # MCP servers (core/mcp): secrets, then the hook
+        self.redact = Redactor.for_env({**spec.env, **self.mcp.secrets()}, patterns=settings.redaction.patterns)
+        """Every surface of the session shows text through it: log, chat (and the editor's notifications)."""
+        self.log = LogRing(settings.log.max_entries, settings.log.max_bytes, settings.log.level, redact=self.redact)
+        self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name,
+                                     redactor=self.redact)
         roots = [*settings.workspace_roots, *([spec.cwd] if spec.cwd else [])]
         self._accepted = AcceptedEdits()
         files = FileSide.create(editor, PathPolicy.for_workspace(cwd, roots), questions=questions, owner=key,
@@ -71,17 +104,29 @@ class Session:
             Scope(key, agent_name, cwd), settings.permissions, questions=questions, editor=editor,
             transcript=self.transcript, files=self.files, accepted=self._accepted, report=self._report,
             waiting=self._waiting)
+        self.unreviewed = UnreviewedEdits(self.transcript, self.files.changes, lambda: self.permissions.policy)
         self._updates = UpdateRouter(self.transcript, self.details, self.log, self._tool_call_changed, self._changed)
         self._turns = TurnRunner(self.transcript, self.details, files, self.permissions.start_turn,
-                                 attachments.file_reader(editor.buffer_text))
-        self._link = AgentLink(key, agent_name, spec, cwd, client=client_for(self), log=self.log,
+                                 attachments.Packer(editor.buffer_text, settings.media.max_bytes,
+                                                    self.transcript.notice))
+        hooks = AgentHooks(noise=NoiseReporter(lambda text: editor.notify(f"{key}: {text}", "warn")),
+                           report=self._report, slow=self._slow, exited=self._exited, timeouts=settings.timeouts)
+        self._link = AgentLink(key, agent_name, spec, cwd, client=client_for(self, settings.wire), log=self.log,
                                details=self.details, notice=self.transcript.notice, warn=self._mode_warning,
-                               choose=self._choose, replaying=self._replaying,
-                               noise=NoiseReporter(lambda text: editor.notify(f"{key}: {text}", "warn")),
-                               report=self._report)
+                               choose=self._choose, replaying=self._replaying, hooks=hooks,
+                               mcp_servers=self.mcp.bind(key, cwd, self.files.policy, self.log, self.transcript.notice))
+        self._watch_hooks = WatchHooks(last_heard=lambda: self.process.last_heard, quiet=self._quiet,
+                                       silent=self._silent, speaks=self._speaks, ignores_cancel=self._ignores_cancel)
         self._cancelling = False
+        self._stuck = False
+        """The agent ignores a cancel: a prompt restarts it first."""
+        self._turn: Turn | None = None
+        self._stopped_turn = False
+        """The last turn ended because the connection closed: the exit that follows was during it."""
+        self._carry: str | None = None
         self._runner: asyncio.Task[None] | None = None
-        self._roots = self._link.roots = list(settings.workspace_roots)
+        self._lifecycle: asyncio.Task[Exception | None] | None = None
+        self._link.roots = list(settings.workspace_roots)
         self.watchers: list[Callable[[Session], None]] = []
         """Told of every change (sessions lane: the local history's recorder)."""
         self._before_prompt: list[Callable[[], None]] = []
@@ -111,7 +156,7 @@ class Session:
 
     @property
     def ended(self) -> bool:
-        """Closed or failed: the agent is gone."""
+        """Closed or failed: no agent runs (a failed session comes back with a restart)."""
         return self.state in ENDED
 
     @property
@@ -122,6 +167,11 @@ class Session:
     def _set_state(self, state: str) -> None:
         self.state = state
         self._changed()
+
+    def _set_recovery(self, reason: str) -> None:
+        if reason != self.recovery:
+            self.recovery = reason
+            self._changed()
 
     def _changed(self) -> None:
         self.editor.session_changed(self.key)
@@ -145,31 +195,43 @@ class Session:
         return self._link.session_id
 
     async def start(self) -> None:
-        """Spawn the agent, initialize, and open a new ACP session in the editor's cwd."""
-        try:
-            response = await self._link.open()
-        except BaseException as exc:
-            self.transcript.notice(f"failed to start: {exc}", "error")
-            self._set_state("failed")
-            self._drop_queue()
-            raise
-        await self._attached(response)
+        """Spawn the agent, initialize, and open a new ACP session in the editor's cwd.
+
+        A failure is shown in the chat (the session is ``failed``, the restart key offered) and raised.
+        """
+        error = await self._run_lifecycle(self._open(), "start")
+        if error is not None:
+            raise error
 
     # -- sessions lane (issue 14): a past session, a fork (core/session/reopen.py) ------
 
     async def start_past(self, session_id: str, replay: bool) -> str:
         """Spawn the agent and reopen past session ``session_id`` (``replay``: show what session/load
-        replays); how: "resumed", "loaded", or why it is read-only (the session is then closed)."""
-        reopened = await self._starting(reopen.open_past(self._link, session_id, self._roots, replay,
-                                                         self._hold_replay))
+        replays); how: "resumed", "loaded", or why it is read-only (the session is then closed).
+        A failure is shown in the chat as a start's is, and raised."""
+        how: list[str] = []
+        error = await self._run_lifecycle(self._open_past(session_id, replay, how), "resume")
+        if error is not None:
+            raise error
+        return how[0]
+
+    async def _open_past(self, session_id: str, replay: bool, how: list[str]) -> None:
+        try:
+            reopened = await reopen.open_past(self._link, session_id, replay, self._hold_replay)
+            if reopened.response is not None:
+                await self._link.attach(reopened.response)
+                await mode_policy.uphold(self)
+        except Exception as exc:
+            self._failed(f"failed to start: {exc}", "the agent did not start")
+            raise
+        how.append(reopened.how)
         if reopened.response is None:
-            await self.process.close()
             self._set_state("closed")
-            return reopened.how
+            await self.process.close()
+            return
         if reopened.replay_held:
             self._release_replay_at_prompt()
-        await self._attached(reopened.response)
-        return reopened.how
+        self._ready()
 
     def before_next_prompt(self, action: Callable[[], None]) -> None:
         """Run ``action`` once, when the next prompt is submitted (the end of a reopened session's replay)."""
@@ -181,10 +243,22 @@ class Session:
             action()
 
     async def start_fork(self, source_id: str) -> None:
-        """Spawn the agent and make this session a fork of ``source_id`` (``session/fork``)."""
-        response = await self._starting(reopen.fork(self._link, source_id, self._roots, self._hold_replay))
+        """Spawn the agent and make this session a fork of ``source_id`` (``session/fork``). A failure
+        is shown in the chat as a start's is, and raised."""
+        error = await self._run_lifecycle(self._open_fork(source_id), "fork")
+        if error is not None:
+            raise error
+
+    async def _open_fork(self, source_id: str) -> None:
+        try:
+            response = await reopen.fork(self._link, source_id, self._hold_replay)
+            await self._link.attach(response)
+            await mode_policy.uphold(self)
+        except Exception as exc:
+            self._failed(f"failed to start: {exc}", "the agent did not start")
+            raise
         self._release_replay_at_prompt()
-        await self._attached(response)
+        self._ready()
 
     def _hold_replay(self, hold: bool) -> None:
         self._holding_replay = hold
@@ -196,39 +270,105 @@ class Session:
         else:
             self.before_next_prompt(lambda: self._hold_replay(False))
 
-    async def _starting(self, opening: Coroutine[object, object, _T]) -> _T:
-        try:
-            return await opening
-        except BaseException as exc:
-            self.transcript.notice(f"failed to start: {exc}", "error")
-            self._set_state("failed")
-            self._drop_queue()
-            await self.process.close()
-            raise
-
     # -- end of the sessions lane's hook ---------------------------------------------
 
     async def restart(self) -> None:
-        """A fresh agent process, back on the same conversation when the agent can resume or load it."""
-        self._cancel_questions()
+        """A fresh agent process, back on the same conversation (resume, else load, else a new
+        session with the conversation so far as context). Cancels a start or restart in progress."""
         self._set_state("starting")
+        error = await self._run_lifecycle(self._reopen(), "restart")
+        if error is not None:
+            raise error
+
+    def _restart_soon(self) -> None:
+        """Restart without a caller to report to (a prompt sent to a stopped agent)."""
+        self._set_state("starting")
+        tasks.spawn(self._restart_quietly(), self._report, f"{self.key} restart")
+
+    async def _restart_quietly(self) -> None:
+        error = await self._run_lifecycle(self._reopen(), "restart")
+        if error is not None:
+            self.editor.notify(f"{self.key}: {error}", "error")
+
+    async def _run_lifecycle(self, step: Coroutine[object, None, None], what: str) -> Exception | None:
+        """Run ``step`` (open or reopen) as the session's one lifecycle task, after cancelling the
+        one in progress. Its failure is returned (already shown in the chat), not raised."""
+        previous = self._lifecycle
+        task = self._lifecycle = tasks.spawn(self._after(previous, step), self._report, f"{self.key} {what}")
+        return await task
+
+    @staticmethod
+    async def _after(previous: asyncio.Task[Exception | None] | None,
+                     step: Coroutine[object, None, None]) -> Exception | None:
+        try:
+            if previous is not None and not previous.done():
+                previous.cancel()
+                await asyncio.wait({previous})
+        except asyncio.CancelledError:
+            step.close()
+            raise
+        try:
+            await step
+        except Exception as exc:
+            return exc
+        return None
+
+    async def _open(self) -> None:
+        try:
+            response = await self._link.open()
+            await self._link.attach(response)
+            await mode_policy.uphold(self)  # the user's permission policy wins over the agent's mode
+        except Exception as exc:
+            self._failed(f"failed to start: {exc}", "the agent did not start")
+            raise
+        self._ready()
+
+    async def _reopen(self) -> None:
+        self._cancel_questions()
+        await self._stop_turn("interrupted by the restart")
+        self._set_state("starting")
+        self._set_recovery("")
+        if self.queue:
+            self.transcript.notice(f"restarting the agent; {len(self.queue)} queued prompt(s) are sent after it",
+                                   "info")
         await self._link.replace_process()
         try:
             response, how = await self._link.reopen()
-        except BaseException as exc:
-            self.transcript.notice(f"restart failed: {exc}", "error")
-            self._set_state("failed")
+            await self._link.attach(response)
+            await mode_policy.uphold(self)  # the user's permission policy wins over the agent's mode
+        except Exception as exc:
+            self._failed(f"restart failed: {exc}", "the restart failed")
             raise
-        self.transcript.notice(f"agent restarted ({how})", "info")
-        await self._attached(response)
+        self._reopened(response, how)
 
-    async def _attached(self, response: Attached) -> None:
-        """Take the session's modes from a new/load/resume response and start serving prompts."""
-        await self._link.attach(response)
-        tasks.spawn(self._watch_exit(self.process), self._report, f"{self.key} exit watch")
+    def _reopened(self, response: Attached, how: str) -> None:
+        if how == NEW and self.transcript.has_prompts():
+            self._carry = self.transcript.as_context(CARRY_LIMIT)
+        elif how != NEW:
+            self._carry = None
+        self.transcript.notice(notices.reopened(how, len(self._carry or "")), "info")
+        self._ready()
+
+    def _ready(self) -> None:
+        self._stopped_turn = False
+        self._set_recovery("")
         self._set_state("idle")
         if self.queue:
             self._run_queue_soon()
+
+    def _failed(self, text: str, reason: str) -> None:
+        self.transcript.notice(f"{text}\n{notices.way_back(self.restart_key)}", "error")
+        self._cancel_questions()
+        self._fail(reason)
+
+    def _fail(self, reason: str) -> None:
+        """No agent runs: say why in the chat line; queued prompts stay, each named as not sent yet."""
+        self._set_recovery(reason)
+        self._set_state("failed")
+        if self.queue:
+            lines = [f"{notices.not_sent(p, 'the agent is not running')}" for p in self.queue]
+            self.transcript.notice("\n".join([*lines, f"they stay in the queue: {notices.way_back(self.restart_key)} "
+                                                      "and sends them"]), "error")
 
     def _replaying(self, replaying: bool) -> None:
         self._updates.replaying = replaying
@@ -237,29 +377,65 @@ class Session:
         self.transcript.notice(text, "error")
         self.editor.notify(f"{self.key}: {text}", "warn")
 
-    async def _watch_exit(self, process: AgentProcess) -> None:
-        code = await asyncio.shield(process.exited)
-        if self.state != "closed" and process is self.process:
-            self.transcript.notice(f"agent exited with code {code}", "error")
-            self.editor.notify(f"{self.key}: agent exited with code {code}", "error")
-            self._cancel_questions()
-            self._set_state("failed")
-            self._drop_queue()
+    def _slow(self, method: str, waited: float | None, limit: float) -> None:
+        """A request of the handshake (or a mode change) is slow to be answered; None: it is over."""
+        if waited is None:
+            if self.recovery.startswith("no answer"):
+                self._set_recovery("")
+            return
+        self.transcript.notice(notices.slow(method, waited, limit, self.restart_key), "notice")
+        self._set_recovery(f"no answer to {method} yet")
+
+    def _exited(self, process: AgentProcess, code: int) -> None:
+        """The agent process exited. Expected (closed, replaced) or reported by the start: nothing to do."""
+        if process is not self.process or process.closing or self.state in ("closed", "starting"):
+            return
+        summary = exit_summary(code)
+        tail = process.stderr_tail(5)
+        during_turn, self._stopped_turn = self._turn is not None or self._stopped_turn, False
+        self.transcript.notice(notices.exited(summary, tail, during_turn, self.restart_key), "error")
+        last = f": {tail[-1]}" if tail else ""
+        self.editor.notify(f"{self.key}: {summary}{last} ({self._restart_hint()})", "error")
+        self._cancel_questions()
+        self._fail(f"the agent {summary.removeprefix('agent ')}")
 
     async def close(self) -> None:
-        self._set_state("closed")
-        self._cancel_questions()
-        await reopen.close_remote(self._link)  # sessions lane: session/close where offered
+        """End the session: its turn, its questions and its agent process (bounded); ``session/close``
+        first where the agent offers it."""
+        if self.state != "closed":
+            self._set_state("closed")
+            self._cancel_questions()
+            self.mcp.close()
+            lifecycle = self._lifecycle
+            if lifecycle is not None and not lifecycle.done():
+                lifecycle.cancel()
+            await self._stop_turn("interrupted: the session was closed")
+            unsent = [notices.not_sent(p, "the session was closed") for p in self.queue]
+            self.queue.clear()
+            self.transcript.notice("\n".join(["session closed; stopping the agent", *unsent]), "info")
+            await reopen.close_remote(self._link)  # sessions lane: session/close where offered
         await self.process.close()
+
+    @property
+    def processes(self) -> list[AgentProcess]:
+        """The agent processes this session may still have running (editor exit ends them): its
+        process and those a restart replaced that are still ending."""
+        return [*self._link.retiring, self.process]
 
     # -- prompt turns --------------------------------------------------------------
 
     def submit(self, prompt: Prompt) -> str:
-        """Queue a prompt; it starts at once when no turn runs. Returns "started", "queued" or "starting"."""
-        if self.ended:
-            raise SessionClosedError(f"session {self.key} is {self.state}: start a new one with :Ai new")
+        """Queue a prompt; it starts at once when no turn runs. Returns "started", "queued",
+        "starting", or "restarting" (the agent had stopped, or ignores a cancel: it restarts first)."""
+        if self.state == "closed":
+            raise SessionClosedError(f"session {self.key} is closed: start a new one with :Ai new")
         self._prompting()  # sessions lane: a reopened session's replay ends here
         self.queue.append(prompt)
+        if self.state == "failed" or self._stuck:
+            why = "ignores the cancel" if self._stuck else "is not running"
+            self.transcript.notice(f"the agent {why}: restarting it to send your prompt", "info")
+            self._restart_soon()
+            return "restarting"
         if self.state == "starting" or (self._runner is not None and not self._runner.done()):
             self._changed()
             return "queued" if self.state != "starting" else "starting"
@@ -275,42 +451,114 @@ class Session:
     def _run_queue_soon(self) -> None:
         self._runner = tasks.spawn(self._run_queue(), self._report, f"{self.key} turn")
 
+    def _can_send(self) -> bool:
+        return self.state not in (*ENDED, "starting") and self.process.alive and self.session_id is not None
+
     async def _run_queue(self) -> None:
-        while self.queue and not self.ended:
-            self._set_state("running")
-            try:
-                await self._turns.run(self._link.connection, self._link.session, self._link.embedded_context,
-                                      self.queue.popleft())
-            finally:
-                self._cancelling = False
-        if not self.ended:
+        while self.queue and self._can_send():
+            turn = Turn(self.queue.popleft(), carry=self._carry)
+            self._carry = None
+            await self._run_turn(turn)
+            if not turn.sent:
+                break
+        if self.state in TURN_STATES:
             self._set_state("idle")
 
-    def _drop_queue(self) -> None:
-        """Keep unsent prompts visible: the user's text is never silently lost."""
-        while self.queue:
-            self.transcript.notice(f"not sent (the agent is not running): {self.queue.popleft().text}", "error")
+    async def _run_turn(self, turn: Turn) -> None:
+        self._turn = turn
+        self._set_state("running")
+        watch = tasks.spawn(TurnWatch(turn, self.timeouts, self._watch_hooks).run(), self._report,
+                            f"{self.key} watchdog")
+        process = self.process
+        link = Link(self._link.connection, self._link.session, self._link.accepts,
+                    lambda: process.prompts_sent)
+        try:
+            await self._turns.run(link, turn)
+        finally:
+            watch.cancel()
+            self._turn_over(turn)
+
+    def _turn_over(self, turn: Turn) -> None:
+        self._turn = None
+        self._stopped_turn = turn.agent_stopped
+        self._cancelling = False
+        if self._stuck or self.recovery.startswith("no output"):
+            self._set_recovery("")
+        self._stuck = False
+        if turn.dropped:
+            self.log.add("info", "lifecycle", f"dropped {turn.dropped} update(s) that came after the cancel")
+        if not turn.sent:
+            self.queue.appendleft(turn.prompt)
+            self._carry = self._carry or turn.carry
+            self.transcript.notice(f"{notices.not_sent(turn.prompt, 'the agent did not get it')}: kept in the "
+                                   "queue, it is sent when the agent runs again", "error")
+            self._changed()
+
+    async def _stop_turn(self, reason: str) -> None:
+        """End the running turn here (a restart, a close): the agent's answer no longer matters."""
+        runner, self._runner = self._runner, None
+        if runner is None or runner.done():
+            return
+        if self._turn is not None:
+            self._turn.interrupted = ("cancelled (the agent ignored the cancel)"
+                                      if self._turn.cancel_ignored else reason)
+        runner.cancel()
+        await asyncio.wait({runner})
 
     async def cancel(self) -> bool:
-        """Cancel the running turn; every pending permission request is answered ``cancelled``."""
-        if self.state not in ("running", "waiting"):
+        """Cancel the running turn (ACP ``session/cancel``): pending permission requests are answered
+        ``cancelled``, open tool calls are marked cancelled, and late output of the turn is dropped.
+        An agent that does not end the turn within ``timeouts.cancel`` is shown as ignoring it."""
+        turn = self._turn
+        if turn is None or self.state not in TURN_STATES:
             return False
+        if turn.cancelled_at is None:
+            turn.cancelled_at = time.monotonic()
         self._cancelling = True
-        self._cancel_questions()
-        await self._link.connection.cancel(session_id=self._link.session)
+        self._cancel_questions(ended=False)
+        for state in turn.open_tools():
+            self.transcript.cancel_tool_call(state.tool_call_id)
+        try:
+            await asyncio.wait_for(self._link.connection.cancel(session_id=self._link.session), self.timeouts.cancel)
+        except (TimeoutError, ConnectionError, AcpNvimError) as exc:
+            self.log.add("warn", "lifecycle", f"session/cancel not delivered: {type(exc).__name__}: {exc}")
         return True
+
+    # -- the watchdog's news -----------------------------------------------------------
+
+    def _quiet(self) -> bool:
+        """The agent may be silent: it waits for the user's answer."""
+        return self.state == "waiting" or bool(self.pending)
+
+    def _silent(self, waited: float) -> None:
+        self.transcript.notice(notices.silent(waited, self.restart_key), "notice")
+        self._set_recovery(f"no output from the agent for {waited:.0f} s")
+
+    def _speaks(self) -> None:
+        if not self._stuck:
+            self._set_recovery("")
+
+    def _ignores_cancel(self, waited: float) -> None:
+        self._stuck = True
+        self.transcript.notice(notices.ignores_cancel(waited, self.restart_key), "error")
+        self.editor.notify(f"{self.key}: the agent ignores the cancel ({self._restart_hint()})", "warn")
+        self._set_recovery("the agent ignores the cancel")
+
+    def _restart_hint(self) -> str:
+        return f"{self.restart_key} in the chat restarts it" if self.restart_key else ":Ai restart restarts it"
 
     # -- modes and options -----------------------------------------------------------
 
     async def set_mode(self, mode_id: str) -> None:
-        await self._link.connection.set_session_mode(session_id=self._link.session, mode_id=mode_id)
+        await self.process.ask("session/set_mode", self._link.connection.set_session_mode(
+            session_id=self._link.session, mode_id=mode_id))
         self.details.mode = mode_id
         self._changed()
 
     async def set_config_option(self, config_id: str, value: str | bool) -> None:
         """``session/set_config_option``; the response carries every option's new value."""
-        response = await self._link.connection.set_config_option(
-            config_id=config_id, session_id=self._link.session, value=value)
+        response = await self.process.ask("session/set_config_option", self._link.connection.set_config_option(
+            config_id=config_id, session_id=self._link.session, value=value))
         self.details.set_options(response.config_options)
         self.details.mode_from_options()
         self._changed()
@@ -318,12 +566,41 @@ class Session:
     # -- agent → client ------------------------------------------------------------
 
     def on_update(self, update: SessionUpdate) -> None:
-        """Dispatch one ``session/update`` to the transcript and session state."""
+        """Dispatch one ``session/update`` to the transcript and session state; after a cancel, the
+        turn's late output is dropped (ACP: the turn ends with the agent's answer to the prompt)."""
         if self._holding_replay and reopen.replayed(update):  # sessions lane: a replay already shown
+            return
+        turn = self._turn
+        if self._cancelling and turn is not None and self._late(update):
+            turn.dropped += 1
             return
         self._updates.route(update)
 
+    def _late(self, update: SessionUpdate) -> bool:
+        if isinstance(update, ToolCallProgress):
+            return update.tool_call_id not in self.transcript.tool_calls
+        return isinstance(update, LATE_AFTER_CANCEL)
+
+    # -- the wire's hot path (core/agent/wire.py → client.py; the speed lane's hook) ------------
+
+    def on_chunk(self, kind: str, text: str) -> None:
+        """A streamed text chunk the wire checked by hand (no model); dropped after a cancel, as
+        ``on_update`` drops the turn's late output (and a held replay: sessions lane)."""
+        if self._holding_replay:
+            return
+        turn = self._turn
+        if self._cancelling and turn is not None:
+            turn.dropped += 1
+            return
+        self._updates.chunk(kind, text)
+
+    def tell(self, text: str) -> None:
+        """Something the wire dropped or repaired that the user should hear about."""
+        self.editor.notify(f"{self.key}: {text}", "warn")
+
     def _tool_call_changed(self, state: ToolCallState) -> None:
+        if self._turn is not None:
+            self._turn.tools[state.tool_call_id] = state
         self.reconciler.observe(state)
         self.permissions.on_tool_call(state)
 
@@ -331,6 +608,7 @@ class Session:
                                  options: list[PermissionOption]) -> RequestPermissionResponse:
         if self._cancelling or self.ended:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        self.unreviewed.asked(tool_call.tool_call_id)
         return await self.permissions.handle(tool_call, options)
 
     # -- questions -------------------------------------------------------------------
@@ -343,9 +621,10 @@ class Session:
         elif self.state == "waiting":
             self._set_state("running" if not self.pending else "waiting")
 
-    def _cancel_questions(self) -> None:
-        """Answer every permission request of this session ``cancelled`` and close its view."""
-        for ticket in self.questions.cancel(self.key):
+    def _cancel_questions(self, ended: bool = True) -> None:
+        """Answer every permission request of this session ``cancelled`` and close its view; when the
+        agent process ``ended`` (exit, restart, close), every other question of the session too."""
+        for ticket in (self.questions.drop if ended else self.questions.cancel)(self.key):
             self.editor.dismiss(ticket)
 
     async def _choose(self, prompt: str, items: list[str]) -> int | None:

@@ -64,6 +64,16 @@ class UpdateRouter:
             case _:
                 self._status(update)
 
+    def chunk(self, kind: str, text: str) -> None:
+        """A streamed ``agent_message_chunk`` or ``agent_thought_chunk``, as plain text (the wire's
+        hot path: ``core/agent/inbound.py``)."""
+        if self.replaying:
+            return
+        if kind == "agent_message_chunk":
+            self._transcript.agent_chunk(text)
+        else:
+            self._transcript.thought_chunk(text)
+
     def _status(self, update: object) -> None:
         match update:
             case AvailableCommandsUpdate():

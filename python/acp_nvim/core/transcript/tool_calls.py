@@ -20,7 +20,11 @@ from acp.schema import (
 ToolCallPiece = ToolCallStart | ToolCallProgress | ToolCallUpdate
 """A ``tool_call`` or ``tool_call_update`` notification, or the tool call of a permission request."""
 
-STATUS_ICONS = {"pending": "○", "in_progress": "◐", "completed": "●", "failed": "✗"}
+STATUS_ICONS = {"pending": "○", "in_progress": "◐", "completed": "●", "failed": "✗", "cancelled": "⊘"}
+OPEN_STATUSES = ("pending", "in_progress")
+FINAL_STATUSES = ("completed", "failed")
+CANCELLED = "cancelled"
+"""Not an ACP status: the client's mark on a tool call left open by a cancelled turn."""
 MAX_TEXT_LINES = 12
 """Lines of each text content shown in the chat; the rest is one key away (the full text)."""
 
@@ -50,7 +54,8 @@ class ToolCallState:
         """Fold a ``ToolCallStart``/``ToolCallProgress``/``ToolCallUpdate`` into this state."""
         self.title = update.title if update.title is not None else self.title
         self.kind = update.kind if update.kind is not None else self.kind
-        self.status = update.status if update.status is not None else self.status
+        if update.status is not None and (self.status != CANCELLED or update.status in FINAL_STATUSES):
+            self.status = update.status
         if update.raw_input not in (None, {}):
             self.raw_input = update.raw_input
         if update.raw_output is not None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from acp.schema import PlanEntry
 
+from ..log.redact import Redactor, StreamRedactor
 from ..port import RenderOp
 from . import tool_calls
 from .block_view import StreamView, ViewLimits, clip_lines, project
@@ -28,6 +29,8 @@ Meta = dict[str, object]
 OpSink = Callable[[Op], None]
 
 PLAN_MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
+CONTEXT_KINDS = frozenset(("user", "heading", "agent", "tool", "plan"))
+"""Blocks that make up the conversation itself (``as_context``)."""
 COMPACT_EVERY = 4096
 """Join a streamed block's chunks after this many, so 100k tiny chunks stay cheap to hold."""
 
@@ -40,6 +43,8 @@ class Block:
     view: StreamView | None = None
     """The incremental view of a streamed block (None for blocks rendered whole)."""
     meta: Meta | None = None
+    guard: StreamRedactor | None = None
+    """Redacts a streamed block as one text (holds back what may still become a secret)."""
 
     def text(self) -> str:
         return "".join(self.chunks)
@@ -49,8 +54,10 @@ class Transcript:
     """Keeps the blocks of one session and emits render operations as they change."""
 
     def __init__(self, sink: OpSink | None = None, agent_label: str = "Agent",
-                 limits: ViewLimits | None = None) -> None:
+                 limits: ViewLimits | None = None, redactor: Redactor | None = None) -> None:
         self.agent_label = agent_label
+        self._redactor = redactor
+        """Every text shown passes it: blocks whole, streamed blocks through a StreamRedactor."""
         self.limits = limits or ViewLimits()
         self.blocks: list[Block] = []
         self.tool_calls: dict[str, tool_calls.ToolCallState] = {}
@@ -82,7 +89,7 @@ class Transcript:
         """A block's whole text, nothing clipped (a tool call's input, output and diffs too)."""
         state = self.tool_call_of(block_id)
         if state is not None:
-            return state.full_text()
+            return self._redact(state.full_text())
         block = self._by_id.get(block_id)
         return block.text() if block is not None else None
 
@@ -92,7 +99,7 @@ class Transcript:
 
     def locations(self) -> list[tuple[str, int | None, str]]:
         """Every tool call location, in order: (path, line or None, tool call title)."""
-        return [(path, line, state.title) for state in self.tool_calls.values()
+        return [(path, line, self._redact(state.title)) for state in self.tool_calls.values()
                 for path, line in state.locations]
 
     # -- streamed text -------------------------------------------------------------
@@ -133,33 +140,50 @@ class Transcript:
         self._new_block(kind, text)
         self._answering = False
 
+    def flag(self, text: str) -> int:
+        """A warning the user may act on with a key on its line; returns its block id."""
+        return self._new_block("error", text).id
+
     def _stream(self, kind: str, text: str) -> bool:
         """Extend the last block when it is of ``kind``; False when a new block is needed."""
         last = self._last
         if last is None or last.kind != kind or last.view is None:
             return False
+        if last.guard is not None:
+            text = last.guard.feed(text)
+            if not text:
+                return True
+        self._append_shown(last, text)
+        return True
+
+    def _append_shown(self, last: Block, text: str) -> None:
+        """Append redacted ``text`` to the streamed block ``last`` and to its view."""
         chunks = last.chunks
         chunks.append(text)
         if len(chunks) >= COMPACT_EVERY:
             chunks[:] = ["".join(chunks)]
         view = last.view
+        assert view is not None
         shown = view.feed(text)
         if shown:
             self._sink(["append", last.id, shown])
         elif view.marker_due():
             self._sink(["clip", last.id, view.marker()])
-        return True
 
     def _new_stream_block(self, kind: str, text: str) -> Block:
+        guard = StreamRedactor(self._redactor) if self._redactor is not None else None
+        if guard is not None:
+            text = guard.feed(text)
         view = StreamView(self.limits)
         shown = view.feed(text)
-        block = self._add(Block(self._take_id(), kind, [text], view))
+        block = self._add(Block(self._take_id(), kind, [text], view, guard=guard))
         self._sink(["new", block.id, kind, shown.split("\n"), None])
         if view.marker_due():
             self._sink(["clip", block.id, view.marker()])
         return block
 
     def _new_block(self, kind: str, text: str, meta: Meta | None = None) -> Block:
+        text = self._redact(text)
         block = self._add(Block(self._take_id(), kind, [text], None, meta))
         self._sink(["new", block.id, kind, clip_lines(_lines(block), self.limits), meta])
         return block
@@ -176,8 +200,13 @@ class Transcript:
         return block
 
     def _finish_last(self) -> None:
-        """A clipped streamed block is done: give its marker the final counts."""
+        """A streamed block is done: show what its redactor held back; a clipped one's marker
+        gets the final counts."""
         last = self._last
+        if last is not None and last.guard is not None:
+            tail = last.guard.flush()
+            if tail:
+                self._append_shown(last, tail)
         if last is not None and last.view is not None and last.view.clipped:
             self._sink(["clip", last.id, last.view.marker()])
 
@@ -186,6 +215,7 @@ class Transcript:
         block = self._by_id.get(block_id) if block_id is not None else None
         if block is None:
             return self._new_block(kind, text, meta).id
+        text = self._redact(text)
         block.chunks = [text]
         block.meta = meta
         self._sink(["set", block.id, clip_lines(_lines(block), self.limits), meta])
@@ -208,6 +238,32 @@ class Transcript:
         self._tool_of_block[block_id] = call_id
         return state
 
+    def cancel_tool_call(self, call_id: str) -> None:
+        """Mark a tool call that had not finished as cancelled (ACP: the client does, on cancel).
+
+        A later ``completed`` or ``failed`` from the agent still shows; nothing else undoes it.
+        """
+        state = self.tool_calls.get(call_id)
+        if state is None or state.status not in tool_calls.OPEN_STATUSES:
+            return
+        state.status = tool_calls.CANCELLED
+        meta: Meta = {"status": state.status, "kind": state.kind}
+        self._set_block(self._tool_blocks.get(call_id), "tool", state.render(), meta)
+
+    def as_context(self, limit: int) -> str:
+        """The conversation as markdown for an agent that lost it (a restart into a new session):
+        prompts, answers, tool calls and plans, without notices or thoughts; at most the last
+        ``limit`` characters."""
+        parts = [block.text() for block in self.blocks if block.kind in CONTEXT_KINDS]
+        text = "\n\n".join(parts)
+        if len(text) > limit:
+            text = "[… earlier conversation cut …]\n" + text[-limit:]
+        return text
+
+    def has_prompts(self) -> bool:
+        """Whether the user sent anything in this transcript yet."""
+        return any(block.kind == "user" for block in self.blocks)
+
     def plan(self, entries: list[PlanEntry], plan_id: str = "") -> None:
         """Show the plan as a checklist, updated in place for the rest of the turn."""
         lines = ["Plan:"] + [f"- {PLAN_MARKS.get(e.status, '[ ]')} {e.content}" for e in entries]
@@ -225,6 +281,9 @@ class Transcript:
         if plan_id not in self._plans:
             self._answer_heading()
         self._plans[plan_id] = self._set_block(self._plans.get(plan_id), "plan", text)
+
+    def _redact(self, text: str) -> str:
+        return self._redactor(text) if self._redactor is not None else text
 
     def turn_end(self, stop_reason: str, usage: str | None = None) -> None:
         self._plans.clear()

@@ -1,0 +1,120 @@
+--- The :Ai command: dispatch (to Lua or to the Python host) and completion, from the registry.
+local M = {}
+
+local subcommands, by_name -- the registry, generated from Python (acp_nvim.subcommands)
+
+local function registry()
+  if not subcommands then
+    subcommands, by_name = require('acp_nvim.subcommands'), {}
+    for _, sub in ipairs(subcommands.list) do
+      by_name[sub.name] = sub
+    end
+  end
+  return subcommands, by_name
+end
+
+--- Run a subcommand that lives in Lua (it works before the Python host starts).
+local function run_in_lua(spec)
+  local module, fn = spec.lua[1], spec.lua[2]
+  require(module)[fn]()
+end
+
+--- Run :Ai (see plugin/acp_nvim.lua).
+function M.run(opts)
+  require('acp_nvim.highlights').setup()
+  local subs, by = registry()
+  local sub = opts.fargs[1] or subs.default
+  local spec = by[sub]
+  if spec and spec.lua then
+    return run_in_lua(spec)
+  end
+  local text = opts.args:gsub('^%s*%S+%s?', '', 1)
+  if spec and spec.expand then
+    local expanded, problem = require('acp_nvim.cmdline').expand(text)
+    if not expanded then
+      vim.notify('[acp.nvim] ' .. problem, vim.log.levels.ERROR)
+      return
+    end
+    text = expanded
+  end
+  require('acp_nvim')._started = true
+  require('acp_nvim.guard').start() -- prompts must know whether the user is typing (:help acp_nvim-permissions)
+  require('acp_nvim.host').notify('command', {
+    sub = sub,
+    args = vim.list_slice(opts.fargs, 2),
+    text = text,
+    range = opts.range,
+    line1 = opts.line1,
+    line2 = opts.line2,
+    buf = vim.api.nvim_get_current_buf(),
+    session = vim.b.acp_nvim_session, -- from a chat buffer: that chat's session
+    -- a range's lines as they are now (unsaved edits too), read here for the same reason
+    lines = opts.range > 0 and vim.api.nvim_buf_get_lines(0, opts.line1 - 1, opts.line2, false) or nil,
+    bufname = vim.api.nvim_buf_get_name(0),
+    -- the config travels with the request: fetching it would yield the handler's greenlet,
+    -- and a second :Ai could then overtake the first
+    config = require('acp_nvim').config,
+    cwd = vim.fn.getcwd(),
+  })
+end
+
+--- The named completion sources of the registry (`sources` in acp_nvim.subcommands).
+local SOURCES = {
+  sessions = function()
+    return vim.tbl_keys(require('acp_nvim.state').sessions)
+  end,
+  modes = function()
+    local current = require('acp_nvim.state').current()
+    return current and current.modes or {}
+  end,
+  agents = function()
+    return vim.list_extend({ 'demo' }, vim.tbl_keys(require('acp_nvim').config.agents))
+  end,
+  files = function(arglead)
+    return vim.fn.getcompletion(arglead, 'file')
+  end,
+}
+
+local function arg_candidates(arg, arglead)
+  local out = vim.list_extend({}, arg.words or {})
+  for _, source in ipairs(arg.sources or {}) do
+    vim.list_extend(out, SOURCES[source](arglead))
+  end
+  return out
+end
+
+--- Candidates for the argument after `typed` (the words already typed after the subcommand).
+local function args_candidates(args, typed, arglead)
+  local arg = args and args[1]
+  if not arg then
+    return {}
+  end
+  if #typed == 0 then
+    return arg_candidates(arg, arglead)
+  end
+  local after = arg.after and arg.after[typed[1]]
+  return args_candidates(after or vim.list_slice(args, 2), vim.list_slice(typed, 2), arglead)
+end
+
+--- Completion for :Ai; never starts the Python host.
+function M.complete(arglead, cmdline, _)
+  local words = vim.split(cmdline, '%s+', { trimempty = true })
+  local nth = #words + (cmdline:match('%s$') and 1 or 0)
+  local candidates
+  if nth <= 2 then
+    candidates = vim.tbl_map(function(sub)
+      return sub.name
+    end, registry().list)
+  else
+    local spec = select(2, registry())[words[2]]
+    candidates = spec and args_candidates(spec.args, vim.list_slice(words, 3, nth - 1), arglead) or {}
+  end
+  local seen = {}
+  return vim.tbl_filter(function(c)
+    local fresh = not seen[c] and vim.startswith(c, arglead)
+    seen[c] = true
+    return fresh
+  end, candidates)
+end
+
+return M

@@ -1,0 +1,108 @@
+"""The Python host (lua/acp_nvim/host.lua, python/acp_nvim/host.py): started without blocking,
+in order, on idle (prestart), and what the user is told when it cannot start or dies."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from helpers import buffer_text, wait_for
+
+pytestmark = pytest.mark.timeout(60)
+
+CHAT = "acp://chat/demo/1"
+
+
+def messages(nvim) -> str:
+    return nvim.api.exec2("messages", {"output": True})["output"]
+
+
+def host_pid(nvim) -> int:
+    return nvim.funcs.jobpid(nvim.exec_lua("return require('acp_nvim.host').channel"))
+
+
+def test_nothing_runs_and_nothing_is_loaded_before_first_use(nvim):
+    loaded = nvim.exec_lua("""
+        local out = {}
+        for name in pairs(package.loaded) do
+          if name:match('^acp_nvim') then out[#out + 1] = name end
+        end
+        return out""")
+    assert loaded == []
+    assert nvim.exec_lua("return require('acp_nvim.host').channel") is None
+    nvim.exec_lua("require('acp_nvim').setup({})")
+    assert nvim.exec_lua("return package.loaded['acp_nvim.config'] == nil"), "setup() only records its options"
+
+
+def test_commands_sent_while_the_host_starts_arrive_in_order(nvim):
+    nvim.exec_lua("vim.cmd('Ai send first'); vim.cmd('Ai send second')")  # the host starts after both
+    wait_for(lambda: buffer_text(nvim, CHAT).count("turn ended") == 2, 30, what="two turns")
+    text = buffer_text(nvim, CHAT)
+    assert text.index("## You\nfirst") < text.index("## You\nsecond")
+    assert "You said: first" in text and "You said: second" in text
+
+
+def test_prestart_starts_the_host_and_loads_the_protocol_while_idle(nvim):
+    nvim.exec_lua("require('acp_nvim.host').prestart()")
+    pid = host_pid(nvim)
+    # the ACP SDK's models are pydantic's: its compiled core is mapped once the protocol is loaded
+    wait_for(lambda: "pydantic_core" in open(f"/proc/{pid}/maps").read(), 20, what="the host to load the ACP SDK")
+    nvim.command("Ai send hello")
+    wait_for(lambda: "turn ended" in buffer_text(nvim, CHAT), 30, what="the turn on the prestarted host")
+    assert host_pid(nvim) == pid, "the prestarted host is the one used"
+
+
+def test_prestart_can_be_turned_off_and_reports_a_bad_config(nvim):
+    nvim.exec_lua("require('acp_nvim').setup({ prestart = false })")
+    nvim.exec_lua("require('acp_nvim.host').prestart()")
+    assert nvim.exec_lua("return require('acp_nvim.host').channel") is None
+    nvim.exec_lua("_G.notes = {}; vim.notify = function(msg) table.insert(_G.notes, msg) end")
+    nvim.exec_lua("require('acp_nvim').setup({ chat = { position = 'top' } })")
+    nvim.exec_lua("require('acp_nvim.host').prestart()")
+    assert nvim.exec_lua("return _G.notes")[0].startswith("[acp.nvim] acp_nvim.setup: chat.position")
+    assert nvim.exec_lua("return require('acp_nvim.host').channel") is None
+
+
+def test_a_host_that_cannot_start_is_reported_with_its_stderr(nvim, tmp_path):
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\necho 'ModuleNotFoundError: No module named pynvim' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    nvim.vars["python3_host_prog"] = str(fake)
+    nvim.command("Ai send hello")
+    wait_for(lambda: "the Python host exited (code 3)" in messages(nvim), 20, what="the exit message")
+    assert "No module named pynvim" in messages(nvim)
+    nvim.command("checkhealth acp_nvim")
+    health = "\n".join(nvim.api.buf_get_lines(0, 0, -1, False))
+    assert "the Python host exited with code 3" in health and "No module named pynvim" in health
+
+
+def test_an_interpreter_that_is_not_there_names_the_setting(nvim):
+    nvim.vars["python3_host_prog"] = "/nonexistent/python3"
+    error = nvim.exec_lua("local ok, err = pcall(require('acp_nvim.host').start); return err")
+    assert "cannot start the Python host" in error and "g:python3_host_prog" in error
+
+
+def test_a_host_that_dies_is_reported_and_the_next_command_starts_a_new_one(nvim):
+    nvim.command("Ai send hello")
+    wait_for(lambda: "turn ended" in buffer_text(nvim, CHAT), 30, what="the first turn")
+    pid = host_pid(nvim)
+    os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: "the Python host exited" in messages(nvim), 20, what="the exit message")
+    assert nvim.exec_lua("return require('acp_nvim.state').sessions['demo/1'].state") == "failed"
+    nvim.command("Ai new")
+    wait_for(lambda: nvim.exec_lua("return require('acp_nvim.host').channel"), 10, what="a new host")
+    assert host_pid(nvim) != pid
+    wait_for(lambda: "demo/1" in (nvim.exec_lua("return vim.tbl_keys(require('acp_nvim.state').sessions)") or []),
+             30, what="a session on the new host")
+
+
+def test_the_lua_side_functions_are_defined_on_first_call_and_a_test_recorder_wins(nvim):
+    assert nvim.funcs.exists("*AcpNvimAnswer") == 0
+    nvim.command("function! AcpNvimReviewDone(id, verdict) abort\nlet g:recorded = a:id\nendfunction")
+    nvim.exec_lua("vim.fn.AcpNvimAnswer(999, vim.NIL)")  # an answer nobody waits for: ignored by the host
+    assert nvim.funcs.exists("*AcpNvimAnswer") == 1
+    nvim.exec_lua("vim.fn.AcpNvimReviewDone(5, {})")
+    assert nvim.vars["recorded"] == 5
+    assert nvim.exec_lua("return require('acp_nvim.host').channel") is not None

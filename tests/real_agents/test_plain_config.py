@@ -1,0 +1,76 @@
+"""A real agent configured plainly (command, args, env: no preset, no ``mode``) under policy ask.
+
+claude-agent-acp starts in mode ``auto``, which asks nothing: the plugin must switch it to the
+mode that asks (``default``), say so in the chat, and review its edit. When the user switches
+to a mode that skips requests, an edit that lands unasked is flagged "not reviewed" and ``X``
+on the flag reverts it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .agents import AgentSetup, prepare, unavailable
+from .driver import AgentDriver
+from .model_server import ModelServer
+from .test_real_agents import EDITED, ORIGINAL, edit_prompt, target
+
+pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(150)]
+
+PLAIN_CLAUDE = "{ command = 'claude-agent-acp', env = vim.json.decode(...) }"
+
+
+@pytest.fixture
+def plain_claude(request: pytest.FixtureRequest, model_server: ModelServer, agent_home: Path) -> AgentDriver:
+    reason = unavailable("claude")
+    if reason:
+        pytest.skip(f"real agent 'claude' unavailable: {reason}")
+    setup = prepare("claude", model_server.url, agent_home)
+    plain = AgentSetup("claude", setup.env, agent_lua=PLAIN_CLAUDE)
+    driver = AgentDriver(request.getfixturevalue("nvim"), plain, model_server, request.getfixturevalue("workspace"))
+    driver.start()
+    return driver
+
+
+def test_plain_claude_under_ask_is_switched_to_the_mode_that_asks_and_its_edit_is_reviewed(plain_claude):
+    agent = plain_claude
+    with agent.step("plain config: the session runs in the mode that asks, and the chat says why"):
+        agent.wait(lambda: agent.state().get("mode") == "default", "the session mode to become 'default'")
+        agent.wait_chat("the agent started in mode auto, which asks nothing; switched to mode default")
+    path = target(agent)
+    with agent.step("plain config: the edit opens a review"):
+        before = agent.send(edit_prompt(path))
+        request = agent.wait_permission("edit")
+        agent.check(request.view == "review", f"the edit was asked as {request.view!r}, not in a review")
+        agent.check(path.read_text() == ORIGINAL, "the file changed before the user answered")
+    with agent.step("plain config: accepting lets the edit land, nothing is flagged"):
+        agent.answer(request, "accept")
+        agent.wait_turn_end(before)
+        agent.wait(lambda: path.read_text() == EDITED, f"{path.name} to hold the accepted text")
+        agent.check("not reviewed" not in agent.chat(), "a reviewed edit was flagged 'not reviewed'")
+
+
+def test_an_edit_that_lands_unasked_is_flagged_and_x_reverts_it(plain_claude):
+    agent = plain_claude
+    agent.wait(lambda: agent.state().get("mode") == "default", "the session mode to become 'default'")
+    with agent.step("unasked edit: the user switches to a mode that applies edits unasked"):
+        agent.nvim.command("Ai mode acceptEdits")
+        agent.wait(lambda: agent.state().get("mode") == "acceptEdits", "the session mode to become 'acceptEdits'")
+    path = target(agent)
+    with agent.step("unasked edit: the edit lands without a request and the chat flags it"):
+        before = agent.send(edit_prompt(path))
+        agent.wait_turn_end(before)
+        agent.check(agent.no_permission_pending(), "mode acceptEdits asked for permission")
+        agent.wait(lambda: path.read_text() == EDITED, "the edit to land on disk")
+        agent.wait_chat("⚠ not reviewed: the agent changed")
+    with agent.step("unasked edit: X on the flag puts the file back"):
+        buf = agent.nvim.funcs.bufnr(agent.chat_name)
+        lines = agent.nvim.api.buf_get_lines(buf, 0, -1, False)
+        row = next(i for i, line in enumerate(lines) if "not reviewed" in line)
+        agent.nvim.api.set_current_win(agent.nvim.funcs.bufwinid(buf))
+        agent.nvim.api.win_set_cursor(0, [row + 1, 0])
+        agent.nvim.command("normal X")
+        agent.wait(lambda: path.read_text() == ORIGINAL, f"{path.name} to be reverted")
+        agent.wait_chat(f"reverted {path.resolve()}")

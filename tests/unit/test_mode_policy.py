@@ -1,0 +1,159 @@
+"""The user's permission policy wins over the agent's mode: the table, the verdicts, a real session."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from fake_editor import FakeEditor
+
+from acp_nvim.core.config import parse_settings
+from acp_nvim.core.session.manager import SessionManager
+from acp_nvim.core.session.mode_policy import MODE_TABLE, find, judge
+
+pytestmark = pytest.mark.timeout(30)
+
+MODE_AGENT = Path(__file__).resolve().parents[1] / "e2e" / "mode_agent.py"
+CLAUDE_MODES = {"default", "acceptEdits", "plan", "auto"}  # as claude-agent-acp 0.101 offers them
+CODEX_MODES = {"read-only", "auto", "full-access"}
+GEMINI_MODES = {"default", "autoEdit", "yolo", "plan"}
+BY_LABEL = {entry.label: entry for entry in MODE_TABLE}
+
+
+@pytest.mark.parametrize(("name", "offered", "label"), [
+    ("@agentclientprotocol/claude-agent-acp", CLAUDE_MODES, "Claude Code"),
+    ("@zed-industries/claude-code-acp", CLAUDE_MODES, "Claude Code"),
+    ("codex-acp", CODEX_MODES, "Codex"),
+    ("gemini-cli", GEMINI_MODES, "Gemini CLI"),
+    ("OpenCode", set(), "opencode"),
+    ("my-wrapper", {"default", "acceptEdits", "bypassPermissions"}, "Claude Code"),
+    ("my-wrapper", {"read-only", "auto", "full-access"}, "Codex"),
+    ("my-wrapper", {"default", "autoEdit", "yolo"}, "Gemini CLI"),
+    ("acp-nvim-demo", {"ask", "code"}, None),
+    ("", set(), None),
+])
+def test_agents_are_found_by_their_initialize_name_or_their_modes(name, offered, label):
+    entry = find(name, offered)
+    assert (entry.label if entry else None) == label
+
+
+ASKS_ENV = {"OPENCODE_PERMISSION": '{"edit":"ask","bash":"ask"}'}
+
+
+@pytest.mark.parametrize(("label", "current", "offered", "policy", "configured", "env", "expected"), [
+    ("Claude Code", "auto", CLAUDE_MODES, "ask", None, {}, "switch default"),
+    ("Claude Code", "bypassPermissions", CLAUDE_MODES | {"bypassPermissions"}, "ask", None, {}, "switch default"),
+    ("Claude Code", "acceptEdits", CLAUDE_MODES, "ask", None, {}, "switch default"),
+    ("Claude Code", "auto", CLAUDE_MODES, "auto-edit", None, {}, "switch default"),
+    ("Claude Code", "acceptEdits", CLAUDE_MODES, "auto-edit", None, {}, None),
+    ("Claude Code", "default", CLAUDE_MODES, "ask", None, {}, None),
+    ("Claude Code", "plan", CLAUDE_MODES, "ask", None, {}, None),
+    ("Claude Code", "auto", CLAUDE_MODES, "trust", None, {}, None),
+    ("Claude Code", "acceptEdits", CLAUDE_MODES, "ask", "acceptEdits", {}, "note"),
+    ("Claude Code", "auto", {"auto", "plan"}, "ask", None, {}, "warn"),
+    ("Codex", "auto", CODEX_MODES, "ask", None, {}, "switch read-only"),
+    ("Codex", "full-access", CODEX_MODES, "auto-edit", None, {}, "switch read-only"),
+    ("Codex", "read-only", CODEX_MODES, "ask", None, {}, None),
+    ("Codex", "auto", CODEX_MODES, "ask", "auto", {}, "note"),
+    ("Gemini CLI", "yolo", GEMINI_MODES, "ask", None, {}, "switch default"),
+    ("Gemini CLI", "autoEdit", GEMINI_MODES, "ask", None, {}, "switch default"),
+    ("Gemini CLI", "autoEdit", GEMINI_MODES, "auto-edit", None, {}, None),
+    ("Gemini CLI", "default", GEMINI_MODES, "ask", None, {}, None),
+    ("opencode", None, set(), "ask", None, {}, "warn"),
+    ("opencode", "build", {"build", "plan"}, "ask", None, {"OPENCODE_PERMISSION": "not json"}, "warn"),
+    ("opencode", None, set(), "ask", None, ASKS_ENV, None),
+    ("opencode", None, set(), "ask", None, {"OPENCODE_PERMISSION": '"ask"'}, None),
+    ("opencode", None, set(), "auto-edit", None, {}, None),
+])
+def test_verdicts(label, current, offered, policy, configured, env, expected):
+    verdict = judge(BY_LABEL[label], current, offered, policy, configured, env)
+    if verdict is None:
+        got = None
+    elif verdict.switch_to:
+        got = f"switch {verdict.switch_to}"
+    else:
+        got = "warn" if verdict.warning else "note"
+    assert got == expected, verdict
+
+
+def test_unknown_agents_are_left_alone():
+    assert judge(None, "yolo", {"yolo"}, "ask", None, {}) is None
+
+
+# -- a real session (the mode agent as a real subprocess) ------------------------------------
+
+
+def agent(**env: str) -> dict:
+    return {"command": sys.executable, "args": [str(MODE_AGENT)], "env": env}
+
+
+async def started(tmp_path, policy="ask", mode=None, **env):
+    editor = FakeEditor()
+    spec = agent(**env) | ({"mode": mode} if mode else {})
+    manager = SessionManager(editor, parse_settings({"agents": {"probe": spec}, "permissions": {"policy": policy}}))
+    session = manager.create("probe", str(tmp_path))
+    await session.start()
+    return editor, session
+
+
+def chat(session) -> str:
+    return "\n".join(block.text() for block in session.transcript.blocks)
+
+
+CLAUDE = {"ACP_TEST_AGENT_NAME": "@agentclientprotocol/claude-agent-acp",
+          "ACP_TEST_MODES": "default,acceptEdits,plan,auto", "ACP_TEST_MODE": "auto"}
+
+
+async def test_a_claude_like_agent_starting_in_auto_is_switched_to_the_asking_mode(tmp_path):
+    _, session = await started(tmp_path, **CLAUDE)
+    try:
+        assert session.mode == "default"
+        assert "the agent started in mode auto, which asks nothing; switched to mode default" in chat(session)
+    finally:
+        await session.close()
+
+
+async def test_modes_offered_only_as_a_config_option_are_switched_there(tmp_path):
+    _, session = await started(tmp_path, **CLAUDE, ACP_TEST_MODE_OPTION="1")
+    try:
+        assert session.details.option("mode").current == "default"
+        assert "switched to mode default" in chat(session)
+    finally:
+        await session.close()
+
+
+async def test_a_refused_switch_warns_in_the_chat_and_by_notification(tmp_path):
+    editor, session = await started(tmp_path, **CLAUDE, ACP_TEST_REFUSE_MODE="1")
+    try:
+        assert session.state == "idle" and session.mode == "auto"
+        assert "switching the agent to mode default failed" in chat(session)
+        assert any("its edits may not be reviewed" in text and level == "warn" for text, level in editor.notes)
+    finally:
+        await session.close()
+
+
+async def test_a_configured_mode_is_kept_and_noted(tmp_path):
+    _, session = await started(tmp_path, mode="acceptEdits", **CLAUDE)
+    try:
+        assert session.mode == "acceptEdits"
+        assert "mode acceptEdits (set in your config) applies edits without asking" in chat(session)
+    finally:
+        await session.close()
+
+
+async def test_policy_trust_keeps_the_agents_mode(tmp_path):
+    _, session = await started(tmp_path, policy="trust", **CLAUDE)
+    try:
+        assert session.mode == "auto" and "switched" not in chat(session)
+    finally:
+        await session.close()
+
+
+async def test_an_agent_without_an_asking_mode_gets_a_warning(tmp_path):
+    editor, session = await started(tmp_path, ACP_TEST_AGENT_NAME="OpenCode")
+    try:
+        assert "its edits won't be reviewed" in chat(session)
+        assert any("OPENCODE_PERMISSION" in text for text, _ in editor.notes)
+    finally:
+        await session.close()

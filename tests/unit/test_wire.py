@@ -1,0 +1,466 @@
+"""The wire transport: the hot path for streamed updates, and every kind of bad line, through the SDK.
+
+Each test feeds real bytes to a real ``asyncio.StreamReader`` under the SDK's own
+``ClientSideConnection``; a recording client stands in for the session (the ``Inbound`` side).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from acp import connect_to_agent
+from acp.schema import (
+    AgentMessageChunk,
+    AllowedOutcome,
+    RequestPermissionResponse,
+    ToolCallProgress,
+    UsageUpdate,
+)
+
+from acp_nvim.core.agent import inbound, json_lines
+from acp_nvim.core.agent.wire import WireTransport
+from acp_nvim.core.surrogates import clean, clean_text
+from helpers import async_wait_for
+
+pytestmark = pytest.mark.timeout(30)
+
+SID = "s-1"
+
+
+def line(message: object) -> bytes:
+    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+
+
+def update(payload: dict[str, Any], sid: str = SID) -> bytes:
+    return line({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": payload}})
+
+
+def chunk(text: str, kind: str = "agent_message_chunk") -> bytes:
+    return update({"sessionUpdate": kind, "content": {"type": "text", "text": text}})
+
+
+PERMISSION = line({"jsonrpc": "2.0", "id": 7, "method": "session/request_permission", "params": {
+    "sessionId": SID, "toolCall": {"toolCallId": "t1", "title": "Run"},
+    "options": [{"optionId": "y", "name": "Allow", "kind": "allow_once"}]}})
+
+
+END = b'{"jsonrpc":"2.0","method":"_test/end","params":{}}\n'
+"""The last line of every feed: an extension notification the SDK delivers after what came before."""
+
+
+class Writer:
+    """The agent's stdin: what the client wrote, as messages."""
+
+    def __init__(self) -> None:
+        self.data = b""
+
+    def write(self, data: bytes) -> None:
+        self.data += data
+
+    async def drain(self) -> None:
+        return None
+
+    def messages(self) -> list[dict[str, Any]]:
+        return [json.loads(raw) for raw in self.data.splitlines()]
+
+
+class Recorder:
+    """The session's side: updates in order, what was dropped, what was asked."""
+
+    def __init__(self, max_line_bytes: int = 1 << 20) -> None:
+        self.max_line_bytes = max_line_bytes
+        self.seen: list[tuple[str, object]] = []
+        self.dropped_lines: list[tuple[str, str | None, bool, str]] = []
+        self.taps: list[tuple[str, object]] = []
+
+    # Inbound
+    def updates(self, batch: list[inbound.Streamed]) -> None:
+        for session_id, kind, payload in batch:
+            self.seen.append((kind or type(payload).__name__, payload if kind else session_id))
+
+    def dropped(self, summary: str, raw: str | None = None, tell: bool = False, level: str = "warn") -> None:
+        self.dropped_lines.append((summary, raw, tell, level))
+
+    # the SDK's Client (what this transport still leaves to it)
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.seen.append(("sdk", update))
+
+    async def request_permission(self, session_id: str, tool_call: Any, options: Any, **kwargs: Any) -> Any:
+        self.seen.append(("permission", tool_call.title))
+        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id="y"))
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        self.seen.append(("ext", method))
+
+    # Tap
+    def message(self, direction: str, message: Any, raw: str | bytes) -> None:
+        self.taps.append((direction, raw))
+
+    def noise(self, text: str) -> None:
+        self.taps.append(("noise", text))
+
+
+async def run(lines: list[bytes], recorder: Recorder | None = None, limit: int = 1 << 16,
+              until: int = 0) -> tuple[Recorder, Writer]:
+    """Feed ``lines`` to a client connection and wait until all were handled (and ``until``
+    things besides the end marker were seen); the recorder and what the client wrote back."""
+    recorder = recorder or Recorder()
+    reader = asyncio.StreamReader(limit=limit)
+    for data in [*lines, END]:
+        reader.feed_data(data)
+    reader.feed_eof()
+    writer = Writer()
+    conn = connect_to_agent(recorder, WireTransport(reader, writer, recorder, recorder))  # type: ignore[arg-type]
+    try:
+        # the SDK handles END after every update before it (the wire's order): then all are in
+        await async_wait_for(lambda: ("ext", "test/end") in recorder.seen and len(recorder.seen) > until,
+                             what="the lines read")
+    finally:
+        await conn.close()
+    recorder.seen.remove(("ext", "test/end"))
+    recorder.taps = recorder.taps[:-1]
+    return recorder, writer
+
+
+# -- the hot path -------------------------------------------------------------------------------
+
+
+async def test_text_chunks_in_their_schema_shape_skip_the_models():
+    recorder, _ = await run([chunk("hello "), chunk("thinking", "agent_thought_chunk")])
+    assert recorder.seen == [("agent_message_chunk", "hello "), ("agent_thought_chunk", "thinking")]
+
+
+@pytest.mark.parametrize("odd", [
+    {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x", "annotations": None}},
+    {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}, "_meta": {"a": 1}},
+    {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}, "messageId": "m1"},
+])
+async def test_anything_unusual_in_a_chunk_takes_the_models_path(odd):
+    recorder, _ = await run([update(odd)])
+    (name, _sid), = recorder.seen
+    assert name == "AgentMessageChunk"
+
+
+async def test_a_chunk_of_the_wrong_type_is_rejected_by_the_model_and_logged():
+    recorder, _ = await run([update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": 5}}),
+                             chunk("next")])
+    assert recorder.seen == [("agent_message_chunk", "next")]
+    (summary, _, tell, _), = recorder.dropped_lines
+    assert summary.startswith("ignored an invalid session/update: update.agent_message_chunk.content") and not tell
+
+
+async def test_tool_call_updates_with_text_are_validated_with_their_own_model():
+    text = update({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "in_progress",
+                   "content": [{"type": "content", "content": {"type": "text", "text": "out\n"}}]})
+    recorder, _ = await run([text])
+    (name, _), = recorder.seen
+    assert name == "ToolCallProgress"
+    assert inbound.streamed(json.loads(text))[2] == ToolCallProgress.model_validate(
+        json.loads(text)["params"]["update"])
+
+
+def test_the_hot_shapes_give_what_the_sdk_models_give():
+    """Same text, same kind, whichever path: the hand check agrees with SessionNotification."""
+    for raw in (chunk("a\nb ✓"), chunk("", "agent_thought_chunk")):
+        message = json.loads(raw)
+        session_id, kind, text = inbound.streamed(message)
+        model = inbound.validated(message["params"])
+        assert model[0] == session_id and model[2].session_update == kind and model[2].content.text == text
+
+
+async def test_every_other_update_goes_through_the_sdk_model():
+    recorder, _ = await run([update({"sessionUpdate": "usage_update", "used": 5, "size": 100})])
+    (name, sid), = recorder.seen
+    assert name == UsageUpdate.__name__ and sid == SID
+
+
+async def test_updates_never_overtake_a_message_the_sdk_handles():
+    """chunk, permission request (the SDK's task), chunk: the session sees them in that order, and
+    the turn's response comes after the chunks before it."""
+    recorder, writer = await run([chunk("before"), PERMISSION, chunk("after")], until=3)
+    assert recorder.seen == [("agent_message_chunk", "before"), ("permission", "Run"),
+                             ("agent_message_chunk", "after")]
+    assert writer.messages()[0]["result"]["outcome"]["optionId"] == "y"
+
+
+async def test_the_tap_sees_every_line_in_wire_order():
+    recorder, _ = await run([chunk("a"), PERMISSION, b"not json\n", chunk("b")], until=3)
+    assert [d for d, _ in recorder.taps][:4] == ["in", "in", "noise", "in"]
+    assert recorder.taps[0][1] == chunk("a").strip()
+
+
+# -- bad lines ----------------------------------------------------------------------------------
+
+
+async def test_invalid_utf8_in_a_request_is_replaced_and_the_request_answered():
+    bad = PERMISSION.replace(b'"Run"', b'"caf\xe9"')
+    recorder, writer = await run([bad], until=1)
+    assert recorder.seen == [("permission", "caf\ufffd")]
+    assert writer.messages()[0]["id"] == 7
+    (summary, _, tell, _), = recorder.dropped_lines
+    assert summary == "repaired a message from the agent: 1 invalid UTF-8 byte sequence replaced with U+FFFD"
+    assert tell
+
+
+async def test_a_lone_surrogate_is_replaced_before_anything_sees_it():
+    recorder, _ = await run([chunk("\ud83d x"), chunk("\ud83d\ude00")])  # json escapes both (ensure_ascii)
+    assert recorder.seen == [("agent_message_chunk", "\ufffd x"), ("agent_message_chunk", "😀")]
+    for _, text in recorder.seen:
+        str(text).encode("utf-8")
+
+
+async def test_a_line_nested_too_deeply_is_dropped_and_the_session_goes_on():
+    deep = b'{"jsonrpc":"2.0","method":"session/update","params":' + b"[" * 3000 + b"]" * 3000 + b"}\n"
+    recorder, _ = await run([deep, chunk("alive")])
+    assert recorder.seen == [("agent_message_chunk", "alive")]
+    assert recorder.dropped_lines[0][0] == "dropped a line from the agent: nested too deeply to read"
+
+
+async def test_a_request_nested_too_deeply_is_answered_with_an_error():
+    deep = b'{"jsonrpc":"2.0","id":"r1","method":"session/request_permission","params":' + b"[" * 3000 + \
+        b"]" * 3000 + b"}\n"
+    recorder, writer = await run([deep])
+    assert writer.messages() == [{"jsonrpc": "2.0", "id": "r1", "error": {
+        "code": -32600, "message": "unreadable message: nested too deeply to read"}}]
+    summary, _, tell, _ = recorder.dropped_lines[0]
+    assert summary == ("dropped a line from the agent (a method session/request_permission): "
+                       "nested too deeply to read") and tell
+
+
+@pytest.mark.parametrize("bad_id", [[1], {"a": 1}, True])
+async def test_a_response_with_an_id_that_is_no_number_or_string_is_ignored(bad_id):
+    recorder, _ = await run([line({"jsonrpc": "2.0", "id": bad_id, "result": {}}), chunk("alive")])
+    assert recorder.seen == [("agent_message_chunk", "alive")]
+    assert "a response whose id is" in recorder.dropped_lines[0][0]
+
+
+async def test_an_error_response_that_is_no_object_fails_the_request_instead_of_the_connection():
+    reader = asyncio.StreamReader()
+    writer = Writer()
+    recorder = Recorder()
+    conn = connect_to_agent(recorder, WireTransport(reader, writer, recorder, recorder))  # type: ignore[arg-type]
+    try:
+        pending = asyncio.ensure_future(conn.set_session_mode(session_id=SID, mode_id="x"))
+        await async_wait_for(lambda: writer.data, what="the request")
+        reader.feed_data(line({"jsonrpc": "2.0", "id": writer.messages()[0]["id"], "error": "oops"}))
+        with pytest.raises(Exception, match="malformed error from the agent: 'oops'"):
+            await asyncio.wait_for(pending, 5)
+        reader.feed_data(chunk("alive"))
+        await async_wait_for(lambda: recorder.seen, what="the connection still reading")
+    finally:
+        reader.feed_eof()
+        await conn.close()
+
+
+async def test_unknown_notifications_are_ignored_extensions_still_arrive():
+    recorder, _ = await run([line({"jsonrpc": "2.0", "method": "x/unknown", "params": {}}),
+                             line({"jsonrpc": "2.0", "method": "_vendor/ping", "params": {}}),
+                             line({"jsonrpc": "2.0", "method": ["odd"]}), chunk("alive")], until=2)
+    assert recorder.seen == [("ext", "vendor/ping"), ("agent_message_chunk", "alive")]
+    assert [d[0] for d in recorder.dropped_lines] == [
+        "ignored notification 'x/unknown' (acp.nvim does not handle it)",
+        "ignored notification ['odd'] (acp.nvim does not handle it)"]
+
+
+async def test_a_request_whose_method_is_no_string_is_answered_with_an_error():
+    recorder, writer = await run([line({"jsonrpc": "2.0", "id": 3, "method": 5}), chunk("alive")])
+    assert writer.messages() == [{"jsonrpc": "2.0", "id": 3, "error": {
+        "code": -32600, "message": "the method must be a string, not int"}}]
+    assert recorder.seen == [("agent_message_chunk", "alive")]
+
+
+# -- the line cap -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reader_limit", [1 << 10, 1 << 16])
+async def test_a_line_over_the_cap_is_dropped_and_reported_and_the_session_goes_on(reader_limit):
+    huge = chunk("x" * 50_000)
+    recorder, _ = await run([huge, chunk("alive")], Recorder(max_line_bytes=20_000), limit=reader_limit)
+    assert recorder.seen == [("agent_message_chunk", "alive")]
+    (summary, head, tell, _), = recorder.dropped_lines
+    assert summary == "dropped a 50,157 bytes line from the agent: over the limit of 20,000 bytes (wire.max_line_bytes)"
+    assert tell and head.startswith('{"jsonrpc":"2.0","method":"session/update"') and len(head) == 4096
+
+
+async def test_a_request_over_the_cap_is_answered_with_an_error():
+    big = line({"jsonrpc": "2.0", "id": 9, "method": "fs/write_text_file",
+                "params": {"sessionId": SID, "path": "/x", "content": "y" * 50_000}})
+    recorder, writer = await run([big], Recorder(max_line_bytes=20_000), limit=1 << 10)
+    (answer,) = writer.messages()
+    assert answer["id"] == 9 and answer["error"]["code"] == -32600
+    assert "message too large for the client" in answer["error"]["message"]
+    assert "(a method fs/write_text_file)" in recorder.dropped_lines[0][0]
+
+
+async def test_a_response_over_the_cap_fails_its_request():
+    reader = asyncio.StreamReader(limit=1 << 10)
+    writer = Writer()
+    recorder = Recorder(max_line_bytes=20_000)
+    conn = connect_to_agent(recorder, WireTransport(reader, writer, recorder, recorder))  # type: ignore[arg-type]
+    try:
+        pending = asyncio.ensure_future(conn.set_session_mode(session_id=SID, mode_id="x"))
+        await async_wait_for(lambda: writer.data, what="the request")
+        request_id = writer.messages()[0]["id"]
+        reader.feed_data(line({"jsonrpc": "2.0", "id": request_id, "result": {"pad": "z" * 50_000}}))
+        with pytest.raises(Exception, match="response was too large"):
+            await asyncio.wait_for(pending, 5)
+    finally:
+        reader.feed_eof()
+        await conn.close()
+
+
+async def test_a_line_under_the_cap_but_over_the_reader_limit_still_arrives():
+    recorder, _ = await run([chunk("y" * 100_000), chunk("z")], Recorder(max_line_bytes=1 << 20), limit=1 << 10)
+    assert recorder.seen == [("agent_message_chunk", "y" * 100_000), ("agent_message_chunk", "z")]
+
+
+async def test_the_last_line_without_a_newline_still_arrives():
+    reader = asyncio.StreamReader()
+    reader.feed_data(chunk("a") + chunk("b").rstrip(b"\n"))
+    reader.feed_eof()
+    recorder = Recorder()
+    conn = connect_to_agent(recorder, WireTransport(reader, Writer(), recorder, recorder))  # type: ignore[arg-type]
+    try:
+        await async_wait_for(lambda: len(recorder.seen) == 2, what="both chunks")
+    finally:
+        await conn.close()
+    assert recorder.seen == [("agent_message_chunk", "a"), ("agent_message_chunk", "b")]
+
+
+# -- the pieces -----------------------------------------------------------------------------------
+
+
+def test_clean_replaces_lone_surrogates_and_keeps_what_is_clean():
+    value = {"a": ["ok", "\ud83d!"], "\udc80": ("\ud83d\ude00",)}
+    assert clean(value) == {"a": ["ok", "\ufffd!"], "\ufffd": ("😀",)}
+    untouched = {"a": ["ok", "ünï"]}
+    assert clean(untouched) is untouched
+    assert clean_text("ascii") == "ascii"
+
+
+@pytest.mark.parametrize("raw, value, note", [
+    (b'{"a":"\\ud83d"}', {"a": "\ufffd"}, "lone surrogates replaced with U+FFFD"),
+    (b'{"a":"caf\xe9 \xff\xfe"}', {"a": "caf\ufffd \ufffd\ufffd"},
+     "3 invalid UTF-8 byte sequences replaced with U+FFFD"),
+    (b'{"id":123456789012345678901234567890}', {"id": 123456789012345678901234567890}, None),
+    (b"[" * 3000 + b"]" * 3000, json_lines.NOT_JSON, "nested too deeply to read"),
+    (b"not json", json_lines.NOT_JSON, None),
+])
+def test_careful_loading(raw, value, note):
+    assert json_lines.loads_careful(raw) == (value, note)
+
+
+def test_fast_loading_refuses_what_needs_care():
+    for raw in (b'{"a":"\\ud83d"}', b'{"id":123456789012345678901234567890}', b"[" * 3000 + b"]" * 3000):
+        if json_lines.orjson is not None:
+            with pytest.raises((ValueError, RecursionError)):
+                json_lines.loads_fast(raw)
+    assert json_lines.loads_fast(b'{"a":"\\ud83d\\ude00"}') == {"a": "😀"}
+
+
+def test_the_json_fallback_cleans_surrogates_too(monkeypatch):
+    assert json_lines._loads_json(b'{"a":"\\ud83d"}') == {"a": "\ufffd"}
+    assert json_lines._loads_json(b'{"a":"x"}') == {"a": "x"}
+
+
+def test_a_model_path_update_is_what_the_sdk_would_deliver():
+    message = json.loads(chunk("x"))
+    _, _, model = inbound.validated(message["params"])
+    assert isinstance(model, AgentMessageChunk) and model.content.text == "x"
+    assert inbound.validated({"sessionId": SID}) == "update: Field required"
+
+
+# -- the session's side (core/session/client.py) ---------------------------------------------------
+
+
+class Served:
+    """What SessionClient needs of a session, recording what it is given."""
+
+    def __init__(self, session_id: str | None = SID) -> None:
+        from acp_nvim.core.log.ring import LogRing
+
+        self.session_id = session_id
+        self.log = LogRing(level="trace")
+        self.chunks: list[tuple[str, str]] = []
+        self.told: list[str] = []
+
+    def on_chunk(self, kind: str, text: str) -> None:
+        if text == "boom":
+            raise RuntimeError("boom")
+        self.chunks.append((kind, text))
+
+    def on_update(self, update: Any) -> None:
+        self.chunks.append(("model", type(update).__name__))
+
+    def tell(self, text: str) -> None:
+        self.told.append(text)
+
+
+def test_the_client_side_delivers_in_order_and_skips_other_sessions():
+    from acp_nvim.core.session.client import SessionClient
+
+    served = Served()
+    client = SessionClient(served)  # type: ignore[arg-type]
+    usage = UsageUpdate(session_update="usage_update", used=1, size=2)
+    client.updates([(SID, "agent_message_chunk", "a"), ("other", "agent_message_chunk", "b"), (SID, "", usage)])
+    assert served.chunks == [("agent_message_chunk", "a"), ("model", "UsageUpdate")]
+    entry = next(e for e in served.log.entries() if e.kind == "wire")
+    assert entry.summary == "ignored a session/update for another session ('other')" and entry.level == "warn"
+    assert served.told == []
+
+
+def test_before_the_session_is_open_any_session_id_is_taken():
+    from acp_nvim.core.session.client import SessionClient
+
+    served = Served(session_id=None)
+    SessionClient(served).updates([("new", "agent_thought_chunk", "t")])  # type: ignore[arg-type]
+    assert served.chunks == [("agent_thought_chunk", "t")]
+
+
+def test_a_failing_update_is_reported_and_the_rest_still_shown_and_telling_is_capped():
+    from acp_nvim.core.session.client import TELL_LIMIT, SessionClient
+
+    served = Served()
+    client = SessionClient(served)  # type: ignore[arg-type]
+    client.updates([(SID, "agent_message_chunk", "boom")] * (TELL_LIMIT + 2) + [(SID, "agent_message_chunk", "ok")])
+    assert served.chunks == [("agent_message_chunk", "ok")]
+    assert len(served.told) == TELL_LIMIT
+    assert served.told[0] == "internal error while showing an update: RuntimeError: boom (see :Ai log)"
+    assert served.told[-1].endswith("(further such problems only in :Ai log)")
+    errors = [e for e in served.log.entries() if e.level == "error"]
+    assert len(errors) == TELL_LIMIT + 2 and "RuntimeError" in (errors[0].raw or "")
+
+
+def test_the_line_cap_comes_from_the_wire_settings():
+    from acp_nvim.core.config import parse_settings
+    from acp_nvim.core.session.client import SessionClient
+
+    settings = parse_settings({"wire": {"max_line_bytes": 4096}})
+    assert SessionClient(Served(), settings.wire).max_line_bytes == 4096  # type: ignore[arg-type]
+    assert SessionClient(Served()).max_line_bytes == 128 * 1024 * 1024  # type: ignore[arg-type]
+
+
+def test_hot_chunks_reach_the_transcript_like_the_models_and_not_while_replaying():
+    from acp_nvim.core.log.ring import LogRing
+    from acp_nvim.core.session.details import SessionDetails
+    from acp_nvim.core.session.updates import UpdateRouter
+    from acp_nvim.core.transcript.transcript import Transcript
+
+    def ops_of(feed: str) -> list[list[object]]:
+        ops: list[list[object]] = []
+        router = UpdateRouter(Transcript(ops.append), SessionDetails(), LogRing(), lambda state: None, lambda: None)
+        for kind, text in [("agent_thought_chunk", "hm\nm"), ("agent_message_chunk", "a"),
+                           ("agent_message_chunk", "b")]:
+            if feed == "hot":
+                router.chunk(kind, text)
+            else:
+                router.route(inbound.validated(json.loads(chunk(text, kind))["params"])[2])  # type: ignore[arg-type]
+        router.replaying = True
+        router.chunk("agent_message_chunk", "replayed")
+        return ops
+
+    assert ops_of("hot") == ops_of("model")
+    assert not any("replayed" in str(op) for op in ops_of("hot"))
