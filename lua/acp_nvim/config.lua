@@ -17,6 +17,9 @@ M.defaults = {
   editor_mcp = true, -- offer the editor itself as the MCP server "nvim" (diagnostics, buffers, LSP)
   media = { max_bytes = 5 * 1024 * 1024 }, -- images and audio in prompts (@shot.png, :Ai paste)
   log = { max_entries = 5000, max_bytes = 8 * 1024 * 1024, level = 'debug' },
+  -- Local session history for :Ai resume (false: keep none). Records per working directory,
+  -- and bytes per record (the oldest turns of a longer one are dropped).
+  history = { max_sessions = 200, max_bytes = 2 * 1024 * 1024 },
   chat = {
     position = 'right', -- 'right' | 'left' | 'bottom' | 'current'
     width = 0.4, -- fraction of the editor (right/left), or columns when > 1
@@ -248,6 +251,22 @@ local function validate_timeouts(timeouts)
   end
 end
 
+-- sessions lane (issue 14): history = false | { max_sessions, max_bytes }
+local HISTORY_MIN = { max_sessions = 1, max_bytes = 1024 }
+
+local function validate_history(history)
+  if history == false then
+    return
+  end
+  expect('history', history, 'table')
+  for key, min in pairs(HISTORY_MIN) do
+    expect('history.' .. key, history[key], 'number')
+    if history[key] < min or history[key] ~= math.floor(history[key]) then
+      fail('history.' .. key, ('expected a whole number >= %d'):format(min))
+    end
+  end
+end
+
 --- Validate a merged configuration; raises with the offending key path.
 function M.validate(config)
   expect('agents', config.agents, 'table')
@@ -279,6 +298,7 @@ function M.validate(config)
   if not LEVELS[config.log.level] then
     fail('log.level', 'expected one of trace, debug, info, warn, error')
   end
+  validate_history(config.history)
   if not vim.tbl_contains({ 'right', 'left', 'bottom', 'current' }, config.chat.position) then
     fail('chat.position', "expected 'right', 'left', 'bottom' or 'current'")
   end

@@ -45,6 +45,33 @@ return {
       help = 'pick a session (`vim.ui.select`) and open its chat',
     },
     {
+      name = 'resume',
+      usage = { '', 'last', '{session-id}' },
+      help = "reopen a past session of this folder (picker of every agent's sessions and the local history), the default agent's last one, or {session-id}",
+      args = { { words = { 'last' } } },
+    },
+    {
+      name = 'fork',
+      usage = { '' },
+      help = 'fork the current session (`session/fork`) into a new chat',
+    },
+    {
+      name = 'delete',
+      usage = { '', '{session-id}' },
+      help = 'delete a past session: in the agent where it offers it, and from the local history',
+    },
+    {
+      name = 'login',
+      usage = { '[agent]' },
+      help = "log in to [agent] or the current session's agent with one of its methods (its own, a terminal, an environment variable typed without echo)",
+      args = { { sources = { 'agents' } } },
+    },
+    {
+      name = 'logout',
+      usage = { '' },
+      help = "log out of the current session's agent, where it offers it",
+    },
+    {
       name = 'mode',
       usage = { '[mode]' },
       help = "pick or switch the agent's mode",

@@ -41,9 +41,16 @@ def test_setup_accepts_agents_as_configuration(nvim):
     ("{timeouts = {cancel = 'soon'}}", "timeouts.cancel: expected number"),
     ("{timeouts = {hang = 3}}", "timeouts.hang: unknown key"),
     ("{keymaps = {restart = 1}}", "keymaps.restart: expected string"),
+    ("{history = {max_sessions = 0}}", "history.max_sessions: expected a whole number >= 1"),
+    ("{history = 'off'}", "history: expected table"),
 ])
 def test_setup_errors_name_the_key_path(nvim, opts, message):
     assert message in setup_error(nvim, opts)
+
+
+def test_history_false_is_accepted(nvim):
+    assert setup_error(nvim, "{history = false}") == ""
+    assert nvim.exec_lua("return require('acp_nvim').config.history") is False
 
 
 def test_ai_completion_lists_subcommands_and_agents(nvim):

@@ -139,6 +139,12 @@ def script_text(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
     return Reply(chunks=_words("Streamed reply: alpha beta gamma delta epsilon, all done."))
 
 
+def script_recall(sc: Scenario, tools: dict[str, ToolShape], turn: Turn) -> Reply:
+    """What an earlier prompt of the conversation asked to remember (``remember=WORD``), if it is there."""
+    words = [m for role, text in turn.items if role == "user" for m in re.findall(r"remember=([\w-]+)", text)]
+    return Reply(chunks=_words(f"Recall: {words[0]} is in the conversation." if words else "Recall: nothing earlier."))
+
+
 def script_slow(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
     count = int(sc.params.get("chunks", SLOW_CHUNKS))
     return Reply(chunks=[f"tick{i} " for i in range(count)], delay=SLOW_DELAY)
@@ -212,8 +218,8 @@ def script_mcp_probe(sc: Scenario, tools: dict[str, ToolShape], turn: Turn) -> R
 
 
 SCRIPTS_WITH_TURN = {"image": script_image, "editor_diagnostics": script_editor_diagnostics,
-                     "mcp_probe": script_mcp_probe}
-"""Scripts that read more of the request than the tools (its images)."""
+                     "mcp_probe": script_mcp_probe, "recall": script_recall}
+"""Scripts that read more of the request than the tools (its images, the conversation)."""
 
 SCRIPTS = {
     "text": script_text,

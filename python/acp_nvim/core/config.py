@@ -20,6 +20,7 @@ from pydantic import (
 )
 
 from .errors import ConfigError
+from .history.record import HistorySettings
 from .log.redact import check_pattern
 from .log.ring import LOG_LEVELS as LOG_LEVELS
 from .permissions.policy import PermissionSettings
@@ -209,6 +210,15 @@ class Settings(BaseModel):
     editor_mcp: bool = Field(default=True, strict=True)
     """Offer the editor itself as the MCP server ``nvim`` to agents that take http servers."""
     media: MediaSettings = Field(default_factory=MediaSettings)
+    history: HistorySettings = Field(default_factory=HistorySettings)
+    """Local session history (``history = false`` in setup() turns it off)."""
+
+    @field_validator("history", mode="before")
+    @classmethod
+    def _history_switch(cls, value: object) -> object:
+        if isinstance(value, bool):
+            return {"enabled": value}
+        return value
 
     def agent(self, name: str | None) -> tuple[str, AgentSpec]:
         """Resolve an agent by name (the default when ``None``); raise ConfigError if unknown."""
@@ -266,6 +276,6 @@ def _lua_empty_tables(value: object) -> object:
 
 def _empty_to_dict(key: str, item: object) -> object:
     if item == [] and key in {"agents", "env", "log", "permissions", "redaction", "rejected", "timeouts", "keymaps",
-                              "wire", "mcp_servers", "headers", "media", "terminals"}:
+                              "wire", "mcp_servers", "headers", "media", "terminals", "history"}:
         return {}
     return _lua_empty_tables(item)

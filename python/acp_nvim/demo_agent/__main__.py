@@ -9,6 +9,7 @@ from typing import cast
 
 from acp import Agent, run_agent, stdio_streams
 
+from . import logins
 from .agent import DemoAgent
 from .scenarios import help_text
 from .turn import RawWriter
@@ -26,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--ws", metavar="HOST:PORT", help="serve over WebSocket instead of stdio (port 0: any)")
     parser.add_argument("--resume", action="store_true", help="offer session/resume (with --ws)")
+    parser.add_argument("--login", action="store_true", help="the terminal login of ACP_DEMO_REQUIRE_AUTH=all")
     return parser
 
 
@@ -43,12 +45,15 @@ async def serve() -> None:
     """Run the demo agent on stdin/stdout until the client disconnects."""
     reader, writer = await stdio_streams(limit=STDIO_BUFFER_LIMIT_BYTES)
     agent = DemoAgent(raw_write=_raw_writer(writer))
-    await run_agent(cast(Agent, agent), writer, reader, stdio_buffer_limit_bytes=STDIO_BUFFER_LIMIT_BYTES)
+    await run_agent(cast(Agent, agent), writer, reader, stdio_buffer_limit_bytes=STDIO_BUFFER_LIMIT_BYTES,
+                    use_unstable_protocol=True)  # session/resume, fork and close (saved.py)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments (``--help`` exits early) and serve ACP over stdio."""
     options = build_parser().parse_args(argv)
+    if options.login:
+        return logins.terminal_login()
     try:
         if options.ws:
             from .ws import serve_ws

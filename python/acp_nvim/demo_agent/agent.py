@@ -16,9 +16,12 @@ from acp.schema import (
     AuthenticateResponse,
     AuthMethodAgent,
     ClientCapabilities,
+    CloseSessionResponse,
     FileSystemCapabilities,
+    ForkSessionResponse,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     McpCapabilities,
     NewSessionResponse,
@@ -34,7 +37,9 @@ from acp.schema import (
     Usage,
 )
 
+from . import logins
 from .options import VERBOSE_ID
+from .saved import SavedSessions
 from .scenarios import commands_update, parse_prompt, pick_scenario
 from .session import MODEL_CONFIG_ID, MODEL_VALUES, MODES, SessionState
 from .turn import RawWriter, Turn, TurnCancelled
@@ -74,6 +79,10 @@ class DemoAgent:
         self._background: set[asyncio.Task[None]] = set()
         self._needs_auth = os.environ.get(REQUIRE_AUTH_ENV) == "1"
         self._terminal = False
+        self._more_logins = os.environ.get(REQUIRE_AUTH_ENV) == logins.ALL
+        if self._more_logins:
+            self._needs_auth = not any(logins.logged_in(m.id) for m in logins.methods())
+        self._saved = SavedSessions.from_env()
 
     def on_connect(self, conn: Client) -> None:
         """Remember the client-side connection."""
@@ -103,18 +112,23 @@ class DemoAgent:
             prompt_capabilities=PromptCapabilities(image="image" in extra, audio="audio" in extra,
                                                    embedded_context=True),
             mcp_capabilities=McpCapabilities(http="mcp-http" in extra, sse="mcp-sse" in extra),
-            session_capabilities=SessionCapabilities(resume=SessionResumeCapabilities()) if self._resume else None,
+            session_capabilities=(self._saved.capabilities() if self._saved else
+                                  SessionCapabilities(resume=SessionResumeCapabilities()) if self._resume else None),
         )
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=capabilities,
-            auth_methods=[AUTH_METHOD] if self._needs_auth else [],
+            auth_methods=[AUTH_METHOD, *(logins.methods() if self._more_logins else [])] if self._needs_auth
+            or self._more_logins else [],
             agent_info=Implementation(name=AGENT_NAME, title="ACP Neovim demo agent", version=AGENT_VERSION),
         )
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
         """Accept ``demo-login``; anything else is an unknown method."""
-        if method_id != AUTH_METHOD.id:
+        if self._more_logins and method_id in (logins.TERMINAL.id, logins.ENV_VAR.id):
+            if not logins.logged_in(method_id):
+                raise RequestError.auth_required({"methodId": method_id, "reason": "not logged in yet"})
+        elif method_id != AUTH_METHOD.id:
             raise RequestError.invalid_params({"methodId": method_id, "reason": "unknown auth method"})
         self._needs_auth = False
         return AuthenticateResponse()
@@ -124,16 +138,18 @@ class DemoAgent:
         if self._needs_auth:
             raise RequestError.auth_required({"authMethods": [AUTH_METHOD.id]})
         self._counter = max(self._counter, len(self._sessions)) + 1
-        state = SessionState(session_id=f"demo-{self._counter}", cwd=cwd,
-                             mcp_servers=list(kwargs.get("mcp_servers") or []))
+        session_id = self._saved.new_id() if self._saved else f"demo-{self._counter}"
+        state = SessionState(session_id=session_id, cwd=cwd, mcp_servers=list(kwargs.get("mcp_servers") or []))
         self._sessions[state.session_id] = state
+        if self._saved:
+            self._saved.save(state)
         self._announce_commands_soon(state.session_id)
         return NewSessionResponse(
             session_id=state.session_id, modes=state.mode_state(), config_options=state.config_options()
         )
 
     async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> LoadSessionResponse | None:
-        """Replay the history of a session created earlier in this process."""
+        """Replay the history of a session created earlier (in this process, or saved)."""
         state = self._session(session_id)
         state.cwd = cwd
         state.mcp_servers = list(kwargs.get("mcp_servers") or [])
@@ -142,16 +158,6 @@ class DemoAgent:
             await self.client.session_update(session_id=session_id, update=update)
         self._announce_commands_soon(session_id)
         return LoadSessionResponse(modes=state.mode_state(), config_options=state.config_options())
-
-    async def resume_session(self, cwd: str, session_id: str, **kwargs: Any) -> ResumeSessionResponse:
-        """Pick a session of this process up again without replaying it (only with ``--resume``)."""
-        if not self._resume:
-            raise RequestError.method_not_found("session/resume")
-        state = self._session(session_id)
-        state.cwd = cwd
-        state.mcp_servers = list(kwargs.get("mcp_servers") or [])
-        self._announce_commands_soon(session_id)
-        return ResumeSessionResponse(modes=state.mode_state(), config_options=state.config_options())
 
     async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> SetSessionModeResponse:
         """Switch mode and confirm it with current_mode_update."""
@@ -214,6 +220,8 @@ class DemoAgent:
         state.history.append(("user", user_text))
         if agent_text:
             state.history.append(("agent", agent_text))
+        if self._saved:
+            self._saved.save(state)
         input_tokens, output_tokens = max(1, len(user_text) // 4), len(agent_text) // 4
         state.usage.input_tokens += input_tokens
         state.usage.output_tokens += output_tokens
@@ -221,8 +229,51 @@ class DemoAgent:
             total_tokens=input_tokens + output_tokens, input_tokens=input_tokens, output_tokens=output_tokens
         )
 
+    # -- saved sessions (ACP_DEMO_SESSIONS_DIR, see saved.py) ------------------------------
+
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
+                            **kwargs: Any) -> ListSessionsResponse:
+        """A page of the saved sessions of ``cwd``."""
+        sessions, next_cursor = self._saved.page(cwd, cursor) if self._saved else ([], None)
+        return ListSessionsResponse(sessions=sessions, next_cursor=next_cursor)
+
+    async def resume_session(self, cwd: str, session_id: str, **kwargs: Any) -> ResumeSessionResponse:
+        """Continue a session without replaying it (saved sessions, or ``--resume`` over WebSocket)."""
+        if not (self._resume or self._saved):
+            raise RequestError.method_not_found("session/resume")
+        state = self._session(session_id)
+        state.cwd = cwd
+        state.mcp_servers = list(kwargs.get("mcp_servers") or [])
+        self._announce_commands_soon(session_id)
+        return ResumeSessionResponse(modes=state.mode_state(), config_options=state.config_options())
+
+    async def fork_session(self, cwd: str, session_id: str, **kwargs: Any) -> ForkSessionResponse:
+        """A new session that starts with a copy of ``session_id``'s history."""
+        source = self._session(session_id)
+        state = SessionState(session_id=SavedSessions.new_id(), cwd=cwd, history=list(source.history),
+                             mcp_servers=list(kwargs.get("mcp_servers") or []))
+        self._sessions[state.session_id] = state
+        if self._saved:
+            self._saved.save(state)
+        self._announce_commands_soon(state.session_id)
+        return ForkSessionResponse(session_id=state.session_id, modes=state.mode_state(),
+                                   config_options=state.config_options())
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        """Forget the session in this process (its saved file stays)."""
+        state = self._sessions.pop(session_id, None)
+        if state is not None:
+            state.cancel()
+        return CloseSessionResponse()
+
+    # -- end of saved sessions ----------------------------------------------------------
+
     def _session(self, session_id: str) -> SessionState:
         state = self._sessions.get(session_id)
+        if state is None and self._saved is not None:
+            state = self._saved.restore(session_id)
+            if state is not None:
+                self._sessions[session_id] = state
         if state is None:
             raise RequestError.invalid_params({"sessionId": session_id, "reason": "unknown session"})
         return state

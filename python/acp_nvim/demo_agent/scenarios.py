@@ -15,7 +15,7 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
-from . import chat, load, mcp_client, misbehave, terminals, tools
+from . import chat, load, mcp_client, misbehave, saved, terminals, tools
 from .turn import Turn
 
 Scenario = Callable[[Turn], Awaitable[StopReason]]
@@ -46,6 +46,7 @@ SCENARIOS: dict[str, tuple[str, Scenario]] = {
     "mode": ("Switch between the ask and code modes", chat.mode),
     "title": ("Set the session title", chat.title),
     "echo": ("Reply with the JSON of every prompt content block", chat.echo),
+    "recall": ("Reply with the session's first prompt (what the agent remembers)", saved.recall),
     "flood": ("Stream N (default 1000) tiny chunks as fast as possible", chat.flood),
     "slow": ("Stream N (default 200) chunks, one every 50 ms", chat.slow),
     "crash": ("Exit the agent process in the middle of the turn", misbehave.crash),

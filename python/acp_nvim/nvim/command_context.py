@@ -17,6 +17,7 @@ import pynvim
 from ..core import tasks
 from ..core.errors import AcpNvimError
 from ..core.session.manager import SessionManager
+from ..core.session.recording import Recorder
 from ..core.session.session import Prompt, Session
 from ..core.transcript.block_view import ViewLimits
 from .bridge import Bridge
@@ -75,6 +76,8 @@ class CommandContext:
         self.request = CommandRequest()
         """The ``:Ai`` request being run (or the last one, for chat keys and prompts)."""
         self._services: dict[Callable[[], Any], Any] = {}
+        self.recorder = Recorder(editor, lambda: manager.settings.history, self.report)
+        """The local session history (sessions lane: ``:Ai resume``)."""
 
     # -- messages and tasks --------------------------------------------------------
 
@@ -125,10 +128,16 @@ class CommandContext:
 
     def start(self, agent: str | None) -> Session:
         """A new session of ``agent`` (default agent when None), made current; it starts in a task."""
-        session = self.manager.create(agent, self.request.cwd or self.nvim.funcs.getcwd())
+        session = self.create(agent)
+        self.recorder.watch(session)
+        self.spawn(self._start_session(session), f"start {session.key}")
+        return session
+
+    def create(self, agent: str | None, cwd: str | None = None) -> Session:
+        """A new session of ``agent`` in ``cwd`` (the request's), made current, not started (``start`` starts one)."""
+        session = self.manager.create(agent, cwd or self.request.cwd or self.nvim.funcs.getcwd())
         chat = self.request.config.get("chat") or self.nvim.exec_lua("return require('acp_nvim').config.chat")
         session.transcript.limits = ViewLimits(int(chat["max_block_lines"]), int(chat["max_line_chars"]))
-        self.spawn(self._start_session(session), f"start {session.key}")
         return session
 
     async def _start_session(self, session: Session) -> None:

@@ -20,7 +20,9 @@ from ..core.permissions.policy import POLICIES
 from .changes import cmd_changes
 from .chat_commands import cmd_locations, cmd_queue, cmd_sessions
 from .command_context import CommandContext, CommandRequest
+from .history_commands import cmd_delete, cmd_fork, cmd_resume
 from .log_commands import cmd_log
+from .login_commands import cmd_login, cmd_logout
 from .option_commands import cmd_config, cmd_mode, cmd_model
 from .paste_commands import cmd_paste
 from .permission_commands import cmd_policy, cmd_rules
@@ -108,6 +110,16 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand("restart", ("",), "a fresh agent process for the current session (after a crash or a hang)",
                cmd_restart),
     Subcommand("sessions", ("",), "pick a session (`vim.ui.select`) and open its chat", cmd_sessions),
+    Subcommand("resume", ("", "last", "{session-id}"),
+               "reopen a past session of this folder (picker of every agent's sessions and the local history), "
+               "the default agent's last one, or {session-id}", cmd_resume, args=(_words("last"),)),
+    Subcommand("fork", ("",), "fork the current session (`session/fork`) into a new chat", cmd_fork),
+    Subcommand("delete", ("", "{session-id}"), "delete a past session: in the agent where it offers it, and "
+               "from the local history", cmd_delete),
+    Subcommand("login", ("[agent]",), "log in to [agent] or the current session's agent with one of its methods "
+               "(its own, a terminal, an environment variable typed without echo)", cmd_login,
+               args=(Arg(sources=("agents",)),)),
+    Subcommand("logout", ("",), "log out of the current session's agent, where it offers it", cmd_logout),
     Subcommand("mode", ("[mode]",), "pick or switch the agent's mode", cmd_mode,
                args=(Arg(sources=("modes",)),)),
     Subcommand("model", ("[value]",), "pick or set the agent's model", cmd_model),

@@ -20,7 +20,13 @@ from typing import TypeVar
 
 from acp import PROTOCOL_VERSION, Client, connect_to_agent
 from acp.client.connection import ClientSideConnection
-from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation, InitializeResponse
+from acp.schema import (
+    AuthCapabilities,
+    ClientCapabilities,
+    FileSystemCapabilities,
+    Implementation,
+    InitializeResponse,
+)
 
 from .. import tasks
 from ..config import AgentSpec, TimeoutSettings
@@ -37,7 +43,8 @@ STDERR_TAIL = 10
 TAIL_CHARS = 300
 CLIENT_INFO = Implementation(name="acp.nvim", title="acp.nvim", version="0.1.0")
 CAPABILITIES = ClientCapabilities(
-    fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False
+    fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False,
+    auth=AuthCapabilities(terminal=True),  # sessions lane: :Ai login runs terminal methods in a Neovim terminal
 )
 
 CONNECTION_CLOSE = 1.0

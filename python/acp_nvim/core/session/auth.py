@@ -23,20 +23,24 @@ def is_auth_required(exc: BaseException) -> bool:
 
 
 async def new_session(agent: AgentProcess, cwd: str, choose: Choose, notice: Callable[[str, str], None],
-                      mcp_servers: list[SessionMcpServer] | None = None) -> NewSessionResponse:
-    """``session/new`` in ``cwd`` with ``mcp_servers``; when the agent wants a login first, log in
-    and try once more. Each request is answered in time or fails (``AgentProcess.ask``)."""
+                      mcp_servers: list[SessionMcpServer] | None = None,
+                      dirs: list[str] | None = None) -> NewSessionResponse:
+    """``session/new`` in ``cwd`` with ``mcp_servers`` (``dirs``: additionalDirectories); when the agent
+    wants a login first, log in and try once more. Each request is answered in time or fails
+    (``AgentProcess.ask``)."""
     servers = list(mcp_servers or [])
     conn = agent.connection()
     try:
-        return await agent.ask("session/new", conn.new_session(cwd=cwd, mcp_servers=servers))
+        return await agent.ask("session/new", conn.new_session(cwd=cwd, mcp_servers=servers,
+                                                               additional_directories=dirs))
     except RequestError as exc:
         if not is_auth_required(exc):
             raise
     notice("the agent asks you to log in", "info")
     methods = list(agent.info.auth_methods or []) if agent.info is not None else []
     await authenticate(agent, methods, choose)
-    return await agent.ask("session/new", conn.new_session(cwd=cwd, mcp_servers=servers))
+    return await agent.ask("session/new", conn.new_session(cwd=cwd, mcp_servers=servers,
+                                                           additional_directories=dirs))
 
 
 async def authenticate(agent: AgentProcess, methods: list[AuthMethod], choose: Choose) -> None:
@@ -50,6 +54,9 @@ async def authenticate(agent: AgentProcess, methods: list[AuthMethod], choose: C
     if index is None:
         raise AgentStartError(f"authentication of agent {name!r} was cancelled")
     method = methods[index]
+    if isinstance(method, (TerminalAuthMethod, EnvVarAuthMethod)):  # sessions lane: the client's part first
+        how = "in a terminal" if isinstance(method, TerminalAuthMethod) else "with a secret you type"
+        raise AgentStartError(f"{_label(method)} logs in {how}: run :Ai login {name}")
     try:
         await agent.ask("authenticate", agent.connection().authenticate(method_id=method.id),
                         limit=agent.hooks.timeouts.login)

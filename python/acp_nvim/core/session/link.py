@@ -11,16 +11,24 @@ from collections.abc import Callable
 
 from acp import Client, RequestError
 from acp.client.connection import ClientSideConnection
-from acp.schema import LoadSessionResponse, NewSessionResponse, PromptCapabilities, ResumeSessionResponse
+from acp.schema import (
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptCapabilities,
+    ResumeSessionResponse,
+)
 
 from ..agent.process import AgentHooks, AgentProcess
 from ..agent.remote import RemoteAgent
 from ..config import AgentSpec
 from ..errors import AgentTimeoutError, SessionClosedError
 from ..log.ring import LogRing
+from ..mcp.servers import SessionMcpServer
 from ..mcp.session_mcp import McpServersFor
 from . import attachments, auth, reattach
 from .details import SessionDetails
+from .past import extra_dirs
 
 Attached = NewSessionResponse | LoadSessionResponse | ResumeSessionResponse
 NEW = "new"
@@ -52,6 +60,8 @@ class AgentLink:
         self._hooks = hooks
         self._mcp_servers = mcp_servers
         """The ``mcpServers`` for session/new, load and resume, per the agent's capabilities (core/mcp)."""
+        self.roots: list[str] = []
+        """``workspace_roots``, sent as additionalDirectories where offered (sessions lane)."""
         self.process = self._new_process()
         self.retiring: set[AgentProcess] = set()
         """Replaced processes that may still be ending (editor exit ends them too)."""
@@ -122,8 +132,9 @@ class AgentLink:
         if self.session_id is not None:
             self._replaying(True)
             try:
-                attached = await reattach.reattach(self.process, self.session_id, self.cwd,
-                                                   self._mcp_servers(self.process.info))
+                info = self.process.info
+                attached = await reattach.reattach(self.process, self.session_id, self.cwd, self.mcp_servers(info),
+                                                   dirs=extra_dirs(info, self.roots))
             finally:
                 self._replaying(False)
             if attached is not None:
@@ -134,7 +145,11 @@ class AgentLink:
 
     async def _new_session(self) -> NewSessionResponse:
         return await auth.new_session(self.process, self.cwd, self._choose, self._notice,
-                                      self._mcp_servers(self.process.info))
+                                      self.mcp_servers(self.process.info), extra_dirs(self.process.info, self.roots))
+
+    def mcp_servers(self, info: InitializeResponse | None) -> list[SessionMcpServer]:
+        """The ``mcpServers`` to send with session/new, load, resume or fork to an agent that said ``info``."""
+        return self._mcp_servers(info)
 
     async def attach(self, response: Attached) -> None:
         """Take the modes and options of a new/load/resume response; select the configured mode."""

@@ -28,10 +28,15 @@ class SessionManager:
         self.closing: set[Session] = set()
         """Sessions closed but whose agent may still be ending: editor exit ends them too."""
         self._counters: defaultdict[str, int] = defaultdict(int)
+        self.login_env: defaultdict[str, dict[str, str]] = defaultdict(dict)
+        """Per agent, variables ``:Ai login`` asked for (env_var methods): in memory only, added to the
+        environment of that agent's new processes (sessions lane)."""
 
     def create(self, agent: str | None, cwd: str) -> Session:
         """A new, not yet started session of ``agent`` (the default agent when None)."""
         name, spec = self.settings.agent(agent)
+        if self.login_env[name]:
+            spec = spec.model_copy(update={"env": {**spec.env, **self.login_env[name]}})
         self._counters[name] += 1
         key = f"{name}/{self._counters[name]}"
         session = Session(key, name, spec, self.settings, self.editor, cwd, self.questions, self.editor_mcp)

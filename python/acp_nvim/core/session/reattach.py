@@ -1,6 +1,13 @@
-"""After a restart: get back to the same conversation if the agent can (resume, then load)."""
+"""Back on an existing conversation with a fresh process: ``session/resume``, ``session/load``.
+
+Used after a restart (resume first: the chat already shows the conversation) and by
+``:Ai resume`` (``reopen.py``: load first when nothing is kept locally, so the chat shows
+the agent's replay).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from acp import RequestError
 from acp.schema import InitializeResponse, LoadSessionResponse, ResumeSessionResponse
@@ -23,24 +30,47 @@ def can_load(info: InitializeResponse | None) -> bool:
     return bool(caps is not None and caps.load_session)
 
 
-async def reattach(agent: AgentProcess, session_id: str, cwd: str,
-                   mcp_servers: list[SessionMcpServer] | None = None,
-                   ) -> tuple[ResumeSessionResponse | LoadSessionResponse, str] | None:
-    """Try ``session/resume`` then ``session/load`` (with ``mcp_servers``): the response and how
-    (``RESUMED``, ``RELOADED``), or None when the agent can do neither or refused both. A request
-    that times out, or an agent that exits, fails the reattach (``AgentProcess.ask``)."""
-    servers = list(mcp_servers or [])
-    conn = agent.connection()
-    if can_resume(agent.info):
-        try:
-            return await agent.ask("session/resume", conn.resume_session(session_id=session_id, cwd=cwd,
-                                                                         mcp_servers=servers)), RESUMED
-        except RequestError as exc:
-            agent.log.add("warn", "lifecycle", f"session/resume refused: {exc}")
-    if can_load(agent.info):
-        try:
-            return await agent.ask("session/load", conn.load_session(session_id=session_id, cwd=cwd,
-                                                                     mcp_servers=servers)), RELOADED
-        except RequestError as exc:
-            agent.log.add("warn", "lifecycle", f"session/load refused: {exc}")
+def _ignore(_: bool) -> None:
     return None
+
+
+async def reattach(agent: AgentProcess, session_id: str, cwd: str,
+                   mcp_servers: list[SessionMcpServer] | None = None, *, dirs: list[str] | None = None,
+                   load_first: bool = False, loading: Callable[[bool], None] = _ignore,
+                   refused: list[str] | None = None,
+                   ) -> tuple[ResumeSessionResponse | LoadSessionResponse, str] | None:
+    """Try ``session/resume`` then ``session/load`` (``load_first``: the other way round), with
+    ``mcp_servers`` and ``dirs`` (additionalDirectories, None: not sent): the response and how
+    (``RESUMED``, ``RELOADED``), or None when the agent can do neither or refused both (each
+    refusal is added to ``refused``). ``loading`` is told True just before a ``session/load``
+    and False when it is refused. A request that times out, or an agent that exits, fails the
+    reattach (``AgentProcess.ask``)."""
+    order = ("load", "resume") if load_first else ("resume", "load")
+    for how in order:
+        try:
+            if how == "resume" and can_resume(agent.info):
+                return await _resume(agent, session_id, cwd, mcp_servers, dirs), RESUMED
+            if how == "load" and can_load(agent.info):
+                loading(True)
+                return await _load(agent, session_id, cwd, mcp_servers, dirs), RELOADED
+        except RequestError as exc:
+            if how == "load":
+                loading(False)
+            agent.log.add("warn", "lifecycle", f"session/{how} refused: {exc}")
+            if refused is not None:
+                refused.append(f"session/{how}: {exc}")
+    return None
+
+
+async def _resume(agent: AgentProcess, session_id: str, cwd: str, mcp_servers: list[SessionMcpServer] | None,
+                  dirs: list[str] | None) -> ResumeSessionResponse:
+    conn = agent.connection()
+    return await agent.ask("session/resume", conn.resume_session(
+        session_id=session_id, cwd=cwd, mcp_servers=list(mcp_servers or []), additional_directories=dirs))
+
+
+async def _load(agent: AgentProcess, session_id: str, cwd: str, mcp_servers: list[SessionMcpServer] | None,
+                dirs: list[str] | None) -> LoadSessionResponse:
+    conn = agent.connection()
+    return await agent.ask("session/load", conn.load_session(
+        session_id=session_id, cwd=cwd, mcp_servers=list(mcp_servers or []), additional_directories=dirs))

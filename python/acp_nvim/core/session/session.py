@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 
 from acp.helpers import SessionUpdate
 from acp.schema import (
@@ -51,7 +51,7 @@ from ..questions import CHOICE, Questions, Ticket, choice_index
 from ..terminal.service import TerminalService
 from ..transcript.tool_calls import ToolCallState
 from ..transcript.transcript import Transcript
-from . import attachments, mode_policy, notices, reconnect
+from . import attachments, mode_policy, notices, reconnect, reopen
 from .client import client_for
 from .details import SessionDetails
 from .link import NEW, AgentLink, Attached
@@ -138,6 +138,11 @@ class Session:
         self._runner: asyncio.Task[None] | None = None
         self._lifecycle: asyncio.Task[Exception | None] | None = None
         self._reconnector = Reconnector(self._link, self.transcript, self.log, closed=lambda: self.state == "closed")
+        self._link.roots = list(settings.workspace_roots)
+        self.watchers: list[Callable[[Session], None]] = []
+        """Told of every change (sessions lane: the local history's recorder)."""
+        self._before_prompt: list[Callable[[], None]] = []
+        self._holding_replay = False
 
     # -- what the editor shows -----------------------------------------------------
 
@@ -182,6 +187,8 @@ class Session:
 
     def _changed(self) -> None:
         self.editor.session_changed(self.key)
+        for watcher in self.watchers:
+            watcher(self)
 
     def _report(self, message: str) -> None:
         self.log.add("error", "error", message)
@@ -207,6 +214,75 @@ class Session:
         error = await self._run_lifecycle(self._open(), "start")
         if error is not None:
             raise error
+
+    # -- sessions lane (issue 14): a past session, a fork (core/session/reopen.py) ------
+
+    async def start_past(self, session_id: str, replay: bool) -> str:
+        """Spawn the agent and reopen past session ``session_id`` (``replay``: show what session/load
+        replays); how: "resumed", "loaded", or why it is read-only (the session is then closed).
+        A failure is shown in the chat as a start's is, and raised."""
+        how: list[str] = []
+        error = await self._run_lifecycle(self._open_past(session_id, replay, how), "resume")
+        if error is not None:
+            raise error
+        return how[0]
+
+    async def _open_past(self, session_id: str, replay: bool, how: list[str]) -> None:
+        try:
+            reopened = await reopen.open_past(self._link, session_id, replay, self._hold_replay)
+            if reopened.response is not None:
+                await self._link.attach(reopened.response)
+                await mode_policy.uphold(self)
+        except Exception as exc:
+            self._failed(f"failed to start: {exc}", "the agent did not start")
+            raise
+        how.append(reopened.how)
+        if reopened.response is None:
+            self._set_state("closed")
+            await self.process.close()
+            return
+        if reopened.replay_held:
+            self._release_replay_at_prompt()
+        self._ready()
+
+    def before_next_prompt(self, action: Callable[[], None]) -> None:
+        """Run ``action`` once, when the next prompt is submitted (the end of a reopened session's replay)."""
+        self._before_prompt.append(action)
+
+    def _prompting(self) -> None:
+        actions, self._before_prompt = self._before_prompt, []
+        for action in actions:
+            action()
+
+    async def start_fork(self, source_id: str) -> None:
+        """Spawn the agent and make this session a fork of ``source_id`` (``session/fork``). A failure
+        is shown in the chat as a start's is, and raised."""
+        error = await self._run_lifecycle(self._open_fork(source_id), "fork")
+        if error is not None:
+            raise error
+
+    async def _open_fork(self, source_id: str) -> None:
+        try:
+            response = await reopen.fork(self._link, source_id, self._hold_replay)
+            await self._link.attach(response)
+            await mode_policy.uphold(self)
+        except Exception as exc:
+            self._failed(f"failed to start: {exc}", "the agent did not start")
+            raise
+        self._release_replay_at_prompt()
+        self._ready()
+
+    def _hold_replay(self, hold: bool) -> None:
+        self._holding_replay = hold
+
+    def _release_replay_at_prompt(self) -> None:
+        """The held replay ends with the next prompt; at once when one was typed while the session started."""
+        if self.queue:
+            self._hold_replay(False)
+        else:
+            self.before_next_prompt(lambda: self._hold_replay(False))
+
+    # -- end of the sessions lane's hook ---------------------------------------------
 
     async def restart(self) -> None:
         """A fresh agent process, back on the same conversation (resume, else load, else a new
@@ -376,7 +452,8 @@ class Session:
         tasks.spawn(self.terminals.close_all(), self._report, f"{self.key} terminals")
 
     async def close(self) -> None:
-        """End the session: its turn, its questions, its terminals and its agent process (bounded)."""
+        """End the session: its turn, its questions, its terminals and its agent process (bounded);
+        ``session/close`` first where the agent offers it."""
         if self.state != "closed":
             self._set_state("closed")
             self._cancel_questions()
@@ -388,6 +465,7 @@ class Session:
             unsent = [notices.not_sent(p, "the session was closed") for p in self.queue]
             self.queue.clear()
             self.transcript.notice("\n".join(["session closed; stopping the agent", *unsent]), "info")
+            await reopen.close_remote(self._link)  # sessions lane: session/close where offered
         await self.terminals.close_all()  # terminals (issue 15): none outlives its session
         await self.process.close()
 
@@ -404,6 +482,7 @@ class Session:
         "starting", or "restarting" (the agent had stopped, or ignores a cancel: it restarts first)."""
         if self.state == "closed":
             raise SessionClosedError(f"session {self.key} is closed: start a new one with :Ai new")
+        self._prompting()  # sessions lane: a reopened session's replay ends here
         self.queue.append(prompt)
         if self.state == "failed" or self._stuck:
             why = "ignores the cancel" if self._stuck else "is not running"
@@ -542,6 +621,8 @@ class Session:
     def on_update(self, update: SessionUpdate) -> None:
         """Dispatch one ``session/update`` to the transcript and session state; after a cancel, the
         turn's late output is dropped (ACP: the turn ends with the agent's answer to the prompt)."""
+        if self._holding_replay and reopen.replayed(update):  # sessions lane: a replay already shown
+            return
         turn = self._turn
         if self._cancelling and turn is not None and self._late(update):
             turn.dropped += 1
@@ -557,7 +638,9 @@ class Session:
 
     def on_chunk(self, kind: str, text: str) -> None:
         """A streamed text chunk the wire checked by hand (no model); dropped after a cancel, as
-        ``on_update`` drops the turn's late output."""
+        ``on_update`` drops the turn's late output (and a held replay: sessions lane)."""
+        if self._holding_replay:
+            return
         turn = self._turn
         if self._cancelling and turn is not None:
             turn.dropped += 1

@@ -137,6 +137,11 @@ class Transcript:
     def notice(self, text: str, kind: str = "notice") -> None:
         self._new_block(kind, text)
 
+    def restore(self, kind: str, text: str) -> None:
+        """A block of an earlier conversation, drawn as it was (``:Ai resume``, local history)."""
+        self._new_block(kind, text)
+        self._answering = False
+
     def flag(self, text: str) -> int:
         """A warning the user may act on with a key on its line; returns its block id."""
         return self._new_block("error", text).id

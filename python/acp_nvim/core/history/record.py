@@ -1,0 +1,104 @@
+"""One session's record: what ``:Ai resume`` lists and what the chat shows as history."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import cast
+
+from pydantic import BaseModel, ConfigDict, Field
+
+FORMAT = 1
+ENTRY_KINDS = ("heading", "user", "agent", "thought", "tool", "plan", "notice", "info", "error", "turn_end")
+"""Transcript block kinds a record keeps (every kind the chat draws)."""
+
+
+class HistorySettings(BaseModel):
+    """``history = { max_sessions, max_bytes }`` of setup(); ``history = false`` turns it off."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    max_sessions: int = Field(default=200, ge=1)
+    """Records kept per cwd (every agent together); the oldest go first."""
+    max_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
+    """One record's size on disk; the oldest entries of a longer transcript are dropped."""
+
+
+@dataclass(slots=True)
+class Entry:
+    """One transcript block: its kind and its whole text."""
+
+    kind: str
+    text: str
+
+
+@dataclass(slots=True)
+class SessionRecord:
+    """A past session as kept on disk."""
+
+    agent: str
+    cwd: str
+    session_id: str
+    created: float
+    updated: float
+    title: str = ""
+    first_prompt: str = ""
+    entries: list[Entry] = field(default_factory=list)
+    dropped: int = 0
+    """Entries cut from the start to keep the record under ``max_bytes``."""
+
+    def to_json(self) -> str:
+        return json.dumps({
+            "format": FORMAT, "agent": self.agent, "cwd": self.cwd, "session_id": self.session_id,
+            "created": self.created, "updated": self.updated, "title": self.title,
+            "first_prompt": self.first_prompt, "dropped": self.dropped,
+            "entries": [[e.kind, e.text] for e in self.entries],
+        }, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> SessionRecord:
+        """Parse a record; ValueError (with the reason) for anything that is not one."""
+        data = json.loads(text)
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ValueError("not a session record of this version")
+        entries = data.get("entries")
+        if not isinstance(entries, list):
+            raise ValueError("entries is not a list")
+        return cls(
+            agent=_str(data, "agent"), cwd=_str(data, "cwd"), session_id=_str(data, "session_id"),
+            created=_num(data, "created"), updated=_num(data, "updated"), title=_str(data, "title"),
+            first_prompt=_str(data, "first_prompt"), dropped=int(_num(data, "dropped")),
+            entries=[_entry(item) for item in entries])
+
+    def fit(self, max_bytes: int) -> None:
+        """Drop the oldest entries until the JSON form fits ``max_bytes`` (the header always stays)."""
+        size = len(self.to_json().encode())
+        while self.entries and size > max_bytes:
+            gone = self.entries.pop(0)
+            self.dropped += 1
+            size -= len(json.dumps([gone.kind, gone.text], ensure_ascii=False).encode()) + 1
+
+
+def _str(data: dict[str, object], key: str) -> str:
+    value = data.get(key, "")
+    if not isinstance(value, str):
+        raise ValueError(f"{key} is not a string")
+    return value
+
+
+def _num(data: dict[str, object], key: str) -> float:
+    value = data.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{key} is not a number")
+    return float(value)
+
+
+def _entry(item: object) -> Entry:
+    if (not isinstance(item, list) or len(item) != 2
+            or not all(isinstance(part, str) for part in cast(list[object], item))):
+        raise ValueError("an entry is not [kind, text]")
+    kind, text = cast(list[str], item)
+    if kind not in ENTRY_KINDS:
+        raise ValueError(f"unknown entry kind {kind!r}")
+    return Entry(kind, text)

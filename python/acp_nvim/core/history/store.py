@@ -1,0 +1,121 @@
+"""Session records on disk: ``<state>/acp_nvim/history/<cwd>/<agent>/<id hash>.json``.
+
+Every file is written atomically (a private temporary file, then a rename) with mode 0600, in
+folders of mode 0700; texts pass through the session's redactor first. The store is bounded:
+``max_sessions`` records per cwd (the least recently updated go), ``max_bytes`` per record.
+The methods block on the disk: the async callers run them through ``asyncio.to_thread``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import tempfile
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from .record import Entry, HistorySettings, SessionRecord
+
+ROOT = ("acp_nvim", "history")
+Redact = Callable[[str], str]
+
+
+class HistoryStore:
+    """Reads and writes the records under one state folder."""
+
+    def __init__(self, state_dir: str, settings: HistorySettings) -> None:
+        self.root = Path(state_dir, *ROOT)
+        self.settings = settings
+
+    def folder(self, cwd: str) -> Path:
+        """The folder of one cwd: a readable name plus a hash (two cwds never share one)."""
+        return self.root / f"{_slug(Path(cwd).name or 'root')}-{_digest(cwd)[:12]}"
+
+    def path(self, cwd: str, agent: str, session_id: str) -> Path:
+        return self.folder(cwd) / _agent_dir(agent) / f"{_digest(session_id)[:32]}.json"
+
+    def save(self, record: SessionRecord, redact: Redact) -> None:
+        """Write ``record`` (redacted, fitted to ``max_bytes``), then prune the cwd to ``max_sessions``."""
+        clean = _redacted(record, redact)
+        clean.fit(self.settings.max_bytes)
+        path = self.path(record.cwd, record.agent, record.session_id)
+        _write_private(path, clean.to_json())
+        self.prune(record.cwd)
+
+    def load(self, cwd: str, agent: str, session_id: str) -> SessionRecord | None:
+        """The record of one session, or None (missing or unreadable)."""
+        return _read(self.path(cwd, agent, session_id))
+
+    def records(self, cwd: str) -> list[SessionRecord]:
+        """Every readable record of ``cwd``, most recently updated first (unreadable files are skipped)."""
+        found = [r for p in self._files(cwd) if (r := _read(p)) is not None and r.cwd == cwd]
+        return sorted(found, key=lambda r: r.updated, reverse=True)
+
+    def delete(self, cwd: str, agent: str, session_id: str) -> bool:
+        """Remove one record; False when there was none."""
+        try:
+            self.path(cwd, agent, session_id).unlink()
+        except FileNotFoundError:
+            return False
+        return True
+
+    def prune(self, cwd: str) -> None:
+        """Keep the ``max_sessions`` most recently written records of ``cwd``."""
+        files = sorted(self._files(cwd), key=_mtime, reverse=True)
+        for stale in files[self.settings.max_sessions:]:
+            with contextlib.suppress(OSError):
+                stale.unlink()
+
+    def _files(self, cwd: str) -> list[Path]:
+        folder = self.folder(cwd)
+        return list(folder.glob("*/*.json")) if folder.is_dir() else []
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _agent_dir(agent: str) -> str:
+    return f"{_slug(agent)}-{_digest(agent)[:8]}"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^\w.-]+", "-", text)[:40]
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _redacted(record: SessionRecord, redact: Redact) -> SessionRecord:
+    return replace(record, title=redact(record.title), first_prompt=redact(record.first_prompt),
+                   entries=[Entry(e.kind, redact(e.text)) for e in record.entries])
+
+
+def _read(path: Path) -> SessionRecord | None:
+    try:
+        return SessionRecord.from_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Atomic write, mode 0600: a reader sees the old record or the new one, never half of one."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")  # mkstemp: mode 0600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise

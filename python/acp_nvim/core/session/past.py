@@ -1,0 +1,205 @@
+"""Past sessions of a cwd: the agents' ``session/list`` merged with the local history.
+
+Also what each agent offers for past sessions (list, resume, load, fork, close, delete,
+additional directories, logout), read from its ``initialize`` result, and the requests
+the SDK 0.12 types but does not send (``session/delete``, ``logout``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TypeVar, cast
+
+from acp import Client, RequestError
+from acp.meta import AGENT_METHODS
+from acp.schema import (
+    DeleteSessionRequest,
+    DeleteSessionResponse,
+    DeniedOutcome,
+    InitializeResponse,
+    LogoutRequest,
+    LogoutResponse,
+    RequestPermissionResponse,
+    SessionCapabilities,
+    SessionInfo,
+)
+from acp.utils import request_model_from_dict
+
+from ..agent.process import AgentHooks, AgentProcess
+from ..config import AgentSpec, Settings
+from ..history.record import SessionRecord
+from ..log.redact import Redactor
+from ..log.ring import LogRing
+
+T = TypeVar("T")
+
+MAX_PAGES = 50
+"""``session/list`` pages read at most (an agent whose cursor never ends must not hang us)."""
+PROMPT_SHOWN = 60
+
+
+# -- what the agent offers ------------------------------------------------------------
+
+def session_caps(info: InitializeResponse | None) -> SessionCapabilities | None:
+    caps = info.agent_capabilities if info is not None else None
+    return caps.session_capabilities if caps is not None else None
+
+
+def offers(info: InitializeResponse | None, what: str) -> bool:
+    """Whether the agent offers ``what``: list, resume, fork, close, delete, additional_directories, load, logout."""
+    caps = info.agent_capabilities if info is not None else None
+    if caps is None:
+        return False
+    if what == "load":
+        return bool(caps.load_session)
+    if what == "logout":
+        return caps.auth is not None and caps.auth.logout is not None
+    sessions = caps.session_capabilities
+    return sessions is not None and getattr(sessions, what, None) is not None
+
+
+def extra_dirs(info: InitializeResponse | None, roots: list[str]) -> list[str] | None:
+    """``workspace_roots`` as ``additionalDirectories`` where the agent offers them (else None: not sent)."""
+    return list(roots) if roots and offers(info, "additional_directories") else None
+
+
+# -- requests the SDK types but does not send -------------------------------------------
+
+async def delete_session(process: AgentProcess, session_id: str) -> None:
+    """``session/delete`` (the SDK 0.12 has the types, not the method), answered in time or failed."""
+    await process.ask("session/delete", request_model_from_dict(
+        process.connection()._conn, AGENT_METHODS["session_delete"], DeleteSessionRequest(session_id=session_id),
+        DeleteSessionResponse))
+
+
+async def logout(process: AgentProcess) -> None:
+    """``logout`` (the SDK 0.12 has the types, not the method), answered in time or failed."""
+    await process.ask("logout", request_model_from_dict(
+        process.connection()._conn, AGENT_METHODS["logout"], LogoutRequest(), LogoutResponse))
+
+
+async def list_sessions(process: AgentProcess, cwd: str) -> list[SessionInfo]:
+    """Every page of ``session/list`` for ``cwd`` (sessions of other folders are dropped); each page
+    is answered in time or the listing fails."""
+    found: list[SessionInfo] = []
+    cursor: str | None = None
+    conn = process.connection()
+    for _ in range(MAX_PAGES):
+        page = await process.ask("session/list", conn.list_sessions(cwd=cwd, cursor=cursor))
+        found += [info for info in page.sessions if info.cwd == cwd]
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return found
+
+
+class ListingClient:
+    """The client side of a process started only to list sessions: it serves nothing."""
+
+    async def session_update(self, session_id: str, update: object, **kwargs: object) -> None:
+        return None
+
+    async def request_permission(self, session_id: str, tool_call: object, options: object,
+                                 **kwargs: object) -> RequestPermissionResponse:
+        return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+
+    async def ext_method(self, method: str, params: dict[str, object]) -> dict[str, object]:
+        raise RequestError.method_not_found(method)
+
+    async def ext_notification(self, method: str, params: dict[str, object]) -> None:
+        return None
+
+
+def listing_client() -> Client:
+    return cast(Client, ListingClient())
+
+
+# -- the picker's items ---------------------------------------------------------------------
+
+@dataclass(slots=True)
+class PastSession:
+    """One past session as ``:Ai resume`` shows it."""
+
+    agent: str
+    session_id: str
+    title: str
+    updated: float
+    first_prompt: str = ""
+    record: SessionRecord | None = None
+    """The local record (None: only the agent knows it)."""
+    listed: bool = False
+    """The agent's ``session/list`` has it."""
+
+    def label(self) -> str:
+        """``agent · time · title — first prompt`` for the picker."""
+        when = datetime.fromtimestamp(self.updated).strftime("%Y-%m-%d %H:%M") if self.updated else "?"
+        prompt = " ".join(self.first_prompt.split())
+        prompt = prompt[:PROMPT_SHOWN] + ("…" if len(prompt) > PROMPT_SHOWN else "")
+        title = " ".join(self.title.split()) or "(untitled)"
+        tail = f" — {prompt}" if prompt and prompt != title else ""
+        return f"{self.agent} · {when} · {title}{tail}"
+
+
+def merge(records: list[SessionRecord], listed: dict[str, list[SessionInfo]]) -> list[PastSession]:
+    """One item per (agent, session id), most recent first; the local record fills what the list lacks."""
+    items: dict[tuple[str, str], PastSession] = {}
+    for record in records:
+        items[(record.agent, record.session_id)] = PastSession(
+            record.agent, record.session_id, record.title, record.updated, record.first_prompt, record)
+    for agent, infos in listed.items():
+        for info in infos:
+            item = items.get((agent, info.session_id))
+            if item is None:
+                item = items[(agent, info.session_id)] = PastSession(
+                    agent, info.session_id, info.title or "", _timestamp(info.updated_at))
+            item.listed = True
+            item.title = item.title or info.title or ""
+            item.updated = max(item.updated, _timestamp(info.updated_at))
+    return sorted(items.values(), key=lambda item: item.updated, reverse=True)
+
+
+def _timestamp(iso: str | None) -> float:
+    """An ISO 8601 time as a timestamp (0 when absent or malformed)."""
+    if not iso:
+        return 0.0
+    try:
+        return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def now() -> float:
+    return time.time()
+
+
+# -- asking an agent ------------------------------------------------------------------------
+
+async def with_agent(name: str, spec: AgentSpec, cwd: str, live: AgentProcess | None,
+                     ask: Callable[[AgentProcess], Awaitable[T]], settings: Settings | None = None) -> T:
+    """Run ``ask`` on ``live`` (a running process of the agent) or on one started for it and closed
+    after (its handshake bounded by ``settings.timeouts``, its log redacted as a session's). ``ask``
+    sends its requests through ``AgentProcess.ask``, so each is answered in time or fails."""
+    if live is not None and live.alive and live.conn is not None:
+        return await ask(live)
+    settings = settings or Settings()
+    redact = Redactor.for_env(spec.env, patterns=settings.redaction.patterns)
+    log = LogRing(1000, 1 << 20, redact=redact)
+    process = AgentProcess(name, spec, listing_client(), log, cwd, AgentHooks(timeouts=settings.timeouts))
+    try:
+        await process.start()
+        return await ask(process)
+    finally:
+        await process.close()
+
+
+async def listed_by(name: str, spec: AgentSpec, cwd: str, live: AgentProcess | None,
+                    settings: Settings | None = None) -> list[SessionInfo]:
+    """The agent's sessions of ``cwd`` (empty when it offers no ``session/list``)."""
+    async def ask(process: AgentProcess) -> list[SessionInfo]:
+        if process.conn is None or not offers(process.info, "list"):
+            return []
+        return await list_sessions(process, cwd)
+    return await with_agent(name, spec, cwd, live, ask, settings)

@@ -1,0 +1,128 @@
+"""Local history of the sessions: each watched session's record is saved after every turn.
+
+A session reopened from its record (``:Ai resume``) keeps the record's entries and adds its
+new blocks after the ones that showed the history, so the record never holds a turn twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .. import tasks
+from ..history.record import ENTRY_KINDS, Entry, HistorySettings, SessionRecord
+from ..history.store import HistoryStore
+from ..port import EditorPort
+from ..transcript.transcript import Block
+from .past import now
+from .session import Session
+
+SAVED_STATES = ("idle", "closed", "failed")
+"""A turn is over (or the session is): the moments a record is written."""
+USER_HEADING = "## You\n"
+NOTICES = ("notice", "info", "error")
+"""Trailing notices are not saved alone: "agent exited" as Neovim quits is no part of the conversation."""
+FIRST_PROMPT_CHARS = 500
+
+
+@dataclass(slots=True)
+class _Watched:
+    created: float
+    prefix: list[Entry] = field(default_factory=list)
+    shown: int = 0
+    """Transcript blocks that showed the history (not recorded again)."""
+    title: str = ""
+    """The record's title until the agent sends one."""
+    saved: tuple[object, ...] = ()
+    saving: asyncio.Task[None] | None = None
+    again: bool = False
+
+
+class Recorder:
+    """Keeps the records of the sessions it watches; lists, loads and deletes records of a cwd."""
+
+    def __init__(self, editor: EditorPort, settings: Callable[[], HistorySettings],
+                 report: tasks.ErrorReporter) -> None:
+        self._editor = editor
+        self._settings = settings
+        self._report = report
+        self._watched: dict[str, _Watched] = {}
+
+    async def store(self) -> HistoryStore | None:
+        """The store (None when ``history = false`` or the editor keeps no state)."""
+        settings = self._settings()
+        if not settings.enabled:
+            return None
+        state_dir = await self._editor.state_dir()
+        return HistoryStore(state_dir, settings) if state_dir else None
+
+    def watch(self, session: Session, created: float | None = None, prefix: list[Entry] | None = None,
+              title: str = "") -> None:
+        """Record ``session`` from now on; a reopened one keeps its ``created`` time and the entries
+        (``prefix``) its chat shows now, which are not recorded a second time."""
+        self._watched[session.key] = _Watched(created=created or now(), prefix=list(prefix or []),
+                                              shown=len(session.transcript.blocks), title=title)
+        session.watchers.append(self._changed)
+
+    def _changed(self, session: Session) -> None:
+        watched = self._watched.get(session.key)
+        if watched is None or session.state not in SAVED_STATES or session.session_id is None:
+            return
+        mark = _mark(session)
+        if mark == watched.saved or not any(b.kind == "user" for b in session.transcript.blocks):
+            return
+        if watched.saving is not None and not watched.saving.done():
+            watched.again = True
+            return
+        watched.saved = mark
+        watched.saving = tasks.spawn(self._save(session, watched), self._report, f"{session.key} history")
+
+    async def _save(self, session: Session, watched: _Watched) -> None:
+        store = await self.store()
+        if store is not None:
+            record = self.record_of(session, watched)
+            await asyncio.to_thread(store.save, record, session.redact)
+        if watched.again:
+            watched.again = False
+            watched.saving = None
+            self._changed(session)
+
+    def record_of(self, session: Session, watched: _Watched) -> SessionRecord:
+        entries = [*watched.prefix, *(Entry(b.kind, b.text()) for b in _content(session)[watched.shown:]
+                                      if b.kind in ENTRY_KINDS)]
+        return SessionRecord(agent=session.agent_name, cwd=session.cwd, session_id=session.session_id or "",
+                             created=watched.created, updated=now(), title=session.title or watched.title,
+                             first_prompt=first_prompt(entries), entries=entries)
+
+    async def records(self, cwd: str) -> list[SessionRecord]:
+        store = await self.store()
+        return await asyncio.to_thread(store.records, cwd) if store is not None else []
+
+    async def delete(self, cwd: str, agent: str, session_id: str) -> bool:
+        store = await self.store()
+        return await asyncio.to_thread(store.delete, cwd, agent, session_id) if store is not None else False
+
+
+def first_prompt(entries: list[Entry]) -> str:
+    """The text of the first user entry (its heading removed)."""
+    for entry in entries:
+        if entry.kind == "user":
+            return entry.text.removeprefix(USER_HEADING)[:FIRST_PROMPT_CHARS]
+    return ""
+
+
+def _content(session: Session) -> list[Block]:
+    """The transcript's blocks without the notices at its end."""
+    blocks = session.transcript.blocks
+    end = len(blocks)
+    while end and blocks[end - 1].kind in NOTICES:
+        end -= 1
+    return blocks[:end]
+
+
+def _mark(session: Session) -> tuple[object, ...]:
+    """Changes when there is something new to write."""
+    blocks = _content(session)
+    last = blocks[-1] if blocks else None
+    return (len(blocks), sum(len(c) for c in last.chunks) if last else 0, session.title, session.session_id)

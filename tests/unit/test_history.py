@@ -1,0 +1,85 @@
+"""Local session history on disk: records, bounds, mode 0600, redaction, bad files."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from acp_nvim.core.config import parse_settings
+from acp_nvim.core.history.record import Entry, HistorySettings, SessionRecord
+from acp_nvim.core.history.store import HistoryStore
+from acp_nvim.core.log.redact import Redactor
+from acp_nvim.core.session.recording import first_prompt
+
+CWD = "/home/u/project"
+
+
+def _record(session_id: str = "s-1", updated: float = 1.0, text: str = "hello") -> SessionRecord:
+    return SessionRecord(agent="demo", cwd=CWD, session_id=session_id, created=1.0, updated=updated,
+                         title="t", first_prompt=text, entries=[Entry("user", f"## You\n{text}"), Entry("agent", "hi")])
+
+
+def test_a_record_round_trips_with_mode_0600(tmp_path: Path) -> None:
+    store = HistoryStore(str(tmp_path), HistorySettings())
+    store.save(_record(), lambda text: text)
+    path = store.path(CWD, "demo", "s-1")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    loaded = store.load(CWD, "demo", "s-1")
+    assert loaded == _record()
+    assert [r.session_id for r in store.records(CWD)] == ["s-1"]
+    assert not list(path.parent.glob(".tmp-*"))
+
+
+def test_secrets_are_redacted_on_disk(tmp_path: Path) -> None:
+    store = HistoryStore(str(tmp_path), HistorySettings())
+    secret = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx"  # random-looking: the redactor leaves "xxx…" alone
+    store.save(_record(text=f"my key is {secret}"), Redactor.for_env({}, {}))
+    raw = store.path(CWD, "demo", "s-1").read_text()
+    assert secret not in raw and "[redacted]" in raw
+
+
+def test_a_record_is_cut_to_max_bytes_from_the_oldest_entries(tmp_path: Path) -> None:
+    store = HistoryStore(str(tmp_path), HistorySettings(max_bytes=2048))
+    record = _record()
+    record.entries = [Entry("agent", f"{n:04d}" + "x" * 100) for n in range(100)]
+    store.save(record, lambda text: text)
+    path = store.path(CWD, "demo", "s-1")
+    loaded = store.load(CWD, "demo", "s-1")
+    assert loaded is not None and path.stat().st_size <= 2048
+    assert loaded.entries[-1].text.startswith("0099") and loaded.dropped == 100 - len(loaded.entries)
+
+
+def test_only_max_sessions_records_are_kept_per_cwd(tmp_path: Path) -> None:
+    store = HistoryStore(str(tmp_path), HistorySettings(max_sessions=2))
+    for n in range(4):
+        store.save(_record(f"s-{n}", updated=float(n)), lambda text: text)
+        os.utime(store.path(CWD, "demo", f"s-{n}"), (n + 10, n + 10))
+    assert [r.session_id for r in store.records(CWD)] == ["s-3", "s-2"]
+    assert store.delete(CWD, "demo", "s-3") and not store.delete(CWD, "demo", "s-3")
+
+
+def test_bad_files_and_hostile_ids_are_harmless(tmp_path: Path) -> None:
+    store = HistoryStore(str(tmp_path), HistorySettings())
+    store.save(_record("../../etc/passwd"), lambda text: text)
+    assert store.path(CWD, "demo", "../../etc/passwd").is_relative_to(tmp_path)
+    folder = store.path(CWD, "demo", "x").parent
+    (folder / "junk.json").write_text("{not json")
+    (folder / "wrong.json").write_text('{"format": 1, "entries": [["rm -rf", "x"]]}')
+    assert [r.session_id for r in store.records(CWD)] == ["../../etc/passwd"]
+    assert store.records("/elsewhere") == []
+
+
+def test_history_setting_accepts_false_and_bounds() -> None:
+    assert parse_settings({"history": False}).history.enabled is False
+    assert parse_settings({"history": {"max_sessions": 3, "max_bytes": 4096}}).history.max_sessions == 3
+    with pytest.raises(Exception, match="history"):
+        parse_settings({"history": {"max_sessions": 0}})
+
+
+def test_first_prompt_drops_the_heading() -> None:
+    assert first_prompt([Entry("heading", "## demo"), Entry("user", "## You\nfix it")]) == "fix it"
+    assert first_prompt([]) == ""

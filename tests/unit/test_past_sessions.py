@@ -1,0 +1,29 @@
+"""Past sessions: the agents' lists merged with the local records, and the picker's labels."""
+
+from __future__ import annotations
+
+from acp.schema import SessionInfo
+
+from acp_nvim.core.history.record import SessionRecord
+from acp_nvim.core.session.past import merge
+
+
+def _record(agent: str, session_id: str, updated: float, prompt: str = "fix the bug") -> SessionRecord:
+    return SessionRecord(agent=agent, cwd="/p", session_id=session_id, created=1.0, updated=updated,
+                         title="", first_prompt=prompt)
+
+
+def test_local_and_listed_sessions_merge_by_agent_and_id_most_recent_first() -> None:
+    listed = {"claude": [SessionInfo(session_id="a", cwd="/p", title="Bug hunt", updated_at="2026-01-02T00:00:00Z"),
+                         SessionInfo(session_id="b", cwd="/p", updated_at="not a time")]}
+    items = merge([_record("claude", "a", 10.0), _record("codex", "a", 5.0)], listed)
+    assert [(i.agent, i.session_id, i.listed, i.record is not None) for i in items] == [
+        ("claude", "a", True, True), ("codex", "a", False, True), ("claude", "b", True, False)]
+    assert items[0].title == "Bug hunt" and items[0].first_prompt == "fix the bug"
+    assert items[0].label().startswith("claude · 2026-01-02") and items[0].label().endswith(" — fix the bug")
+    assert items[2].label() == "claude · ? · (untitled)"
+
+
+def test_a_long_first_prompt_is_cut_on_one_line() -> None:
+    label = merge([_record("demo", "x", 0.0, "line one\nline two " + "x" * 100)], {})[0].label()
+    assert "\n" not in label and label.endswith("…") and "line one line two" in label
