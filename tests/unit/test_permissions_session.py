@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from acp import RequestError
 from acp.schema import PermissionOption, ToolCallUpdate
 from fake_editor import FakeEditor
 
@@ -127,6 +128,23 @@ async def test_rejection_answers_the_reject_option_and_keeps_a_copy(tmp_path):
         assert copy.read_text().endswith("added by the demo agent\n")
         assert copy.stat().st_mode & 0o777 == 0o600
         assert f"kept in {copy}" in text
+    finally:
+        await session.close()
+
+
+async def test_a_whole_rejection_holds_for_the_agents_retry_in_the_same_turn(tmp_path):
+    path = workspace_file(tmp_path)
+
+    async def reject(review):
+        return ReviewVerdict(tuple(FileVerdict(f.path, None) for f in review.files))
+
+    session = await started(tmp_path, ReviewEditor(tmp_path / "state", reject))
+    try:
+        await turn(session, f"edit {path}", 1)
+        with pytest.raises(RequestError, match="rejected"):  # the agent writes the file anyway
+            await session.files.write(str(path), TEXT + "added by the demo agent\n")
+        assert path.read_text() == TEXT
+        assert "refused the agent's write" in chat(session)  # the user is told
     finally:
         await session.close()
 

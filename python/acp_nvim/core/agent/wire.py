@@ -33,7 +33,6 @@ try:
 except ImportError:  # optional speed-up (pip install orjson)
     orjson = None  # type: ignore[assignment]
 
-NOISE_WORTH_SHOWING = re.compile(r"(?i)https?://|\blog ?in\b|\bsign ?in\b|\bauth|\berror\b|\bfailed\b")
 NOISE_NOTICES = 5
 """Noise lines shown to the user per session; the rest stay in the log only."""
 DEFAULT_MAX_LINE = 128 * 1024 * 1024
@@ -284,14 +283,15 @@ def _size(count: int) -> str:
 
 
 class NoiseReporter:
-    """Shows the first few important-looking noise lines of a session to the user."""
+    """Shows the first few lines of a session's stdout that are not JSON-RPC to the user, whatever they
+    say: a line that breaks the protocol is news (a login URL, an error, a stray print)."""
 
     def __init__(self, notify: Callable[[str], None], limit: int = NOISE_NOTICES) -> None:
         self._notify = notify
         self._left = limit
 
     def __call__(self, line: str) -> None:
-        if self._left <= 0 or not NOISE_WORTH_SHOWING.search(line):
+        if self._left <= 0 or not line.strip():
             return
         self._left -= 1
         more = "" if self._left else " (further such lines only in :Ai log)"

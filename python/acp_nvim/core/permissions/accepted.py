@@ -53,6 +53,11 @@ class AcceptedEdits:
         self._edits.append(edit)
         self._decisions[os.path.realpath(edit.path)] = edit
 
+    def refuse(self, edit: AcceptedEdit) -> None:
+        """A file rejected with its whole review: the agent's writes to it are refused for the rest of
+        the turn (nothing is put back: an agent that writes the disk itself was told no)."""
+        self._decisions[os.path.realpath(edit.path)] = edit
+
     def pending(self) -> list[AcceptedEdit]:
         return list(self._edits)
 

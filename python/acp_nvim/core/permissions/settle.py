@@ -69,6 +69,8 @@ class Settlement:
         rejected = [file for file in review.files if texts.get(file.path) is None]
         await self._keep_rejected(review, rejected)
         if not verdict.accepted:
+            for file in review.files:
+                self.accepted.refuse(AcceptedEdit(state.tool_call_id, file.path, file.agent_text, None, file.current))
             transcript.notice(f"review: you rejected {question.title}", "info")
             return selected_or_cancelled(pick(question.choices, REJECT_ONCE_FIRST))
         choice = pick(question.choices, ALLOW_ONCE_FIRST)
