@@ -125,4 +125,4 @@ def _mark(session: Session) -> tuple[object, ...]:
     """Changes when there is something new to write."""
     blocks = _content(session)
     last = blocks[-1] if blocks else None
-    return (len(blocks), sum(len(c) for c in last.chunks) if last else 0, session.title, session.session_id)
+    return (len(blocks), last.size() if last else 0, session.title, session.session_id)
