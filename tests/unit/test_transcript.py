@@ -151,7 +151,7 @@ def test_clip_lines_caps_lines_and_width():
 
 
 def test_a_finished_streamed_block_is_held_compressed_and_reads_back_whole():
-    transcript, ops = recorder()
+    transcript, _ = recorder()
     chunks = [f"chunk {i} of a long answer, with a lone surrogate \ud83d and é\n" for i in range(500)]
     for chunk in chunks:
         transcript.agent_chunk(chunk)
