@@ -21,7 +21,7 @@ from acp.schema import (
 )
 
 from acp_nvim.core.agent import inbound, json_lines
-from acp_nvim.core.agent.wire import MAX_BATCH, WireTransport
+from acp_nvim.core.agent.wire import WireTransport
 from acp_nvim.core.surrogates import clean, clean_text
 from helpers import async_wait_for
 
@@ -464,20 +464,3 @@ def test_hot_chunks_reach_the_transcript_like_the_models_and_not_while_replaying
 
     assert ops_of("hot") == ops_of("model")
     assert not any("replayed" in str(op) for op in ops_of("hot"))
-
-
-async def test_a_buffered_flood_is_delivered_in_bounded_batches():
-    class Batches(Recorder):
-        def __init__(self) -> None:
-            super().__init__()
-            self.sizes: list[int] = []
-
-        def updates(self, batch: list[inbound.Streamed]) -> None:
-            self.sizes.append(len(batch))
-            super().updates(batch)
-
-    count = 3 * MAX_BATCH + 5
-    recorder = Batches()
-    await run([chunk(f"c{n} ") for n in range(count)], recorder, limit=1 << 24)
-    assert [payload for _, payload in recorder.seen] == [f"c{n} " for n in range(count)], "all, in order"
-    assert max(recorder.sizes) <= MAX_BATCH and sum(recorder.sizes) == count

@@ -36,10 +36,7 @@ from . import deadline, process_tree, stderr
 from .wire import WireTransport
 
 T = TypeVar("T")
-READ_BUFFER = 1024 * 1024
-"""The stdout reader's buffer limit. It reads the pipe until twice this is buffered, so it bounds
-what a flooding agent can park in the host; a longer line is read in pieces by the wire (up to
-``wire.max_line_bytes``)."""
+LINE_LIMIT = 64 * 1024 * 1024
 STDERR_SUMMARY = 500
 STDERR_TAIL = 10
 """stderr lines kept for the user (a crash notice shows the last few)."""
@@ -131,7 +128,7 @@ class AgentProcess:
         try:
             process = await asyncio.create_subprocess_exec(
                 self.spec.command, *self.spec.args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, env=env, cwd=self.cwd, limit=READ_BUFFER, start_new_session=True)
+                stderr=asyncio.subprocess.PIPE, env=env, cwd=self.cwd, limit=LINE_LIMIT, start_new_session=True)
         except OSError as exc:
             raise AgentStartError(f"cannot start agent {self.name!r}: {self.spec.command}: "
                                   f"{exc.strerror or exc}") from None

@@ -40,8 +40,6 @@ DEFAULT_MAX_LINE = 128 * 1024 * 1024
 """The longest line kept when the client sets no limit (``wire.max_line_bytes``)."""
 HEAD_BYTES = 4096
 """Bytes of a dropped over-long line kept to say what it was."""
-MAX_BATCH = 1024
-"""Updates parsed before the wire lets the batch be shown (bounds the parsed backlog)."""
 ENVELOPE = re.compile(rb'^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*,'
                       rb'\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"(method|result|error)"\s*:\s*(?:"([^"\\]{1,100})")?')
 """The start of a JSON-RPC request or response as the SDKs write it: its id, what it is, the method."""
@@ -137,8 +135,6 @@ class WireTransport:
                 continue
             if self._inbound is not None and message.get("method") == "session/update" and "id" not in message:
                 self._session_update(message)
-                if self._batch is not None and len(self._batch) >= MAX_BATCH:
-                    await asyncio.sleep(0)  # deliver it: a buffered flood is not parsed whole first
                 continue
             message = await self._route(message)
             if message is not None:
