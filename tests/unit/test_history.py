@@ -5,14 +5,17 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from fake_editor import FakeEditor
 
 from acp_nvim.core.config import parse_settings
-from acp_nvim.core.history.record import Entry, HistorySettings, SessionRecord
+from acp_nvim.core.history.record import ENTRY_KINDS, Entry, HistorySettings, SessionRecord
 from acp_nvim.core.history.store import HistoryStore
 from acp_nvim.core.log.redact import Redactor
-from acp_nvim.core.session.recording import first_prompt
+from acp_nvim.core.session.recording import Recorder, _Watched, first_prompt
+from acp_nvim.core.transcript.transcript import Block, Transcript
 
 CWD = "/home/u/project"
 
@@ -83,3 +86,45 @@ def test_history_setting_accepts_false_and_bounds() -> None:
 def test_first_prompt_drops_the_heading() -> None:
     assert first_prompt([Entry("heading", "## demo"), Entry("user", "## You\nfix it")]) == "fix it"
     assert first_prompt([]) == ""
+
+
+
+def _long_session(blocks: int, max_bytes: int):
+    """A recorder and a session stand-in (what it reads) with a real transcript of ``blocks`` answers."""
+    transcript = Transcript()
+    transcript.user_message("the very first prompt")
+    for n in range(blocks):
+        transcript.agent_chunk(f"{n:05d} " + "answer text " * 40)
+        transcript.notice("a notice between answers")
+    session = SimpleNamespace(agent_name="demo", cwd=CWD, session_id="s-1", title="", transcript=transcript)
+    settings = HistorySettings(max_bytes=max_bytes)
+    return Recorder(FakeEditor(), lambda: settings, lambda *args: None), session
+
+
+def test_a_long_session_reads_only_the_newest_entries_that_can_fit(tmp_path: Path, monkeypatch) -> None:
+    recorder, session = _long_session(2000, max_bytes=4096)
+    read: list[int] = []
+    whole = Block.text
+    monkeypatch.setattr(Block, "text", lambda block: read.append(block.id) or whole(block))
+    record = recorder.record_of(session, _Watched(created=1.0))
+    monkeypatch.undo()
+    assert len(read) < 40, "a 2000-answer session reads a few blocks, not all of them"
+    kept = [b for b in session.transcript.blocks[:-1] if b.kind in ENTRY_KINDS]  # the trailing notice is not saved
+    assert [e.text for e in record.entries] == [b.text() for b in kept[-len(record.entries):]]
+    assert record.entries[-1].text.startswith("01999 ")
+    assert record.first_prompt == "the very first prompt"
+    assert record.dropped == len(kept) - len(record.entries)
+    store = HistoryStore(str(tmp_path), HistorySettings(max_bytes=4096))
+    store.save(record, lambda text: text)
+    loaded = store.load(CWD, "demo", "s-1")
+    assert loaded is not None and loaded.entries[-1].text.startswith("01999 ")
+    assert loaded.dropped == len(kept) - len(loaded.entries)
+    assert store.path(CWD, "demo", "s-1").stat().st_size <= 4096
+
+
+def test_a_short_session_is_recorded_whole() -> None:
+    recorder, session = _long_session(3, max_bytes=1 << 20)
+    record = recorder.record_of(session, _Watched(created=1.0, prefix=[Entry("user", "## You\nearlier")]))
+    kept = [b.text() for b in session.transcript.blocks[:-1] if b.kind in ENTRY_KINDS]
+    assert [e.text for e in record.entries] == ["## You\nearlier", *kept] and record.dropped == 0
+    assert record.first_prompt == "earlier"

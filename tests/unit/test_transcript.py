@@ -145,3 +145,67 @@ def test_stream_view_line_breaking_matches_whole_projection():
 def test_clip_lines_caps_lines_and_width():
     shown = clip_lines(["a" * 20, "b", "c", "d"], ViewLimits(max_lines=2, max_line_chars=5))
     assert shown == ["aaaaa…", "b", marker_text(2, 4)]
+
+
+# -- bounded memory (issue 12): finished blocks and tool calls held compressed ------------------
+
+
+def test_a_finished_streamed_block_is_held_compressed_and_reads_back_whole():
+    transcript, _ = recorder()
+    chunks = [f"chunk {i} of a long answer, with a lone surrogate \ud83d and é\n" for i in range(500)]
+    for chunk in chunks:
+        transcript.agent_chunk(chunk)
+    agent = transcript.blocks[-1]
+    assert agent.packed is None, "the block still streaming is not packed"
+    replay_before = transcript.replay_ops()
+    transcript.turn_end("end_turn")
+    assert agent.packed is not None and agent.chunks == []
+    assert len(agent.packed) < agent.size() // 4
+    assert agent.size() == len("".join(chunks))
+    assert transcript.full_text(agent.id) == "".join(chunks)
+    assert transcript.replay_ops()[: len(replay_before)] == replay_before
+
+
+def test_a_short_finished_block_stays_one_plain_string():
+    transcript, _ = recorder()
+    for chunk in ("a", "b", "c"):
+        transcript.agent_chunk(chunk)
+    transcript.turn_end("end_turn")
+    agent = transcript.blocks[-2]
+    assert agent.packed is None and agent.chunks == ["abc"] and agent.size() == 3
+
+
+def test_a_settled_tool_call_keeps_its_diff_whole_and_a_later_update_still_applies():
+    transcript, ops = recorder()
+    old, new = "".join(f"line {i}\n" for i in range(3000)), "".join(f"line {i}\n" for i in range(1, 3001))
+    diff = tool_diff_content("/w/big.py", new, old)
+    terminal = TerminalToolCallContent(type="terminal", terminal_id="term-9")
+    transcript.tool_call(start_tool_call("t1", "Edit big", kind="edit", status="in_progress",
+                                         content=[diff, terminal], raw_input={"path": "/w/big.py"}))
+    state = transcript.tool_calls["t1"]
+    assert not state.settled, "an open call is not packed"
+    full_open, diff_open = transcript.full_text(2), state.diff_text()
+    transcript.tool_call(update_tool_call("t1", status="completed", raw_output={"ok": True}))
+    assert state.settled
+    assert state.diff_text() == diff_open and "-line 0" in diff_open and "+line 3000" in diff_open
+    assert [d.old_text for d in state.diffs()] == [old]
+    assert state.terminal_ids() == ["term-9"] and state.raw_input == {"path": "/w/big.py"}
+    full = transcript.full_text(2)
+    assert full is not None and full.endswith('"ok": true\n  }')
+    assert full_open is not None and full_open.split("\n", 1)[1] in full
+    assert transcript.replay_ops()[-1][3] == view_text(ops)[2].split("\n")
+    transcript.tool_call(update_tool_call("t1", status="failed", content=[tool_content(text_block("undone"))]))
+    assert state.settled and state.diffs() == [] and "│ undone" in view_text(ops)[2]
+    assert state.raw_input == {"path": "/w/big.py"} and state.raw_output == {"ok": True}
+
+
+def test_a_cancelled_tool_call_is_settled_and_a_late_completion_still_shows():
+    transcript, ops = recorder()
+    transcript.tool_call(start_tool_call("t1", "Run", kind="execute", status="in_progress",
+                                         raw_input={"command": "make"}))
+    transcript.cancel_tool_call("t1")
+    state = transcript.tool_calls["t1"]
+    assert state.status == "cancelled" and state.settled
+    assert "$ make" in view_text(ops)[2]
+    transcript.tool_call(update_tool_call("t1", status="completed"))
+    assert view_text(ops)[2].startswith("● execute · Run · completed") and "$ make" in view_text(ops)[2]

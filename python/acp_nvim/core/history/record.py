@@ -74,10 +74,14 @@ class SessionRecord:
     def fit(self, max_bytes: int) -> None:
         """Drop the oldest entries until the JSON form fits ``max_bytes`` (the header always stays)."""
         size = len(self.to_json().encode())
-        while self.entries and size > max_bytes:
-            gone = self.entries.pop(0)
-            self.dropped += 1
+        cut = 0
+        while cut < len(self.entries) and size > max_bytes:
+            gone = self.entries[cut]
+            cut += 1
             size -= len(json.dumps([gone.kind, gone.text], ensure_ascii=False).encode()) + 1
+        if cut:
+            del self.entries[:cut]
+            self.dropped += cut
 
 
 def _str(data: dict[str, object], key: str) -> str:

@@ -24,6 +24,10 @@ USER_HEADING = "## You\n"
 NOTICES = ("notice", "info", "error")
 """Trailing notices are not saved alone: "agent exited" as Neovim quits is no part of the conversation."""
 FIRST_PROMPT_CHARS = 500
+READ_FACTOR = 2
+ENTRY_OVERHEAD = 8
+"""Reading a record's entries stops at READ_FACTOR x ``history.max_bytes`` of text: an entry's JSON
+is at least its length, so older ones could not fit (the slack covers what redaction shortens)."""
 
 
 @dataclass(slots=True)
@@ -89,11 +93,24 @@ class Recorder:
             self._changed(session)
 
     def record_of(self, session: Session, watched: _Watched) -> SessionRecord:
-        entries = [*watched.prefix, *(Entry(b.kind, b.text()) for b in _content(session)[watched.shown:]
-                                      if b.kind in ENTRY_KINDS)]
+        """The session's record: only its newest entries that can fit ``history.max_bytes`` are
+        read (a long session's blocks are not all decompressed and copied to be cut after)."""
+        blocks = [b for b in _content(session)[watched.shown:] if b.kind in ENTRY_KINDS]
+        budget = READ_FACTOR * self._settings().max_bytes
+        newest: list[Entry] = []
+        for block in reversed(blocks):
+            budget -= block.size() + ENTRY_OVERHEAD
+            if budget < 0:
+                break
+            newest.append(Entry(block.kind, block.text()))
+        skipped = len(blocks) - len(newest)
+        older = watched.prefix if not skipped else []
+        entries = [*older, *reversed(newest)]
+        first = first_prompt([*watched.prefix, *_first_user(blocks)])
         return SessionRecord(agent=session.agent_name, cwd=session.cwd, session_id=session.session_id or "",
                              created=watched.created, updated=now(), title=session.title or watched.title,
-                             first_prompt=first_prompt(entries), entries=entries)
+                             first_prompt=first, entries=entries,
+                             dropped=skipped + (len(watched.prefix) if skipped else 0))
 
     async def records(self, cwd: str) -> list[SessionRecord]:
         store = await self.store()
@@ -112,6 +129,11 @@ def first_prompt(entries: list[Entry]) -> str:
     return ""
 
 
+def _first_user(blocks: list[Block]) -> list[Entry]:
+    """The first user block as an entry (none when there is none)."""
+    return next(([Entry(b.kind, b.text())] for b in blocks if b.kind == "user"), [])
+
+
 def _content(session: Session) -> list[Block]:
     """The transcript's blocks without the notices at its end."""
     blocks = session.transcript.blocks
@@ -125,4 +147,4 @@ def _mark(session: Session) -> tuple[object, ...]:
     """Changes when there is something new to write."""
     blocks = _content(session)
     last = blocks[-1] if blocks else None
-    return (len(blocks), sum(len(c) for c in last.chunks) if last else 0, session.title, session.session_id)
+    return (len(blocks), last.size() if last else 0, session.title, session.session_id)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import difflib
 import json
+import pickle
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -38,6 +40,15 @@ class DiffContent:
 
 
 @dataclass(slots=True)
+class _Details:
+    """The parts of a tool call that may be large: held compressed once the call is settled."""
+
+    content: list[ToolCallContentVariant]
+    raw_input: object
+    raw_output: object
+
+
+@dataclass(slots=True)
 class ToolCallState:
     """Everything known so far about one tool call."""
 
@@ -45,13 +56,67 @@ class ToolCallState:
     title: str = "tool"
     kind: str = "other"
     status: str = "pending"
-    raw_input: object = None
-    raw_output: object = None
-    content: list[ToolCallContentVariant] = field(default_factory=list)
     locations: list[tuple[str, int | None]] = field(default_factory=list)
     _counts: dict[tuple[str, int, int], tuple[int, int]] = field(default_factory=dict, repr=False)
     terminal_view: Callable[[str], list[str] | None] | None = field(default=None, repr=False)
     """The chat lines of an embedded terminal by id (core/terminal), when the session runs terminals."""
+    _details: _Details = field(default_factory=lambda: _Details([], None, None), init=False, repr=False)
+    _packed: bytes | None = field(default=None, init=False, repr=False)
+    """The details (content with its diffs, input, output) of a settled call, compressed."""
+    _terminals: list[str] = field(default_factory=list, init=False, repr=False)
+
+    @property
+    def content(self) -> list[ToolCallContentVariant]:
+        return self._read().content
+
+    @content.setter
+    def content(self, value: list[ToolCallContentVariant]) -> None:
+        self._unpack().content = value
+
+    @property
+    def raw_input(self) -> object:
+        return self._read().raw_input
+
+    @raw_input.setter
+    def raw_input(self, value: object) -> None:
+        self._unpack().raw_input = value
+
+    @property
+    def raw_output(self) -> object:
+        return self._read().raw_output
+
+    @raw_output.setter
+    def raw_output(self, value: object) -> None:
+        self._unpack().raw_output = value
+
+    def settle(self) -> None:
+        """Hold the details compressed (a finished call is rarely read again: its block is drawn,
+        the full text and diff are one key away). Reads still see everything; a write unpacks."""
+        if self._packed is not None:
+            return
+        details = self._details
+        if not details.content and details.raw_input is None and details.raw_output is None:
+            return
+        self._terminals = [c.terminal_id for c in details.content if isinstance(c, TerminalToolCallContent)]
+        self._packed = zlib.compress(pickle.dumps(details, pickle.HIGHEST_PROTOCOL), 1)
+        self._details = _Details([], None, None)
+
+    @property
+    def settled(self) -> bool:
+        return self._packed is not None
+
+    def _read(self) -> _Details:
+        """The details, unpacked for this read only (a settled call stays packed)."""
+        if self._packed is None:
+            return self._details
+        details: _Details = pickle.loads(zlib.decompress(self._packed))
+        return details
+
+    def _unpack(self) -> _Details:
+        if self._packed is not None:
+            self._details = self._read()
+            self._packed = None
+        return self._details
 
     def merge(self, update: ToolCallPiece) -> None:
         """Fold a ``ToolCallStart``/``ToolCallProgress``/``ToolCallUpdate`` into this state."""
@@ -90,6 +155,8 @@ class ToolCallState:
 
     def terminal_ids(self) -> list[str]:
         """The ids of the terminals embedded in the content, in order."""
+        if self._packed is not None:
+            return list(self._terminals)
         return [c.terminal_id for c in self.content if isinstance(c, TerminalToolCallContent)]
 
     def diff_text(self) -> str:

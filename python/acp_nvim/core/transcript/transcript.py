@@ -1,7 +1,8 @@
 """The transcript model: session updates in, render operations out.
 
 A transcript is a list of blocks (user message, agent message, thought, tool call,
-plan, notice). It keeps every block's full text; the chat shows a bounded view of each
+plan, notice). It keeps every block's full text (a finished long block compressed, so a
+long session's text costs a fraction of its size); the chat shows a bounded view of each
 (see block_view.py). Each change is a render operation the editor applies:
 
 * ``["new", id, kind, lines, meta]``  append a block at the end of the transcript
@@ -14,6 +15,7 @@ plan, notice). It keeps every block's full text; the chat shows a bounded view o
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -33,6 +35,8 @@ CONTEXT_KINDS = frozenset(("user", "heading", "agent", "tool", "plan"))
 """Blocks that make up the conversation itself (``as_context``)."""
 COMPACT_EVERY = 4096
 """Join a streamed block's chunks after this many, so 100k tiny chunks stay cheap to hold."""
+PACK_MIN_CHARS = 128
+"""A finished block this long or longer is held compressed (``Block.settle``)."""
 
 
 @dataclass(slots=True, eq=False)
@@ -45,9 +49,35 @@ class Block:
     meta: Meta | None = None
     guard: StreamRedactor | None = None
     """Redacts a streamed block as one text (holds back what may still become a secret)."""
+    packed: bytes | None = None
+    """The whole text, zlib-compressed, once the block is finished and long (``chunks`` is then empty)."""
+    packed_chars: int = 0
 
     def text(self) -> str:
+        if self.packed is not None:
+            return zlib.decompress(self.packed).decode("utf-8", "surrogatepass")
         return "".join(self.chunks)
+
+    def size(self) -> int:
+        """The length of the text in characters."""
+        return self.packed_chars if self.packed is not None else sum(len(c) for c in self.chunks)
+
+    def set_text(self, text: str) -> None:
+        self.chunks = [text]
+        self.packed = None
+
+    def settle(self) -> None:
+        """The block is finished: one string, compressed when long (10k chunks of a few bytes
+        each cost ~70 bytes of object apiece; compressed prose costs a third of its length)."""
+        if self.packed is not None:
+            return
+        text = "".join(self.chunks)
+        if len(text) < PACK_MIN_CHARS:
+            self.chunks = [text]
+            return
+        self.packed = zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
+        self.packed_chars = len(text)
+        self.chunks = []
 
 
 class Transcript:
@@ -211,6 +241,9 @@ class Transcript:
                 self._append_shown(last, tail)
         if last is not None and last.view is not None and last.view.clipped:
             self._sink(["clip", last.id, last.view.marker()])
+        if last is not None:
+            last.guard = None
+            last.settle()
 
     def _set_block(self, block_id: int | None, kind: str, text: str,
                    meta: Meta | None = None) -> int:
@@ -218,7 +251,7 @@ class Transcript:
         if block is None:
             return self._new_block(kind, text, meta).id
         text = self._redact(text)
-        block.chunks = [text]
+        block.set_text(text)
         block.meta = meta
         self._sink(["set", block.id, clip_lines(_lines(block), self.limits), meta])
         return block.id
@@ -243,6 +276,17 @@ class Transcript:
         block_id = self._set_block(self._tool_blocks.get(call_id), "tool", state.render(), meta)
         self._tool_blocks[call_id] = block_id
         self._tool_of_block[block_id] = call_id
+        self._settle_if_done(state, block_id)
+
+    def _settle_if_done(self, state: tool_calls.ToolCallState, block_id: int) -> None:
+        """A finished call's details and drawn block are held compressed (10k tool calls in one
+        session must not cost their full texts and diffs); a later update unpacks them."""
+        if state.status in tool_calls.OPEN_STATUSES:
+            return
+        state.settle()
+        block = self._by_id.get(block_id)
+        if block is not None:
+            block.settle()
 
     def refresh_terminal(self, terminal_id: str) -> None:
         """A terminal's output or status changed: re-render the tool calls that embed it."""
@@ -260,7 +304,7 @@ class Transcript:
             return
         state.status = tool_calls.CANCELLED
         meta: Meta = {"status": state.status, "kind": state.kind}
-        self._set_block(self._tool_blocks.get(call_id), "tool", state.render(), meta)
+        self._settle_if_done(state, self._set_block(self._tool_blocks.get(call_id), "tool", state.render(), meta))
 
     def as_context(self, limit: int) -> str:
         """The conversation as markdown for an agent that lost it (a restart into a new session):
