@@ -26,8 +26,8 @@ class Diary:
     def events(self, kind: str) -> list[dict]:
         if not self.path.exists():
             return []
-        lines = self.path.read_text().splitlines()
-        return [event for event in map(json.loads, lines) if event["kind"] == kind]
+        *lines, _partial = self.path.read_text().split("\n")  # the agent may be writing the last line
+        return [event for event in map(json.loads, filter(None, lines)) if event["kind"] == kind]
 
     def requests(self) -> list[str]:
         return [e["title"] for e in self.events("out") if e.get("method") == "session/request_permission"]
