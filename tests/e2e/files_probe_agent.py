@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import time
 from typing import Any
@@ -52,8 +53,10 @@ class ProbeAgent:
         text = "".join(b.text for b in prompt if isinstance(b, TextContentBlock))
         request = json.loads(text[text.index("{"):])
         result = await getattr(self, "_" + request["op"])(session_id, request)
-        with open(request["out"], "w", encoding="utf-8") as handle:
+        partial = request["out"] + ".partial"  # the test polls for the file: it appears whole
+        with open(partial, "w", encoding="utf-8") as handle:
             json.dump(result, handle)
+        os.replace(partial, request["out"])
         await self.client.session_update(session_id=session_id,
                                          update=update_agent_message_text(f"probe {request['op']} done\n"))
         return PromptResponse(stop_reason="end_turn")

@@ -125,8 +125,10 @@ class HostileAgent:
         text = "".join(b.text for b in prompt if isinstance(b, TextContentBlock))
         request = json.loads(text[text.index("{"):])
         result = await getattr(self, "_" + request["op"])(session_id, request)
-        with open(request["out"], "w", encoding="utf-8") as handle:
+        partial = request["out"] + ".partial"  # the test polls for the file: it appears whole
+        with open(partial, "w", encoding="utf-8") as handle:
             json.dump(result, handle)
+        os.replace(partial, request["out"])
         await self.client.session_update(session_id=session_id,
                                          update=update_agent_message_text(f"hostile {request['op']} done\n"))
         return PromptResponse(stop_reason="end_turn")
