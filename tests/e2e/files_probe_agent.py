@@ -12,54 +12,21 @@ and for ``bench`` {"ms": [per-read milliseconds], "chars": n}.
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, RequestError, run_agent, stdio_streams
-from acp.helpers import update_agent_message_text
-from acp.schema import (
-    AgentCapabilities,
-    Implementation,
-    InitializeResponse,
-    NewSessionResponse,
-    PromptResponse,
-    TextContentBlock,
-)
+from acp import RequestError, run_agent, stdio_streams
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: run as a script
+from scripted_agent import ScriptedAgent
 
 LIMIT = 64 * 1024 * 1024
 
 
-class ProbeAgent:
-    def __init__(self) -> None:
-        self.client: Any = None
-
-    def on_connect(self, conn: Any) -> None:
-        self.client = conn
-
-    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
-        return InitializeResponse(protocol_version=PROTOCOL_VERSION, agent_capabilities=AgentCapabilities(),
-                                  agent_info=Implementation(name="fs-probe", version="0"))
-
-    async def new_session(self, cwd: str, mcp_servers: list[Any], **kwargs: Any) -> NewSessionResponse:
-        return NewSessionResponse(session_id="probe-1")
-
-    async def cancel(self, session_id: str, **kwargs: Any) -> None:
-        return None
-
-    async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
-        text = "".join(b.text for b in prompt if isinstance(b, TextContentBlock))
-        request = json.loads(text[text.index("{"):])
-        result = await getattr(self, "_" + request["op"])(session_id, request)
-        partial = request["out"] + ".partial"  # the test polls for the file: it appears whole
-        with open(partial, "w", encoding="utf-8") as handle:
-            json.dump(result, handle)
-        os.replace(partial, request["out"])
-        await self.client.session_update(session_id=session_id,
-                                         update=update_agent_message_text(f"probe {request['op']} done\n"))
-        return PromptResponse(stop_reason="end_turn")
+class ProbeAgent(ScriptedAgent):
+    name = "probe"
 
     async def _read(self, session_id: str, request: dict[str, Any]) -> dict[str, Any]:
         try:

@@ -23,24 +23,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
+import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, RequestError, run_agent, stdio_streams
-from acp.helpers import tool_diff_content, update_agent_message_text
+from acp import RequestError, run_agent, stdio_streams
+from acp.helpers import tool_diff_content
 from acp.schema import (
-    AgentCapabilities,
-    Implementation,
-    InitializeResponse,
-    NewSessionResponse,
     PermissionOption,
-    PromptResponse,
-    TextContentBlock,
     ToolCallUpdate,
 )
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: run as a script
+from scripted_agent import ScriptedAgent
 
 LIMIT = 64 * 1024 * 1024
 CONCURRENCY = 8
@@ -104,34 +102,8 @@ class Flipper:
             thread.join()
 
 
-class HostileAgent:
-    def __init__(self) -> None:
-        self.client: Any = None
-
-    def on_connect(self, conn: Any) -> None:
-        self.client = conn
-
-    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
-        return InitializeResponse(protocol_version=PROTOCOL_VERSION, agent_capabilities=AgentCapabilities(),
-                                  agent_info=Implementation(name="hostile", version="0"))
-
-    async def new_session(self, cwd: str, mcp_servers: list[Any], **kwargs: Any) -> NewSessionResponse:
-        return NewSessionResponse(session_id="hostile-1")
-
-    async def cancel(self, session_id: str, **kwargs: Any) -> None:
-        return None
-
-    async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
-        text = "".join(b.text for b in prompt if isinstance(b, TextContentBlock))
-        request = json.loads(text[text.index("{"):])
-        result = await getattr(self, "_" + request["op"])(session_id, request)
-        partial = request["out"] + ".partial"  # the test polls for the file: it appears whole
-        with open(partial, "w", encoding="utf-8") as handle:
-            json.dump(result, handle)
-        os.replace(partial, request["out"])
-        await self.client.session_update(session_id=session_id,
-                                         update=update_agent_message_text(f"hostile {request['op']} done\n"))
-        return PromptResponse(stop_reason="end_turn")
+class HostileAgent(ScriptedAgent):
+    name = "hostile"
 
     async def _call(self, session_id: str, kind: str, path: str, content: str = "") -> dict[str, Any]:
         try:
