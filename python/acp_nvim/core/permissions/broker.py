@@ -24,6 +24,7 @@ from ..transcript.transcript import Transcript
 from . import review as review_model
 from .accepted import AcceptedEdits
 from .answers import cancelled, question_for, selected
+from .approvals import Approvals
 from .command import Command, from_input
 from .policy import ALWAYS_KINDS, AutoAnswer, PermissionSettings, check_policy, decide, pick
 from .review import Current, ProposedEdit
@@ -61,6 +62,8 @@ class PermissionBroker:
         self._numbers = itertools.count(1)
         self._rules: RuleStore | None = None
         self._state_dir: str | None = None
+        self.approvals = Approvals()
+        """What each request of this turn showed and how it was answered (the write and exec gates read it)."""
         self.settlement = Settlement(scope.session_key, transcript, files, accepted, self._get_state_dir, report,
                                      settings.rejected)
 
@@ -73,7 +76,12 @@ class PermissionBroker:
         a cancel meanwhile answers it ``cancelled`` and nothing is shown.
         """
         with self._questions.open(self._scope.session_key, PERMISSION) as ticket:
-            return await self._answer(ticket, tool_call, options)
+            earlier = review_model.content_edits(self._transcript.tool_calls.get(tool_call.tool_call_id))
+            state = self._transcript.tool_call(tool_call)
+            approval = self.approvals.open(state)  # what the question shows, fixed before it is built
+            response = await self._answer(ticket, state, earlier, options)
+            self.approvals.answer(approval, options, response)
+            return response
 
     def set_policy(self, policy: str) -> None:
         """Switch this session's policy (ValueError for an unknown one)."""
@@ -81,11 +89,15 @@ class PermissionBroker:
         self._transcript.notice(f"permission policy: {policy}", "info")
 
     def start_turn(self) -> list[ContentBlock]:
-        """A new prompt: the notes on reviewed edits to send with it (see ``Settlement.start_turn``)."""
+        """A new prompt: the notes on reviewed edits to send with it (see ``Settlement.start_turn``);
+        no earlier answer covers anything of the new turn."""
+        self.approvals.start_turn()
         return self.settlement.start_turn()
 
     def on_tool_call(self, state: ToolCallState) -> None:
-        """A tool call changed (see ``Settlement.on_tool_call``)."""
+        """A tool call changed: an answer about it that it no longer matches is void
+        (``Approvals.observe``); see also ``Settlement.on_tool_call``."""
+        self.approvals.observe(state)
         self.settlement.on_tool_call(state)
 
     async def rule_store(self) -> RuleStore:
@@ -101,10 +113,8 @@ class PermissionBroker:
             self._state_dir = await self._editor.state_dir()
         return self._state_dir or None
 
-    async def _answer(self, ticket: Ticket, tool_call: ToolCallUpdate,
+    async def _answer(self, ticket: Ticket, state: ToolCallState, earlier: list[ProposedEdit],
                       options: list[PermissionOption]) -> RequestPermissionResponse:
-        earlier = review_model.content_edits(self._transcript.tool_calls.get(tool_call.tool_call_id))
-        state = self._transcript.tool_call(tool_call)
         command = from_input(state.raw_input) if state.kind == "execute" else None
         offers = self._offers(state.kind, command)
         question = question_for(self._scope.session_key, state, options, offers)
