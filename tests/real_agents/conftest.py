@@ -36,7 +36,7 @@ def model_server() -> Iterator[ModelServer]:
 @pytest.fixture(autouse=True)
 def _agent_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs before the ``nvim`` fixture: the agent inherits Neovim's environment."""
-    # This machine sets IS_SANDBOX=yes; claude-agent-acp then fails session/new (REAL-AGENTS.md quirk 8).
+    # This machine sets IS_SANDBOX=yes; claude-agent-acp then fails session/new (tests/real_agents/README.md).
     monkeypatch.delenv("IS_SANDBOX", raising=False)
 
 

@@ -9,7 +9,7 @@ switches to the agent's asking mode and says so in the chat; with no such mode i
 that edits won't be reviewed. A ``mode`` the user configured for the agent (the presets
 set one) is kept: the chat only notes what it skips.
 
-The mode ids come from the agents pinned in tests/real_agents (see REAL-AGENTS.md).
+The mode ids come from the agents pinned in tests/real_agents (see tests/real_agents/README.md).
 """
 
 from __future__ import annotations
