@@ -61,7 +61,7 @@ def setup(nvim, policy: str = "ask", agent: Path = AGENT) -> None:
 def answer_next(nvim, verdict: str) -> tuple[str, object]:
     """Answer the next question: ``accepted``/``rejected`` (a prompt: allow_once/reject_once) or
     ``always`` (a prompt's allow_always); returns (where it was shown, the files a review showed)."""
-    kind, qid, detail, _ = wait_for(lambda: nvim.exec_lua(PENDING), timeout=20, what="a question shown")
+    kind, qid, detail, _ = wait_for(lambda: nvim.exec_lua(PENDING), timeout=45, what="a question shown")
     if kind == "prompt":
         wanted = {"accepted": "allow_once", "rejected": "reject_once", "always": "allow_always"}[verdict]
         nvim.exec_lua("require('acp_nvim.permission').choose(...)", qid, detail[wanted])
