@@ -244,7 +244,7 @@ async def test_new_file_with_parent_folders_and_the_write_gate(ws):
     assert change.before is None and change.known
     await files.write(str(ws / "plain.txt"), "x\n", origin="correction")
     assert (ws / "plain.txt").read_text() == "x\n"
-    assert await files.revert(str(ws / "plain.txt"), "back\n") == "reverted"
+    assert await files.service.revert(str(ws / "plain.txt"), "back\n") == "reverted"
     assert (ws / "plain.txt").read_text() == "back\n"
     assert [origin for origin, _ in gate.seen] == ["agent", "correction", "revert"]
 
