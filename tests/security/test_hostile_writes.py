@@ -140,7 +140,8 @@ def test_a_review_with_a_relative_diff_path_covers_only_its_accepted_text(nvim, 
     target = workspace / "rel.txt"
     target.write_text("base\n")
     out = start(nvim, tmp_path, [
-        {"do": "ask", "id": "e1", "kind": "edit", "title": "Edit rel.txt", "diffs": [diff("rel.txt", "base\n", "one\n")]},
+        {"do": "ask", "id": "e1", "kind": "edit", "title": "Edit rel.txt",
+         "diffs": [diff("rel.txt", "base\n", "one\n")]},
         {"do": "write", "path": str(target), "content": "one\n"},
         {"do": "write", "path": str(target), "content": "other\n"}])
     assert answer_next(nvim, "accepted")[0] == "review"
@@ -286,8 +287,8 @@ def test_a_request_voided_while_it_is_shown_is_asked_again(nvim, workspace, tmp_
          "wait": False},
         {"do": "update", "id": "e1", "diffs": [diff(target, "base\n", "swapped\n")]},
         {"do": "write", "path": str(target), "content": "swapped\n"}])
-    kind, files = wait_for(lambda: (p := nvim.exec_lua(PENDING)) and p[2][0][1] == "swapped" and (p[0], p[2]),
-                           timeout=20, what="the review asked again with what the request says now")
+    kind = wait_for(lambda: (p := nvim.exec_lua(PENDING)) and p[2][0][1] == "swapped" and p[0],
+                    timeout=45, what="the review asked again with what the request says now")
     assert kind == "review"
     answer_next(nvim, "accepted")
     asked, _, wrote = results(out)
