@@ -54,19 +54,22 @@ OWN_WRITES = 200
 
 Unreviewable = Callable[[FileChange, str], None]
 """Told of a disk change that no review can be shown for, and why (the chat flags it)."""
+Deciding = Callable[[str], bool]
+"""Whether a three-way view of the file is open (the user decides a disk change there)."""
 
 
 class WriteGate:
     """Decides every write of one session (``FileService``'s ``WriteGate``), and follows disk writers."""
 
     def __init__(self, broker: PermissionBroker, transcript: Transcript, cwd: str, report: ErrorReporter,
-                 unreviewable: Unreviewable | None = None) -> None:
+                 unreviewable: Unreviewable | None = None, deciding: Deciding | None = None) -> None:
         self._broker = broker
         self._accepted: AcceptedEdits = broker.settlement.accepted
         self._transcript = transcript
         self._cwd = cwd
         self._report = report
         self._unreviewable = unreviewable
+        self._deciding = deciding or (lambda path: False)
         self._locks: dict[FileKey, asyncio.Lock] = {}
         self._numbers = itertools.count(1)
         self.own_writes: deque[tuple[str, str]] = deque(maxlen=OWN_WRITES)
@@ -169,6 +172,8 @@ class WriteGate:
             return
         if self._broker.policy != "ask" and not await self._guarded(Path(path)):
             return
+        if self._deciding(path):
+            return  # under unsaved edits: the three-way view the reconcile opened shows the change
         if not change.known or change.after is None:
             why = "its content before the turn is unknown" if not change.known else "the agent deleted it"
             if self._unreviewable is not None:

@@ -111,7 +111,8 @@ class Session:
             transcript=self.transcript, files=self.files, accepted=self._accepted, report=self._report,
             waiting=self._waiting)
         self.unreviewed = UnreviewedEdits(self.transcript)
-        self.write_gate = WriteGate(self.permissions, self.transcript, cwd, self._report, self.unreviewed.flag)
+        self.write_gate = WriteGate(self.permissions, self.transcript, cwd, self._report, self.unreviewed.flag,
+                                    files.ledger.view_open)
         """Every write passes it (fs writes, buffer writes, reverts, corrections); it follows disk writers."""
         self.files.gate = self.write_gate
         self.files.changes.listeners.append(self.write_gate.disk_changed)
