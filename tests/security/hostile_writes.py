@@ -9,6 +9,8 @@ run in order within one turn (approvals hold for the turn they were given in). E
   {"do": "write", "path": ..., "content": ...}  ``fs/write_text_file``
   {"do": "disk", "path": ..., "content": ...}   write the disk itself (temp file, rename)
   {"do": "status", "id": ..., "status": ...}    a tool_call_update with only a status
+  {"do": "until", "path": ...}                  read ``path`` through ``fs/read_text_file`` until it exists
+                                                (the test creates it once it saw what it waits for)
 The result lists each step's outcome: an answer's option id (or its outcome), a write's ok or error.
 """
 
@@ -87,6 +89,15 @@ class HostileWrites(ScriptedAgent):
         except RequestError as exc:
             return {"ok": False, "code": exc.code, "message": str(exc)}
         return {"ok": True}
+
+    async def _do_until(self, session_id: str, step: dict[str, Any]) -> dict[str, Any]:
+        for tries in range(1, 20_000):
+            try:
+                await self.client.read_text_file(session_id=session_id, path=step["path"])
+            except RequestError:
+                continue
+            return {"ok": True, "tries": tries}
+        return {"ok": False}
 
     async def _do_disk(self, session_id: str, step: dict[str, Any]) -> dict[str, Any]:
         path = step["path"]

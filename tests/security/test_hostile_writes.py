@@ -282,16 +282,20 @@ def test_a_request_voided_while_it_is_shown_is_asked_again(nvim, workspace, tmp_
     setup(nvim)
     target = workspace / "v.txt"
     target.write_text("base\n")
+    shown = workspace / "shown.flag"
     out = start(nvim, tmp_path, [
         {"do": "ask", "id": "e1", "kind": "edit", "title": "Edit v.txt", "diffs": [diff(target, "base\n", "shown\n")],
          "wait": False},
+        {"do": "until", "path": str(shown)},
         {"do": "update", "id": "e1", "diffs": [diff(target, "base\n", "swapped\n")]},
         {"do": "write", "path": str(target), "content": "swapped\n"}])
+    wait_for(lambda: (p := nvim.exec_lua(PENDING)) and p[2][0][1] == "shown", timeout=45, what="the first review")
+    shown.write_text("seen\n")
     kind = wait_for(lambda: (p := nvim.exec_lua(PENDING)) and p[2][0][1] == "swapped" and p[0],
                     timeout=45, what="the review asked again with what the request says now")
     assert kind == "review"
     answer_next(nvim, "accepted")
-    asked, _, wrote = results(out)
+    asked, _, _, wrote = results(out)
     assert asked["option"] == "yes" and wrote == {"ok": True}
     assert target.read_text() == "swapped\n" and no_question(nvim)
 
