@@ -29,6 +29,9 @@ require('acp_nvim').setup({
   agents = {probe = {command = python, args = {script}}},
   default_agent = 'probe',
   workspace_roots = _G.acp_test_roots or {},
+  -- these tests are about confinement, buffers and three-way views, not review: writes land as
+  -- under auto-edit (tests/security/test_hostile_writes.py tests the write gate under ask)
+  permissions = {policy = 'auto-edit'},
 })
 """
 

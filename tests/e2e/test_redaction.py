@@ -1,6 +1,6 @@
 """Redaction on every surface, in real Neovim with the real host and real agent processes:
 the chat (a secret split across streamed chunks), notifications and the start failure's stderr,
-the log buffer and its export; and the "not reviewed" flag's one-key revert."""
+the log buffer and its export; and the review an unasked edit on disk opens."""
 
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ def test_the_log_buffer_and_export_never_show_a_secret_the_agent_sent(nvim, tmp_
         json.loads(line)  # the export stays valid JSON lines
 
 
-def test_an_unreviewed_edit_is_flagged_and_x_reverts_it(nvim, workspace):
+def test_an_unasked_edit_opens_a_review_of_its_own_and_a_reject_puts_it_back(nvim, workspace):
     target = workspace / "target.txt"
     target.write_text("before\n")
     use(nvim, mode_agent(ACP_TEST_MODES="ask,free", ACP_TEST_ASKING="ask"))
@@ -102,16 +102,13 @@ def test_an_unreviewed_edit_is_flagged_and_x_reverts_it(nvim, workspace):
     nvim.command("Ai mode free")
     wait_for(lambda: nvim.exec_lua("return (require('acp_nvim.state').current() or {}).mode") == "free")
     nvim.command("Ai send " + json.dumps({"op": "write", "path": str(target), "text": "after\n"}))
-    wait_for(lambda: "not reviewed" in buffer_text(nvim, chat_name), timeout=20, what="the flag")
-    assert target.read_text() == "after\n"
-    buf = nvim.funcs.bufnr(chat_name)
-    row = next(i for i, line in enumerate(nvim.api.buf_get_lines(buf, 0, -1, False)) if "not reviewed" in line)
-    nvim.api.set_current_win(nvim.funcs.bufwinid(buf))
-    nvim.api.win_set_cursor(0, [row + 1, 0])
-    nvim.command("normal X")
-    wait_for(lambda: target.read_text() == "before\n", what="X to revert the file")
-    wait_for(lambda: f"reverted {target.resolve()}" in buffer_text(nvim, chat_name), what="the chat to say so")
-    assert "not reviewed" in nvim.api.buf_get_lines(buf, row, row + 1, False)[0], "X deleted nothing in the chat"
+    review = wait_for(lambda: nvim.exec_lua("local r = require('acp_nvim.review').reviews[1] "
+                                            "return r and {r.id, r.spec.files[1].left, r.spec.files[1].agent}"),
+                      timeout=20, what="the review of the change on disk")
+    assert review[1:] == [["before"], ["after"]]
+    nvim.exec_lua("require('acp_nvim.review').decide_all(...)", review[0], "rejected")
+    wait_for(lambda: target.read_text() == "before\n", timeout=20, what="the reject to put the file back")
+    assert "not reviewed" not in buffer_text(nvim, chat_name)
 
 
 def prompt_text(nvim) -> str:

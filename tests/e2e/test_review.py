@@ -375,6 +375,14 @@ def test_review_view_failure_falls_back_to_the_plain_prompt(nvim, workspace):
     lines = wait_prompt(nvim)
     assert any("Allow once" in line for line in lines)
     answer_keys(nvim, "a")
+    # the plain prompt showed no text to accept: the agent's write opens a review of its own (queued
+    # while the user just typed: :Ai permissions shows it), which fails the same way and is asked plainly
+    wait_for(lambda: "Write sample.txt" in chat(nvim), timeout=20, what="the write's own review")
+    nvim.exec_lua("pcall(vim.cmd, 'Ai permissions')")  # the view fails: its error message is expected
+    wait_for(lambda: any("Write it" in line for line in prompt_lines(nvim)), timeout=20, what="the write's prompt")
+    nvim.exec_lua("local p = require('acp_nvim.permission').queue[1] "
+                  "for _, o in ipairs(p.q.options) do if o.kind == 'allow_once' then "
+                  "require('acp_nvim.permission').choose(p.id, o.id) end end")
     text = wait_turn_end(nvim)
     assert "the review view failed" in text and "no filetypes today" in text
     assert path.read_text().splitlines()[-1] == ADDED

@@ -2,8 +2,8 @@
 
 claude-agent-acp starts in mode ``auto``, which asks nothing: the plugin must switch it to the
 mode that asks (``default``), say so in the chat, and review its edit. When the user switches
-to a mode that skips requests, an edit that lands unasked is flagged "not reviewed" and ``X``
-on the flag reverts it.
+to a mode that skips requests, an edit that lands unasked opens a review of that change, and
+rejecting it puts the file back.
 """
 
 from __future__ import annotations
@@ -52,25 +52,19 @@ def test_plain_claude_under_ask_is_switched_to_the_mode_that_asks_and_its_edit_i
         agent.check("not reviewed" not in agent.chat(), "a reviewed edit was flagged 'not reviewed'")
 
 
-def test_an_edit_that_lands_unasked_is_flagged_and_x_reverts_it(plain_claude):
+def test_an_edit_that_lands_unasked_is_reviewed_and_a_reject_puts_it_back(plain_claude):
     agent = plain_claude
     agent.wait(lambda: agent.state().get("mode") == "default", "the session mode to become 'default'")
     with agent.step("unasked edit: the user switches to a mode that applies edits unasked"):
         agent.nvim.command("Ai mode acceptEdits")
         agent.wait(lambda: agent.state().get("mode") == "acceptEdits", "the session mode to become 'acceptEdits'")
     path = target(agent)
-    with agent.step("unasked edit: the edit lands without a request and the chat flags it"):
+    with agent.step("unasked edit: the edit lands without a request and a review of the change opens"):
         before = agent.send(edit_prompt(path))
         agent.wait_turn_end(before)
-        agent.check(agent.no_permission_pending(), "mode acceptEdits asked for permission")
-        agent.wait(lambda: path.read_text() == EDITED, "the edit to land on disk")
-        agent.wait_chat("⚠ not reviewed: the agent changed")
-    with agent.step("unasked edit: X on the flag puts the file back"):
-        buf = agent.nvim.funcs.bufnr(agent.chat_name)
-        lines = agent.nvim.api.buf_get_lines(buf, 0, -1, False)
-        row = next(i for i, line in enumerate(lines) if "not reviewed" in line)
-        agent.nvim.api.set_current_win(agent.nvim.funcs.bufwinid(buf))
-        agent.nvim.api.win_set_cursor(0, [row + 1, 0])
-        agent.nvim.command("normal X")
-        agent.wait(lambda: path.read_text() == ORIGINAL, f"{path.name} to be reverted")
-        agent.wait_chat(f"reverted {path.resolve()}")
+        request = agent.wait_permission("edit")
+        agent.check(request.view == "review", f"the change was asked as {request.view!r}, not in a review")
+    with agent.step("unasked edit: rejecting the review puts the file back"):
+        agent.answer(request, "reject")
+        agent.wait(lambda: path.read_text() == ORIGINAL, f"{path.name} to be put back")
+        agent.check("not reviewed" not in agent.chat(), "a reviewed change was flagged 'not reviewed'")

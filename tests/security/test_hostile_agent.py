@@ -39,6 +39,7 @@ end
 require('acp_nvim').setup({
   agents = {hostile = {command = python, args = {script}}},
   default_agent = 'hostile',
+  permissions = {policy = 'auto-edit'},
 })
 """
 

@@ -131,19 +131,33 @@ def test_the_ledger_is_bounded():
     assert ledger.last_read("/huge").text is None
 
 
-async def test_a_review_decision_holds_for_the_agents_retry(tmp_path):
-    edits = AcceptedEdits()
+async def test_a_review_decision_holds_for_the_rest_of_the_turn(tmp_path):
+    edits = AcceptedEdits(PathPolicy([str(tmp_path)]))
     accepted, rejected = str(tmp_path / "a.txt"), str(tmp_path / "r.txt")
-    edits.add(AcceptedEdit("t1", accepted, "agent's\n", "user's\n", "base\n"))
-    edits.add(AcceptedEdit("t1", rejected, "agent's\n", None, "base\n"))
-    assert await edits.filter(accepted, "agent's\n") == "user's\n"
-    assert await edits.filter(accepted, "agent's\n") == "user's\n"  # the retry gets the accepted text
-    assert await edits.filter(accepted, "something new\n") == "something new\n"
-    for _ in range(2):  # a rejected file stays refused
-        with pytest.raises(RequestError, match="rejected"):
-            await edits.filter(rejected, "agent's\n")
+    await edits.add(AcceptedEdit("t1", accepted, "agent's\n", "user's\n", "base\n"))
+    await edits.add(AcceptedEdit("t1", rejected, "agent's\n", None, "base\n"))
+    decision = edits.decision(await edits.key_of(accepted))
+    assert decision.allows("agent's\n") and decision.allows("user's\n") and not decision.allows("new\n")
+    assert not edits.decision(await edits.key_of(rejected)).allows("agent's\n")
+    assert len(edits.of_tool_call("t1")) == 2
     edits.clear()  # a new turn
-    assert await edits.filter(rejected, "agent's\n") == "agent's\n"
+    assert edits.decision(await edits.key_of(rejected)) is None
+
+
+def test_locate_keys_a_file_by_its_folder_and_name_not_its_inode(tmp_path):
+    opener = Opener([tmp_path])
+    (tmp_path / "d").mkdir()
+    path = tmp_path / "d" / "f.txt"
+    path.write_text("one\n")
+    first = opener.locate(path)
+    opener.replace(path, b"two\n")  # a new inode
+    assert opener.locate(path).key == first.key and first.rest == "f.txt"
+    missing = opener.locate(tmp_path / "d" / "new" / "deep.txt")
+    assert missing.folder == first.folder and missing.rest == "new/deep.txt"
+    os.rename(tmp_path / "d", tmp_path / "e")
+    (tmp_path / "d").symlink_to(tmp_path / "e")
+    with pytest.raises(RequestError, match="symlink"):
+        opener.locate(path)
 
 
 async def no_buffer(path: str) -> str | None:

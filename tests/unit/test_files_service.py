@@ -222,22 +222,31 @@ async def test_taking_the_agents_text_in_the_three_way_view_answers_success(ws):
     assert files.changes.current.files[str(path)].before == "yours\n"
 
 
-async def test_new_file_with_parent_folders_and_content_filter(ws):
+class Gate:
+    """A write gate that upper-cases the agent's writes and lets everything else pass."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, str]] = []
+
+    async def admit(self, path, content, origin):
+        self.seen.append((origin, str(path)))
+        return content.upper() if origin == "agent" else content
+
+
+async def test_new_file_with_parent_folders_and_the_write_gate(ws):
     editor = Buffers()
     files, _, _ = service(ws, editor)
-
-    async def accepted(path, content):
-        return content.upper()
-
-    files.service.content_filter = accepted
+    gate = files.service.gate = Gate()
     files.changes.begin_turn()
     await files.write(str(ws / "x" / "y" / "new.txt"), "created\n")
     assert (ws / "x" / "y" / "new.txt").read_text() == "CREATED\n"
     change = files.changes.current.files[str(ws / "x" / "y" / "new.txt")]
     assert change.before is None and change.known
-    files.service.content_filter = lambda path, content: content + "tail\n"
-    await files.write(str(ws / "plain.txt"), "x\n")
-    assert (ws / "plain.txt").read_text() == "x\ntail\n"
+    await files.write(str(ws / "plain.txt"), "x\n", origin="correction")
+    assert (ws / "plain.txt").read_text() == "x\n"
+    assert await files.service.revert(str(ws / "plain.txt"), "back\n") == "reverted"
+    assert (ws / "plain.txt").read_text() == "back\n"
+    assert [origin for origin, _ in gate.seen] == ["agent", "correction", "revert"]
 
 
 def tool_call(call_id: str, path: Path, status: str, old: str | None = None, new: str | None = None):

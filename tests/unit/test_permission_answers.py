@@ -34,8 +34,11 @@ class Files:
     def __init__(self, root: str) -> None:
         self.policy = PathPolicy([root])
 
-    async def write(self, path: str, content: str, *, filtered: bool = True) -> None:
+    async def write(self, path: str, content: str, *, origin: str = "agent") -> None:
         raise AssertionError("nothing is written")
+
+    async def revert(self, path: str, before: str | None, *, force: bool = False) -> str:
+        return "unsaved"  # nothing is written
 
 
 class Rig:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from acp.helpers import tool_diff_content
 
+from acp_nvim.core.files.paths import PathPolicy
 from acp_nvim.core.permissions.accepted import AcceptedEdit, AcceptedEdits, agent_note
 from acp_nvim.core.permissions.review import (
     Current,
@@ -157,37 +158,24 @@ def test_verdict_from_the_editor():
     assert not ReviewVerdict.from_editor(None).accepted
 
 
-async def test_accepted_text_replaces_the_agents_write_once():
-    ledger = AcceptedEdits()
-    ledger.add(AcceptedEdit("t1", P, "agent\n", "user\n", "base\n"))
-    assert await ledger.filter(P, "agent\n") == "user\n"
-    assert await ledger.filter(P, "agent again\n") == "agent again\n"
-    assert ledger.settle("t1") == []
-
-
-async def test_the_write_may_name_the_file_through_a_symlink(tmp_path):
+async def test_a_decision_names_the_file_through_a_symlink_of_the_workspace(tmp_path):
     real = tmp_path / "real"
     real.mkdir()
     (tmp_path / "link").symlink_to(real)
-    ledger = AcceptedEdits()
-    ledger.add(AcceptedEdit("t1", str(tmp_path / "link" / "a.txt"), "agent\n", "user\n", "base\n"))
-    assert await ledger.filter(real / "a.txt", "agent\n") == "user\n"
+    ledger = AcceptedEdits(PathPolicy([str(tmp_path)]))
+    await ledger.add(AcceptedEdit("t1", str(tmp_path / "link" / "a.txt"), "agent\n", "user\n", "base\n"))
+    assert ledger.decision(await ledger.key_of(str(real / "a.txt"))).text == "user\n"
 
 
-async def test_rejected_file_write_is_refused():
-    ledger = AcceptedEdits()
-    ledger.add(AcceptedEdit("t1", P, "agent\n", None, "base\n"))
-    with pytest.raises(Exception, match="rejected this change"):
-        await ledger.filter(P, "agent\n")
+async def test_a_decision_outside_the_roots_is_not_kept(tmp_path):
+    ledger = AcceptedEdits(PathPolicy([str(tmp_path / "ws")]))
+    await ledger.add(AcceptedEdit("t1", str(tmp_path / "elsewhere.txt"), "agent\n", "user\n", "base\n"))
+    assert ledger.pending() == []
 
 
-def test_settle_returns_what_the_agent_did_not_write_through_us():
-    ledger = AcceptedEdits()
+def test_a_rejected_decision_targets_the_base():
     edit = AcceptedEdit("t1", P, "agent\n", None, "base\n")
-    ledger.add(edit)
-    ledger.add(AcceptedEdit("t2", "/ws/b", "a", "b", "c"))
-    assert ledger.settle("t1") == [edit] and edit.target == "base\n"
-    assert [e.tool_call_id for e in ledger.pending()] == ["t2"]
+    assert edit.target == "base\n" and not edit.allows("agent\n")
 
 
 def test_agent_note():

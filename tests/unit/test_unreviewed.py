@@ -1,4 +1,5 @@
-"""Under policy ask, an edit that arrives without a permission request is flagged in the chat."""
+"""Under policy ask, a disk edit that arrives without a permission request opens a review of its own
+(base: the file before the change); only a change no review can be shown for is flagged in the chat."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ import pytest
 from fake_editor import FakeEditor
 
 from acp_nvim.core.config import parse_settings
+from acp_nvim.core.files.changes import FileChange
 from acp_nvim.core.session.manager import SessionManager
 from acp_nvim.core.session.session import Prompt
+from acp_nvim.core.session.unreviewed import UnreviewedEdits
+from acp_nvim.core.transcript.transcript import Transcript
 from helpers import async_wait_for
 
 pytestmark = pytest.mark.timeout(30)
@@ -20,8 +24,8 @@ MODE_AGENT = Path(__file__).resolve().parents[1] / "e2e" / "mode_agent.py"
 ENV = {"ACP_TEST_MODES": "ask,free", "ACP_TEST_ASKING": "ask"}
 
 
-async def started(tmp_path, mode: str, policy: str = "ask"):
-    editor = FakeEditor()
+async def started(tmp_path, mode: str, policy: str = "ask", answer: str = "allow_once"):
+    editor = FakeEditor(answer)
     spec = {"command": sys.executable, "args": [str(MODE_AGENT)], "env": ENV, "mode": mode}
     manager = SessionManager(editor, parse_settings({"agents": {"probe": spec}, "permissions": {"policy": policy}}))
     session = manager.create("probe", str(tmp_path))
@@ -37,28 +41,26 @@ async def write(session, path: Path, text: str) -> None:
     turns = session.details.turns
     session.submit(Prompt(json.dumps({"op": "write", "path": str(path), "text": text})))
     await async_wait_for(lambda: session.details.turns > turns and session.state == "idle")
-    await async_wait_for(lambda: path.read_text() == text)
 
 
-async def test_an_unasked_disk_edit_is_flagged_with_what_it_changed(tmp_path):
+@pytest.mark.parametrize(("answer", "lands"), [("allow_once", "after\n"), ("reject_once", "before\n")])
+async def test_an_unasked_disk_edit_opens_a_review_of_that_change(tmp_path, answer, lands):
     target = tmp_path / "a.txt"
     target.write_text("before\n")
-    _, session = await started(tmp_path, "free")
+    editor, session = await started(tmp_path, "free", answer=answer)
     try:
         await write(session, target, "after\n")
-        await async_wait_for(lambda: session.unreviewed.flags)
-        [(block, change)] = session.unreviewed.flags.items()
-        assert change.path == str(target.resolve()) and change.before == "before\n" and change.known
-        assert f"⚠ not reviewed: the agent changed {target.resolve()} on disk" in chat(session)
-        assert "X on this line reverts it" in chat(session)
-        assert session.unreviewed.reverted(block) is change and not session.unreviewed.flags
-        assert f"reverted {target.resolve()}" in chat(session)
-        assert session.unreviewed.reverted(block) is None
+        await async_wait_for(lambda: editor.reviews)
+        [review] = editor.reviews
+        [file] = review.files
+        assert file.path == str(target.resolve()) and file.current == "before\n" and file.agent_text == "after\n"
+        await async_wait_for(lambda: target.read_text() == lands)
+        assert not session.unreviewed.flags and "not reviewed" not in chat(session)
     finally:
         await session.close()
 
 
-async def test_an_edit_the_user_was_asked_about_is_not_flagged(tmp_path):
+async def test_an_edit_the_user_was_asked_about_is_not_reviewed_again(tmp_path):
     target = tmp_path / "b.txt"
     target.write_text("before\n")
     editor, session = await started(tmp_path, "ask")
@@ -66,19 +68,32 @@ async def test_an_edit_the_user_was_asked_about_is_not_flagged(tmp_path):
         await write(session, target, "after\n")
         assert editor.reviews or editor.questions, "the agent asked"
         await async_wait_for(lambda: session.files.changes.latest() is not None)
+        assert len(editor.reviews) <= 1 and target.read_text() == "after\n"
         assert not session.unreviewed.flags and "not reviewed" not in chat(session)
     finally:
         await session.close()
 
 
 @pytest.mark.parametrize("policy", ["auto-edit", "trust"])
-async def test_other_policies_flag_nothing(tmp_path, policy):
+async def test_other_policies_review_nothing(tmp_path, policy):
     target = tmp_path / "c.txt"
     target.write_text("before\n")
-    _, session = await started(tmp_path, "free", policy)
+    editor, session = await started(tmp_path, "free", policy)
     try:
         await write(session, target, "after\n")
         await async_wait_for(lambda: session.files.changes.latest() is not None)
-        assert not session.unreviewed.flags
+        assert not session.unreviewed.flags and not editor.reviews and target.read_text() == "after\n"
     finally:
         await session.close()
+
+
+def test_a_change_no_review_can_be_shown_for_is_flagged():
+    transcript = Transcript()
+    unreviewed = UnreviewedEdits(transcript)
+    change = FileChange("/ws/a.txt", None, False, "after\n", "disk")
+    unreviewed.flag(change, "its content before the turn is unknown")
+    [(block, flagged)] = unreviewed.flags.items()
+    text = "\n".join(b.text() for b in transcript.blocks)
+    assert flagged is change and "⚠ not reviewed: the agent changed /ws/a.txt on disk" in text
+    assert "it cannot be put back from here" in text
+    assert unreviewed.reverted(block) is change and unreviewed.reverted(block) is None

@@ -55,7 +55,7 @@ def changes_revert_unsaved(ctx: Ctx) -> None:
     """The agent writes notes.txt; the user then edits it without saving and presses ``X`` (revert)
     on it in ``:Ai changes``. The unsaved edit is not overwritten without asking: it is kept (or the
     user declines a question), and the user is told why."""
-    ctx.start()
+    _start_auto_edit(ctx)
     ctx.prompt("write notes.txt 160")
     ctx.check(_write_event(ctx), "the agent's write never happened")
     buf = _open(ctx, "notes.txt")
@@ -78,7 +78,7 @@ def write_over_unseen_disk_change(ctx: Ctx) -> None:
     """notes.txt is open (unmodified); the agent reads it, the file then changes on disk behind
     Neovim's back (``git pull``), and the agent writes its version. The disk change is not
     overwritten unseen: the write is held (a three-way view) or refused, and the user is told."""
-    ctx.start()
+    _start_auto_edit(ctx)
     _open(ctx, "notes.txt")
     ctx.prompt("read-write notes.txt pulled")
     ctx.check(ctx.diary.wait("read", 10), "the agent never read notes.txt")
@@ -113,8 +113,15 @@ def user_write_during_turn(ctx: Ctx) -> None:
               "the user's own :w is listed in :Ai changes as the agent's change")
 
 
-def _disk_case(ctx: Ctx, name: str, size: int) -> dict[str, object] | None:
+def _start_auto_edit(ctx: Ctx) -> None:
+    """Start with policy auto-edit: the case is about the file side, not the review an unasked
+    write opens under ask."""
     ctx.start()
+    ctx.command("Ai policy auto-edit")
+
+
+def _disk_case(ctx: Ctx, name: str, size: int) -> dict[str, object] | None:
+    _start_auto_edit(ctx)
     ctx.prompt(f"write {name} {size}")
     event = _write_event(ctx)
     ctx.check(event and not event.get("ok"), f"the agent's failed write of {name} was reported as {event}")

@@ -29,7 +29,7 @@ class FileChange:
 
 
 Listener = Callable[[int, FileChange], None]
-"""Told (turn, change) when a file is first changed in a turn (the "not reviewed" flag listens)."""
+"""Told (turn, change) at every change of a file in a turn (the write gate follows disk writers)."""
 
 
 @dataclass(slots=True)
@@ -53,7 +53,9 @@ class ChangeSet:
         """A change of ``path`` to ``after``; ``before`` is used only for its first change."""
         entry = self.files.get(path)
         if entry is not None:
-            entry.after = after
+            if entry.after != after:
+                entry.after, entry.via = after, via
+                self._tell(entry)
             return
         snap = before or self.baselines.get(path)
         if snap is not None and snap.exists and snap.text is None:
@@ -62,7 +64,9 @@ class ChangeSet:
         before_text = snap.text if snap is not None else None
         if known and before_text == after:
             return
-        change = self.files[path] = FileChange(path, before_text, known, after, via)
+        self._tell(self.files.setdefault(path, FileChange(path, before_text, known, after, via)))
+
+    def _tell(self, change: FileChange) -> None:
         for listener in self.listeners:
             listener(self.turn, change)
 

@@ -58,6 +58,23 @@ class Snapshot:
 
 
 @dataclass(frozen=True, slots=True)
+class Located:
+    """Where a path leads as the no-follow walk finds it: the real path, the identity (st_dev,
+    st_ino) of the deepest folder that exists on the way, and the rest of the path below it
+    (the leaf name, with the missing folders before it). A file's own inode is no key: an
+    atomic replace gives it a new one at every write."""
+
+    path: Path
+    folder: tuple[int, int]
+    rest: str
+
+    @property
+    def key(self) -> tuple[int, int, str]:
+        """What decisions about a file are keyed by."""
+        return (*self.folder, self.rest)
+
+
+@dataclass(frozen=True, slots=True)
 class Replaced:
     """What a replacing write did: the new file's stamp and the old file's link count (0: new)."""
 
@@ -130,6 +147,27 @@ class Opener:
             return self.stamp(path)
         except (RequestError, OSError):
             return None
+
+    def locate(self, path: Path) -> Located:
+        """The file ``path`` names, found by the no-follow walk (a RequestError when the walk is refused)."""
+        name = str(path)
+        root, parts = self._split(path)
+        fd = _walk(os.open("/", _DIR_FLAGS), root.parts[1:], name, create=False, root=root)
+        try:
+            depth = 0
+            for part in parts[:-1]:
+                try:
+                    child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                except FileNotFoundError:
+                    break
+                except OSError as exc:
+                    raise _folder_error(name, part, exc, None) from None
+                os.close(fd)
+                fd, depth = child, depth + 1
+            info = os.fstat(fd)
+        finally:
+            os.close(fd)
+        return Located(path, (info.st_dev, info.st_ino), "/".join(parts[depth:]))
 
     # -- writing ---------------------------------------------------------------------
 

@@ -191,13 +191,22 @@ def touched_paths(state: ToolCallState) -> list[str]:
     """Absolute paths a tool call names (locations and diffs), resolved, without duplicates."""
     names = [path for path, _ in state.locations]
     names += [diff.path for diff in state.diffs()]
-    return list(dict.fromkeys(os.path.realpath(n) for n in names if isinstance(n, str) and os.path.isabs(n)))
+    return list(dict.fromkeys(_resolved(n) for n in names if isinstance(n, str) and os.path.isabs(n)))
+
+
+def _resolved(name: str) -> str:
+    """The name with its symlinks resolved, as the file side keys files (lexical when the tree flips
+    under the resolution: ``realpath`` can fail with EINVAL in that race)."""
+    try:
+        return os.path.realpath(name)
+    except OSError:
+        return os.path.normpath(name)
 
 
 def _before_from(diffs: Iterable[DiffContent], path: str, text: str | None) -> Snapshot | None:
     """A whole-file diff's ``oldText`` is the file before, if its ``newText`` is what the disk holds."""
     for diff in diffs:
-        if os.path.realpath(diff.path) == path and diff.new_text == text:
+        if _resolved(diff.path) == path and diff.new_text == text:
             return Snapshot(diff.old_text is not None, diff.old_text)
     return None
 

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import codecs
-import inspect
-from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Protocol
 
 from acp import RequestError
 from acp.schema import ReadTextFileResponse
@@ -31,21 +30,29 @@ from .text_slice import slice_lines
 from .voice import FileVoice
 
 INTERNAL = -32603
+AGENT, REVERT, CORRECTION = "agent", "revert", "correction"
+"""Who writes: the agent (``fs/write_text_file``), the user (``:Ai changes`` revert), or acp.nvim
+putting back what the user accepted (a disk writer's correction, a rejected review's base)."""
 
-ContentFilter = Callable[[Path, str], str | Awaitable[str]]
+
+class WriteGate(Protocol):
+    """What every write passes before it lands (the permissions' write gate satisfies it)."""
+
+    async def admit(self, path: Path, content: str, origin: str) -> str:
+        """The text that may land for this write of ``content`` (a RequestError saying why when none may)."""
+        ...
 
 
 class FileService:
     """Answers the agent's file requests through the editor port, the path policy and the opener."""
 
     def __init__(self, editor: EditorPort, policy: PathPolicy, ledger: FileLedger, changes: ChangeLog,
-                 voice: FileVoice, content_filter: ContentFilter | None = None,
-                 opener: Opener | None = None) -> None:
+                 voice: FileVoice, gate: WriteGate | None = None, opener: Opener | None = None) -> None:
         self.editor = editor
         self.policy = policy
         self.changes = changes
-        self.content_filter = content_filter
-        """Applied to the agent's content before a write (the review substitutes the accepted text)."""
+        self.gate = gate
+        """Every write passes it first (None: writes land ungated, as in tests of the file side alone)."""
         self.opener = opener or Opener(policy.roots)
         self._ledger = ledger
         self._voice = voice
@@ -77,14 +84,21 @@ class FileService:
 
     # -- fs/write_text_file --------------------------------------------------------
 
-    async def write(self, path: str, content: str, *, filtered: bool = True) -> None:
+    async def write(self, path: str, content: str, *, origin: str = AGENT) -> None:
         """Write through the loaded buffer (one undo step, saved) or the disk; never over unseen edits.
 
-        ``filtered`` False skips the content filter (the review's own correction of a write).
+        The write gate decides first what may land (``origin``: who writes). Every failure is a
+        RequestError that says why, also when the tree changes under the path meanwhile.
         """
+        try:
+            await self._write(path, content, origin)
+        except OSError as exc:
+            raise file_error(str(path), f"not written: the path changed while it was being written "
+                             f"({exc.strerror or exc})") from None
+
+    async def _write(self, path: str, content: str, origin: str) -> None:
         resolved = self._check(path, "write")
-        if filtered:
-            content = await self._filtered(resolved, content)
+        content = await self._admitted(resolved, content, origin)
         key = str(resolved)
         async with self._ledger.lock(key):
             if self._ledger.view_open(key):
@@ -104,6 +118,8 @@ class FileService:
         """
         resolved = self._check(path, "revert")
         key = str(resolved)
+        if before is not None:
+            before = await self._admitted(resolved, before, REVERT)
         async with self._ledger.lock(key):
             state = await self.editor.read_buffer(key)
             if state is not None and state.modified and (not force or before is None):
@@ -228,12 +244,11 @@ class FileService:
     async def _disk_text(self, resolved: Path) -> str | None:
         return (await asyncio.to_thread(self.opener.snapshot, resolved)).text
 
-    async def _filtered(self, resolved: Path, content: str) -> str:
-        if self.content_filter is None:
+    async def _admitted(self, resolved: Path, content: str, origin: str) -> str:
+        if self.gate is None:
             return content
         try:
-            result = self.content_filter(resolved, content)
-            return await result if inspect.isawaitable(result) else result
+            return await self.gate.admit(resolved, content, origin)
         except RequestError as exc:
             self._voice.tell(f"refused the agent's write: {exc}", "warn")
             raise
@@ -243,6 +258,9 @@ class FileService:
     def _check(self, path: str, action: str) -> Path:
         try:
             return self.policy.check(path)
+        except OSError as exc:  # a symlink flipped while it was being resolved
+            raise PathRefused(str(path), f"the path changed while it was being checked ({exc.strerror or exc})") \
+                from None
         except PathRefused as exc:
             self._voice.tell(f"refused to {action} {exc.path}: {exc.reason}", "warn")
             raise

@@ -12,7 +12,7 @@ from .ledger import FileLedger
 from .opener import Opener
 from .paths import PathPolicy
 from .reconcile import Reconciler
-from .service import ContentFilter, FileService
+from .service import FileService, WriteGate
 from .voice import FileVoice, Notice
 
 
@@ -27,10 +27,10 @@ class FileSide:
 
     @staticmethod
     def create(editor: EditorPort, policy: PathPolicy, *, questions: Questions, owner: str, log: LogRing | None,
-               notice: Notice | None, content_filter: ContentFilter | None = None) -> FileSide:
+               notice: Notice | None, gate: WriteGate | None = None) -> FileSide:
         """Both parts sharing one ledger, one changelog and one voice (``owner``: the session key)."""
         ledger, voice, opener = FileLedger(), FileVoice(log, notice, editor, questions, owner), Opener(policy.roots)
-        service = FileService(editor, policy, ledger, ChangeLog(), voice, content_filter, opener)
+        service = FileService(editor, policy, ledger, ChangeLog(), voice, gate, opener)
         return FileSide(service, Reconciler(editor, ledger, service.changes, voice, opener), ledger)
 
     async def begin_turn(self) -> None:

@@ -1,23 +1,29 @@
-"""What the user accepted in a review, until the agent's write lands.
+"""What the user decided in a review, for the rest of the turn.
 
-Agents that write through ``fs/write_text_file`` get their content swapped for the user's
-version (``filter`` consumes the entry; a file the user rejected is refused). Agents that
-write the disk themselves are corrected once their tool call completes (``settle`` returns
-the files whose final text still has to be put in place).
+Each reviewed file keeps its last decision, keyed by what the opener found (``Opener.locate``:
+the containing folder's identity and the leaf name, never a path string): the text the user
+accepted (maybe edited in the review), or None when they rejected it. The write gate lets an
+agent's write land only with that text; agents that write the disk themselves are corrected
+to it once their tool call ends.
 """
 
 from __future__ import annotations
 
+import asyncio
 import difflib
-import os
-from dataclasses import dataclass
-from os import PathLike
+from dataclasses import dataclass, field
 
 from acp import RequestError
+
+from ..files.opener import Opener
+from ..files.paths import PathPolicy
 
 REFUSED = -32602
 
 NOTE_DIFF_LINES = 40
+
+FileKey = tuple[int, int, str]
+"""(st_dev, st_ino) of the file's folder and the rest of its path below it (see ``Located``)."""
 
 
 @dataclass(slots=True)
@@ -32,66 +38,66 @@ class AcceptedEdit:
     agent_text: str
     text: str | None
     base: str | None
+    key: FileKey | None = field(default=None, compare=False)
 
     @property
     def target(self) -> str | None:
         """The text the file must end up with (None: nothing to put back)."""
         return self.text if self.text is not None else self.base
 
+    def allows(self, content: str) -> bool:
+        """Whether an agent's write of ``content`` is what the user accepted (its proposal or their version)."""
+        return self.text is not None and content in (self.agent_text, self.text)
+
 
 class AcceptedEdits:
-    """Accepted files per tool call, consumed by the agent's write or settled on completion; and
-    the last decision on each file, which holds for the rest of the turn: a rejected file stays
-    refused, and a retry of an accepted proposal gets the accepted text again, until a new
-    review of that file."""
+    """The last decision on each reviewed file this turn (a new review of the file replaces it)."""
 
-    def __init__(self) -> None:
-        self._edits: list[AcceptedEdit] = []
-        self._decisions: dict[str, AcceptedEdit] = {}
+    def __init__(self, policy: PathPolicy | None = None) -> None:
+        self._policy = policy
+        self._decisions: dict[FileKey, AcceptedEdit] = {}
 
-    def add(self, edit: AcceptedEdit) -> None:
-        self._edits.append(edit)
-        self._decisions[os.path.realpath(edit.path)] = edit
+    async def key_of(self, path: str) -> FileKey | None:
+        """The key of ``path`` (None: outside the roots, or the walk to it is refused)."""
+        policy = self._policy
+        if policy is None:
+            return None
+        try:
+            return await asyncio.to_thread(locate_key, policy, path)
+        except (RequestError, OSError):
+            return None
 
-    def refuse(self, edit: AcceptedEdit) -> None:
-        """A file rejected with its whole review: the agent's writes to it are refused for the rest of
-        the turn (nothing is put back: an agent that writes the disk itself was told no)."""
-        self._decisions[os.path.realpath(edit.path)] = edit
+    async def add(self, edit: AcceptedEdit) -> None:
+        """Record an accepted (``text`` set) or rejected (``text`` None) file."""
+        edit.key = await self.key_of(edit.path)
+        if edit.key is not None:
+            self._decisions[edit.key] = edit
+
+    refuse = add
+
+    def decision(self, key: FileKey) -> AcceptedEdit | None:
+        return self._decisions.get(key)
+
+    def of_tool_call(self, tool_call_id: str) -> list[AcceptedEdit]:
+        """The decisions a tool call's review made (still current)."""
+        return [edit for edit in self._decisions.values() if edit.tool_call_id == tool_call_id]
 
     def pending(self) -> list[AcceptedEdit]:
-        return list(self._edits)
+        return list(self._decisions.values())
 
     def clear(self) -> None:
         """A new turn: every decision expires."""
-        self._edits.clear()
         self._decisions.clear()
 
-    async def filter(self, path: str | PathLike[str], content: str) -> str:
-        """The text to write instead of ``content``; a file the user rejected is refused.
 
-        The first write after a review gets the accepted text; a later one in the same turn gets
-        it when it repeats the proposal (a retry), and is left alone otherwise.
-        """
-        wanted = os.path.realpath(path)  # the write names the resolved path; the diff may not
-        first = next((edit for edit in self._edits if os.path.realpath(edit.path) == wanted), None)
-        if first is not None:
-            self._edits.remove(first)
-        decision = first or self._decisions.get(wanted)
-        if decision is None:
-            return content
-        if decision.text is None:
-            raise RequestError(REFUSED, f"{decision.path}: not written: the user rejected this change in the "
-                               "review (refused for the rest of the turn unless they review it again)",
-                               {"path": decision.path, "reason": "rejected in review"})
-        if first is not None or content in (decision.agent_text, decision.text):
-            return decision.text
-        return content
+def locate_key(policy: PathPolicy, path: str) -> FileKey:
+    """The key of ``path`` through the no-follow walk (blocking; RequestError when refused)."""
+    return Opener(policy.roots).locate(policy.check(path)).key
 
-    def settle(self, tool_call_id: str) -> list[AcceptedEdit]:
-        """Forget the tool call's edits; those the agent did not write through us are returned."""
-        mine = [edit for edit in self._edits if edit.tool_call_id == tool_call_id]
-        self._edits = [edit for edit in self._edits if edit.tool_call_id != tool_call_id]
-        return mine
+
+def refused(path: str, reason: str) -> RequestError:
+    """The JSON-RPC error of a write the user did not accept."""
+    return RequestError(REFUSED, f"{path}: not written: {reason}", {"path": path, "reason": reason})
 
 
 def agent_note(path: str, agent_text: str, accepted: str | None) -> str | None:

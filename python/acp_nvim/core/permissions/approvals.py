@@ -10,6 +10,7 @@ only what it showed. Approvals hold for the turn they were given in.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 from collections.abc import Callable
@@ -65,6 +66,8 @@ class Approval:
     outcome: str = PENDING
     void: bool = False
     """The tool call changed after it was shown: this answer covers nothing any more."""
+    decided: asyncio.Event = field(default_factory=asyncio.Event, compare=False, repr=False)
+    """Set once the request is answered (or voided): a write waiting for this review goes on."""
 
     @property
     def holds(self) -> bool:
@@ -100,6 +103,7 @@ class Approvals:
         """Record what the agent was answered (by the user, a rule or the policy)."""
         if approval.outcome == PENDING:
             approval.outcome = outcome_of(options, response)
+        approval.decided.set()
 
     def observe(self, state: ToolCallState) -> list[Approval]:
         """The tool call changed: void every approval of it whose snapshot it no longer matches."""
@@ -110,9 +114,14 @@ class Approvals:
                 approval.void = True
                 voided.append(approval)
         for approval in voided:
+            approval.decided.set()
             for listener in self.listeners:
                 listener(approval)
         return voided
+
+    def asking(self) -> list[Approval]:
+        """The requests of this turn still being asked (not answered, not voided)."""
+        return [a for a in self._approvals if a.outcome == PENDING and not a.void]
 
     def holding(self, tool_call_id: str) -> Approval | None:
         """The newest approval of ``tool_call_id`` that holds, if any."""

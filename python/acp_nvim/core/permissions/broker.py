@@ -8,7 +8,8 @@ request is registered in the questions registry before it is prepared, so a canc
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from acp import RequestError
 from acp.helpers import ContentBlock
 from acp.schema import PermissionOption, RequestPermissionResponse, ToolCallUpdate
 
+from ..files.paths import PathPolicy
 from ..port import EditorPort, PermissionChoice, PermissionQuestion, ReviewVerdict
 from ..questions import PERMISSION, REVIEW, Questions, Show, Ticket
 from ..tasks import ErrorReporter
@@ -24,14 +26,19 @@ from ..transcript.transcript import Transcript
 from . import review as review_model
 from .accepted import AcceptedEdits
 from .answers import cancelled, question_for, selected
-from .approvals import Approvals
+from .approvals import Approval, Approvals
 from .command import Command, from_input
+from .exec_files import configures_execution
 from .policy import ALWAYS_KINDS, AutoAnswer, PermissionSettings, check_policy, decide, pick
 from .review import Current, ProposedEdit
 from .rules import RuleOffer, RuleRequest, RulesFileError, RuleStore, offer
 from .settle import FileAccess, Settlement
 
 RULES_FILE = ("acp_nvim", "rules.json")
+MAX_ASKS = 20
+"""How often one request is asked again after updates voided what it showed (then: cancelled)."""
+VOIDED = object()
+"""The answer of a question whose request changed while it was shown: it is asked again."""
 
 Waiting = Callable[[bool], None]
 """Told True when the user is asked, False when the answer came."""
@@ -64,24 +71,66 @@ class PermissionBroker:
         self._state_dir: str | None = None
         self.approvals = Approvals()
         """What each request of this turn showed and how it was answered (the write and exec gates read it)."""
+        self.approvals.listeners.append(self._voided)
+        self._shown: dict[int, Ticket] = {}
+        """id() of each approval being asked -> its ticket (a void closes the question and asks again)."""
+        self._bases: dict[str, Mapping[str, str | None]] = {}
+        """Tool call id -> the review's left side per file, where it is not the file as it is now."""
         self.settlement = Settlement(scope.session_key, transcript, files, accepted, self._get_state_dir, report,
                                      settings.rejected)
 
     # -- entry points ----------------------------------------------------------------
 
-    async def handle(self, tool_call: ToolCallUpdate, options: list[PermissionOption]) -> RequestPermissionResponse:
+    async def handle(self, tool_call: ToolCallUpdate, options: list[PermissionOption], *,
+                     bases: Mapping[str, str | None] | None = None) -> RequestPermissionResponse:
         """Answer one ``session/request_permission``.
 
         The request is registered before anything is prepared (rules read, review texts loaded):
-        a cancel meanwhile answers it ``cancelled`` and nothing is shown.
+        a cancel meanwhile answers it ``cancelled`` and nothing is shown. An update that changes
+        what the question shows while it is asked closes it and asks again with what the request
+        says now. ``bases``: the review's left side per file where it is not the file as it is
+        now (a change already on disk is reviewed against the file before it).
         """
-        with self._questions.open(self._scope.session_key, PERMISSION) as ticket:
-            earlier = review_model.content_edits(self._transcript.tool_calls.get(tool_call.tool_call_id))
-            state = self._transcript.tool_call(tool_call)
-            approval = self.approvals.open(state)  # what the question shows, fixed before it is built
-            response = await self._answer(ticket, state, earlier, options)
-            self.approvals.answer(approval, options, response)
-            return response
+        if bases:
+            self._bases[tool_call.tool_call_id] = bases
+        try:
+            with self._questions.open(self._scope.session_key, PERMISSION) as ticket:
+                earlier = review_model.content_edits(self._transcript.tool_calls.get(tool_call.tool_call_id))
+                state = self._transcript.tool_call(tool_call)
+                for _ in range(MAX_ASKS):
+                    approval = self.approvals.open(state)  # what the question shows, fixed before it is built
+                    response = await self._answer_shown(ticket, approval, state, earlier, options)
+                    if not approval.void:
+                        self.approvals.answer(approval, options, response)
+                        return response
+                    self._transcript.notice(f"the agent changed {state.title or 'its request'} while it was "
+                                            "asked: asking again with what it says now", "info")
+                return cancelled()
+        finally:
+            self._bases.pop(tool_call.tool_call_id, None)
+
+    async def _answer_shown(self, ticket: Ticket, approval: Approval, state: ToolCallState,
+                            earlier: list[ProposedEdit], options: list[PermissionOption]) -> RequestPermissionResponse:
+        self._shown[id(approval)] = ticket
+        try:
+            return await self._answer(ticket, state, earlier, options)
+        finally:
+            self._shown.pop(id(approval), None)
+
+    def _voided(self, approval: Approval) -> None:
+        """An update voided ``approval``: a question still shown for it closes (it is asked again)."""
+        ticket = self._shown.get(id(approval))
+        if ticket is not None and ticket.answer(VOIDED):
+            self._editor.dismiss(ticket)
+
+    @property
+    def files_policy(self) -> PathPolicy:
+        """The session's workspace roots (``workspace_roots`` included)."""
+        return self._files.policy
+
+    async def current(self, path: str) -> Current:
+        """The file as the user sees it now (buffer or disk), as a review's left side reads it."""
+        return await review_model.read_current(path, self._files.policy, self._editor.buffer_text)
 
     def set_policy(self, policy: str) -> None:
         """Switch this session's policy (ValueError for an unknown one)."""
@@ -138,21 +187,41 @@ class PermissionBroker:
 
     async def _automatic(self, question: PermissionQuestion, state: ToolCallState, command: Command | None,
                          edits: list[ProposedEdit]) -> AutoAnswer | None:
+        """A rule's or the policy's answer. A request that carries an edit is answered as an edit
+        (never by a read, search or other rule); one touching a file that configures code
+        execution is never allowed without the user."""
         scope = self._scope
         inside = self._inside_workspace(edits, state)
-        request = RuleRequest(scope.agent, scope.cwd, question.kind, command, inside)
+        kind = "edit" if edits else question.kind
+        request = RuleRequest(scope.agent, scope.cwd, kind, command, inside)
         try:
             rule = await (await self.rule_store()).match(request)
         except RulesFileError as exc:
             self._transcript.notice(str(exc), "error")
             rule = None
-        auto = decide(question.choices, question.kind, self.policy, rule, inside)
+        auto = decide(question.choices, kind, self.policy, rule, inside)
+        if auto is not None and auto.allowed and self._configures_execution(edits, state):
+            self._transcript.notice(f"asking: {question.title} changes a file that configures code execution "
+                                    "(no policy or rule allows that without you)", "info")
+            return None
         if auto is not None:
             verb = "allowed" if auto.allowed else "rejected"
             self._transcript.notice(
                 f"{verb} automatically ({auto.reason}): {question.kind} · {question.title} → {auto.choice.name}",
                 "info")
         return auto
+
+    def _configures_execution(self, edits: list[ProposedEdit], state: ToolCallState) -> bool:
+        paths = [edit.path for edit in edits] + ([path for path, _ in state.locations] if edits else [])
+        policy = self._files.policy
+        for path in paths:
+            try:
+                resolved = policy.check(os.path.join(self._scope.cwd, path))
+            except (RequestError, OSError):
+                continue  # outside the workspace: never allowed automatically anyway
+            if configures_execution(resolved, policy.roots):
+                return True
+        return False
 
     def _inside_workspace(self, edits: list[ProposedEdit], state: ToolCallState) -> bool:
         paths = [edit.path for edit in edits] + [path for path, _ in state.locations]
@@ -211,7 +280,8 @@ class PermissionBroker:
     async def _review(self, ticket: Ticket, question: PermissionQuestion, state: ToolCallState,
                       edits: list[ProposedEdit], offers: dict[str, RuleOffer]) -> RequestPermissionResponse:
         review = await review_model.build(self._scope.session_key, next(self._numbers), question.title,
-                                          question.kind, edits, self._read_current, self._scope.cwd)
+                                          question.kind, edits,
+                                          lambda path: self._read_current(path, state.tool_call_id), self._scope.cwd)
         for file in review.files:
             if file.note:
                 self._transcript.notice(f"review of {file.path}: {file.note}", "info")
@@ -223,5 +293,8 @@ class PermissionBroker:
             return await self._prompt(ticket, question, offers)
         return await self.settlement.settle(question, state, review, verdict)
 
-    async def _read_current(self, path: str) -> Current:
-        return await review_model.read_current(path, self._files.policy, self._editor.buffer_text)
+    async def _read_current(self, path: str, tool_call_id: str) -> Current:
+        bases = self._bases.get(tool_call_id, {})
+        if path in bases:
+            return Current(bases[path], loaded=False)
+        return await self.current(path)

@@ -1,9 +1,11 @@
 """After a review: the answer it gives, what is kept, what the agent is told, what is corrected.
 
-Rejected proposals are kept as files under the state folder. Accepted texts wait in
-``AcceptedEdits`` for the agent's write (``fs/write_text_file`` gets them instead of its own
-content); agents that write the disk themselves are corrected once their tool call completes.
-Where the user changed or rejected the agent's edit, a note goes out with the next prompt.
+Rejected proposals are kept as files under the state folder. Decisions go to ``AcceptedEdits``
+for the rest of the turn (the write gate lets only the accepted text land); agents that write
+the disk themselves are corrected on every final status of the tool call (``completed`` and
+``failed``): a file that differs from what the user accepted gets the accepted text, and after a
+reject a file changed meanwhile goes back to the review's base. Where the user changed or
+rejected the agent's edit, a note goes out with the next prompt.
 """
 
 from __future__ import annotations
@@ -44,7 +46,9 @@ class FileAccess(Protocol):
     @property
     def policy(self) -> PathPolicy: ...
 
-    async def write(self, path: str, content: str, *, filtered: bool = True) -> None: ...
+    async def write(self, path: str, content: str, *, origin: str = ...) -> None: ...
+
+    async def revert(self, path: str, before: str | None, *, force: bool = False) -> str: ...
 
 
 class Settlement:
@@ -69,8 +73,11 @@ class Settlement:
         rejected = [file for file in review.files if texts.get(file.path) is None]
         await self._keep_rejected(review, rejected)
         if not verdict.accepted:
-            for file in review.files:
-                self.accepted.refuse(AcceptedEdit(state.tool_call_id, file.path, file.agent_text, None, file.current))
+            refused = [AcceptedEdit(state.tool_call_id, file.path, file.agent_text, None, file.current)
+                       for file in review.files]
+            for edit in refused:
+                await self.accepted.refuse(edit)
+            spawn(self._restore(refused), self._report, f"{self._key} rejected review")
             transcript.notice(f"review: you rejected {question.title}", "info")
             return selected_or_cancelled(pick(question.choices, REJECT_ONCE_FIRST))
         choice = pick(question.choices, ALLOW_ONCE_FIRST)
@@ -78,7 +85,7 @@ class Settlement:
             transcript.notice("the agent offered no allow option: answered cancelled", "error")
             return cancelled()
         for file in review.files:
-            self._record(state.tool_call_id, file, texts.get(file.path))
+            await self._record(state.tool_call_id, file, texts.get(file.path))
         accepted = len(review.files) - len(rejected)
         transcript.notice(f"review: you accepted {accepted} of {len(review.files)} file(s) of {question.title}",
                           "info")
@@ -96,18 +103,17 @@ class Settlement:
         return [text_block("[Note from the editor, acp.nvim]\n" + "\n\n".join(notes))]
 
     def on_tool_call(self, state: ToolCallState) -> None:
-        """A tool call changed: once a reviewed edit completes, make the files what the user accepted."""
-        if state.status == "failed":
-            self.accepted.settle(state.tool_call_id)
-        elif state.status == "completed":
-            left = self.accepted.settle(state.tool_call_id)
-            if left:
-                spawn(self._correct(left), self._report, f"{self._key} review write")
+        """A tool call changed: on each final status, make its reviewed files what the user decided."""
+        if state.status not in ("completed", "failed"):
+            return
+        edits = self.accepted.of_tool_call(state.tool_call_id)
+        if edits:
+            spawn(self._correct(edits, failed=state.status == "failed"), self._report, f"{self._key} review write")
 
-    def _record(self, tool_call_id: str, file: FileReview, text: str | None) -> None:
+    async def _record(self, tool_call_id: str, file: FileReview, text: str | None) -> None:
         if file.snippet_only and text is not None:
-            return  # shown as sent, read-only: the agent's own write is what was accepted
-        self.accepted.add(AcceptedEdit(tool_call_id, file.path, file.agent_text, text, file.current))
+            return  # shown as sent, read-only: no whole text to hold the agent's write to
+        await self.accepted.add(AcceptedEdit(tool_call_id, file.path, file.agent_text, text, file.current))
         note = agent_note(file.path, file.agent_text, text)
         if note:
             self._notes.append(note)
@@ -146,18 +152,42 @@ class Settlement:
             return None
         return str(target)
 
-    async def _correct(self, edits: list[AcceptedEdit]) -> None:
-        """The agent wrote the disk itself: put the accepted text in place where it differs."""
+    async def _correct(self, edits: list[AcceptedEdit], *, failed: bool = False) -> None:
+        """The tool call ended: a file that differs from what the user decided is put back to it
+        (after ``failed``, only a file the agent changed: one still at its base is left alone)."""
         for edit in edits:
+            now = await asyncio.to_thread(disk_text, edit.path, self._files.policy)
             target = edit.target
-            if target is None or await asyncio.to_thread(disk_text, edit.path, self._files.policy) == target:
+            if now == target or (failed and now == edit.base):
                 continue
-            try:
-                await self._files.write(edit.path, target, filtered=False)
-            except Exception as exc:
-                self._transcript.notice(f"could not put your reviewed text in {edit.path}: {exc}", "error")
-                continue
-            self._transcript.notice(f"{edit.path} now holds the text you accepted in the review", "info")
+            if edit.text is not None:
+                await self.put_back(edit.path, target, "the text you accepted in the review")
+            else:
+                await self.put_back(edit.path, target, "its text before the review you rejected", restore=True)
+
+    async def _restore(self, edits: list[AcceptedEdit]) -> None:
+        """A rejected review: a file the agent changed on disk while it was open goes back to its base."""
+        for edit in edits:
+            if await asyncio.to_thread(disk_text, edit.path, self._files.policy) != edit.base:
+                await self.put_back(edit.path, edit.base, "its text before the review you rejected", restore=True)
+
+    async def put_back(self, path: str, text: str | None, what: str, *, restore: bool = False) -> None:
+        """Make ``path`` hold ``text`` (None: remove the file), telling the user; never over unsaved
+        edits. ``restore``: back to a base (as ``:Ai changes`` reverts: not an agent change)."""
+        try:
+            if restore or text is None:
+                done = await self._files.revert(path, text)
+            else:
+                await self._files.write(path, text, origin="correction")
+                done = "reverted"
+        except Exception as exc:
+            self._transcript.notice(f"could not put {what} back in {path}: {exc}", "error")
+            return
+        if done == "unsaved":
+            self._transcript.notice(f"{path} was not put back to {what}: its buffer has unsaved changes", "error")
+            return
+        self._transcript.notice(f"{path} now holds {what}" if text is not None else f"{path} was removed ({what})",
+                                "info")
 
 
 def prune(folder: Path, max_files: int, max_age_s: float, max_bytes: int, now: float | None = None) -> int:

@@ -46,6 +46,7 @@ from ..log.ring import LogRing
 from ..mcp.session_mcp import EditorMcpHost, SessionMcp
 from ..permissions.accepted import AcceptedEdits
 from ..permissions.broker import PermissionBroker, Scope
+from ..permissions.write_gate import WriteGate
 from ..port import EditorPort
 from ..questions import CHOICE, Questions, Ticket, choice_index
 from ..terminal.service import TerminalService
@@ -100,15 +101,21 @@ class Session:
         self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name,
                                      redactor=self.redact)
         roots = [*settings.workspace_roots, *([spec.cwd] if spec.cwd else [])]
-        self._accepted = AcceptedEdits()
-        files = FileSide.create(editor, PathPolicy.for_workspace(cwd, roots), questions=questions, owner=key,
-                                log=self.log, notice=self.transcript.notice, content_filter=self._accepted.filter)
+        policy = PathPolicy.for_workspace(cwd, roots)
+        self._accepted = AcceptedEdits(policy)
+        files = FileSide.create(editor, policy, questions=questions, owner=key, log=self.log,
+                                notice=self.transcript.notice)
         self.files, self.reconciler = files.service, files.reconciler
         self.permissions = PermissionBroker(
             Scope(key, agent_name, cwd), settings.permissions, questions=questions, editor=editor,
             transcript=self.transcript, files=self.files, accepted=self._accepted, report=self._report,
             waiting=self._waiting)
-        self.unreviewed = UnreviewedEdits(self.transcript, self.files.changes, lambda: self.permissions.policy)
+        self.unreviewed = UnreviewedEdits(self.transcript)
+        self.write_gate = WriteGate(self.permissions, self.transcript, cwd, self._report, self.unreviewed.flag,
+                                    files.ledger.view_open)
+        """Every write passes it (fs writes, buffer writes, reverts, corrections); it follows disk writers."""
+        self.files.gate = self.write_gate
+        self.files.changes.listeners.append(self.write_gate.disk_changed)
         # -- terminals (issue 15): terminal/* through the editor, gated by the permission policy
         self.terminal_gate = TerminalGate(self.permissions, self.transcript)
         self.terminals = TerminalService(key, editor, self.files.policy, cwd, settings.terminals,
@@ -661,7 +668,6 @@ class Session:
                                  options: list[PermissionOption]) -> RequestPermissionResponse:
         if self._cancelling or self.ended:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        self.unreviewed.asked(tool_call.tool_call_id)
         response = await self.permissions.handle(tool_call, options)
         self.terminal_gate.noted(self.transcript.tool_calls.get(tool_call.tool_call_id), options, response)
         return response
@@ -674,7 +680,7 @@ class Session:
             self.details.asked += 1
             self._set_state("waiting")
         elif self.state == "waiting":
-            self._set_state("running" if not self.pending else "waiting")
+            self._set_state("waiting" if self.pending else "running" if self._turn is not None else "idle")
 
     def _cancel_questions(self, ended: bool = True) -> None:
         """Answer every permission request of this session ``cancelled`` and close its view; when the

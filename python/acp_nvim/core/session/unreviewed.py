@@ -1,58 +1,32 @@
-"""Edits nobody reviewed: under policy ``ask``, a file the agent changed without a permission
-request is flagged in the chat, with a one-key revert (``X`` on the flag, see ``nvim/unreviewed.py``).
+"""Disk changes no review can be shown for: flagged in the chat, with a one-key revert where
+the file's text before the turn is known (``X`` on the flag, see ``nvim/unreviewed.py``).
 
-The turn's changeset (``core/files/changes.py``) tells of every file the agent changed, through
-the editor or on disk; a change is reviewed when a permission request of the same turn named
-the file (or named no file at all: a command the user allowed may change any).
+Every other change of a file nobody reviewed opens a review of its own (the write gate,
+``core/permissions/write_gate.py``); this is what is left: a change whose "before" is unknown
+(so no base can be shown, nor put back) and a file the agent deleted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from ..files.changes import ChangeLog, FileChange
-from ..files.reconcile import touched_paths
+from ..files.changes import FileChange
 from ..transcript.transcript import Transcript
 
 
 class UnreviewedEdits:
-    """Per session: which tool calls were asked about, which chat lines flag an unreviewed edit."""
+    """Per session: which chat lines flag a change no review could be shown for."""
 
-    def __init__(self, transcript: Transcript, changes: ChangeLog, policy: Callable[[], str]) -> None:
+    def __init__(self, transcript: Transcript) -> None:
         self._transcript = transcript
-        self._changes = changes
-        self._policy = policy
-        self._asked: dict[str, int] = {}
-        """Tool call id -> the turn in which a permission request named it."""
         self.flags: dict[int, FileChange] = {}
         """Chat block id of each flag -> the change it is about (until reverted)."""
-        changes.listeners.append(self._changed)
 
-    def asked(self, tool_call_id: str) -> None:
-        """A permission request for ``tool_call_id`` reached the session (whatever the answer)."""
-        turn = self._changes.current.turn
-        self._asked = {call: seen for call, seen in self._asked.items() if seen == turn}
-        self._asked[tool_call_id] = turn
-
-    def _changed(self, turn: int, change: FileChange) -> None:
-        if self._policy() != "ask" or self._reviewed(turn, change.path):
-            return
-        how = "on disk" if change.via == "disk" else "through Neovim"
-        undo = "X on this line reverts it" if change.known else "its content before the turn is unknown"
+    def flag(self, change: FileChange, why: str) -> None:
+        """The write gate could not show a review of ``change`` (``why``): say so in the chat."""
+        undo = "X on this line reverts it" if change.known else "it cannot be put back from here"
         block = self._transcript.flag(
-            f"⚠ not reviewed: the agent changed {change.path} {how} without asking for permission "
-            f"(policy ask). {undo}; :Ai changes lists every change of the turn.")
+            f"⚠ not reviewed: the agent changed {change.path} on disk and no review can be shown ({why}). "
+            f"{undo}; :Ai changes lists every change of the turn.")
         self.flags[block] = change
-
-    def _reviewed(self, turn: int, path: str) -> bool:
-        for call_id, seen in self._asked.items():
-            state = self._transcript.tool_calls.get(call_id) if seen == turn else None
-            if state is None:
-                continue
-            paths = touched_paths(state)
-            if not paths or path in paths:
-                return True
-        return False
 
     def reverted(self, block_id: int) -> FileChange | None:
         """The user reverted the flagged change: say so; None when the line flags nothing (any more)."""
