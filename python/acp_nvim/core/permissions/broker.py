@@ -24,7 +24,7 @@ from ..transcript.transcript import Transcript
 from . import review as review_model
 from .accepted import AcceptedEdits
 from .answers import cancelled, question_for, selected
-from .approvals import Approvals
+from .approvals import Approval, Approvals
 from .command import Command, from_input
 from .policy import ALWAYS_KINDS, AutoAnswer, PermissionSettings, check_policy, decide, pick
 from .review import Current, ProposedEdit
@@ -64,6 +64,8 @@ class PermissionBroker:
         self._state_dir: str | None = None
         self.approvals = Approvals()
         """What each request of this turn showed and how it was answered (the write and exec gates read it)."""
+        self.opened: list[Callable[[Approval], None]] = []
+        """Told of each request as it is snapshotted, before its question is built (the exec gate)."""
         self.settlement = Settlement(scope.session_key, transcript, files, accepted, self._get_state_dir, report,
                                      settings.rejected)
 
@@ -79,6 +81,8 @@ class PermissionBroker:
             earlier = review_model.content_edits(self._transcript.tool_calls.get(tool_call.tool_call_id))
             state = self._transcript.tool_call(tool_call)
             approval = self.approvals.open(state)  # what the question shows, fixed before it is built
+            for hook in self.opened:
+                hook(approval)
             response = await self._answer(ticket, state, earlier, options)
             self.approvals.answer(approval, options, response)
             return response

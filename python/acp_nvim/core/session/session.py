@@ -46,6 +46,7 @@ from ..log.ring import LogRing
 from ..mcp.session_mcp import EditorMcpHost, SessionMcp
 from ..permissions.accepted import AcceptedEdits
 from ..permissions.broker import PermissionBroker, Scope
+from ..permissions.exec_gate import ExecGate
 from ..port import EditorPort
 from ..questions import CHOICE, Questions, Ticket, choice_index
 from ..terminal.service import TerminalService
@@ -58,7 +59,6 @@ from .link import NEW, AgentLink, Attached
 from .prompt import Link, Turn, TurnRunner
 from .prompt import Prompt as Prompt
 from .reconnect import Reconnector
-from .terminal_gate import TerminalGate
 from .unreviewed import UnreviewedEdits
 from .updates import UpdateRouter
 from .watch import TurnWatch, WatchHooks
@@ -110,7 +110,7 @@ class Session:
             waiting=self._waiting)
         self.unreviewed = UnreviewedEdits(self.transcript, self.files.changes, lambda: self.permissions.policy)
         # -- terminals (issue 15): terminal/* through the editor, gated by the permission policy
-        self.terminal_gate = TerminalGate(self.permissions, self.transcript)
+        self.terminal_gate = ExecGate(self.permissions, self.transcript, cwd)
         self.terminals = TerminalService(key, editor, self.files.policy, cwd, settings.terminals,
                                          allow=self.terminal_gate.allow, refresh=self.transcript.refresh_terminal,
                                          log=self.log)
@@ -662,9 +662,7 @@ class Session:
         if self._cancelling or self.ended:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         self.unreviewed.asked(tool_call.tool_call_id)
-        response = await self.permissions.handle(tool_call, options)
-        self.terminal_gate.noted(self.transcript.tool_calls.get(tool_call.tool_call_id), options, response)
-        return response
+        return await self.permissions.handle(tool_call, options)
 
     # -- questions -------------------------------------------------------------------
 
