@@ -42,7 +42,7 @@ from .exec_tables import (
 )
 
 MAX_SUBCOMMAND_WORDS = 2
-MAX_SCRIPT_BYTES = 16 * 1024 * 1024
+MAX_SCRIPT_BYTES = 1024 * 1024
 SUBCOMMAND = re.compile(r"^[a-z][a-z0-9_:-]*$")
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 
