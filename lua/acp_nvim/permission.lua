@@ -142,14 +142,16 @@ end
 
 local function confirm_lines(entry, opt)
   local verdict = opt.kind == 'allow_always' and 'allow' or 'reject'
-  return {
-    ('%s asks permission:'):format(M.clean(entry.q.session)), '', '  ' .. M.clean(entry.q.title), '',
-    '  Remember this answer? This rule will be stored:', '',
-    '    ' .. M.clean(entry.q.rules[opt.kind]), '',
+  local lines = { ('%s asks permission:'):format(M.clean(entry.q.session)), '' }
+  add_wrapped(lines, entry.q.title, '  ')
+  vim.list_extend(lines, { '', '  Remember this answer? This rule will be stored:', '' })
+  add_wrapped(lines, entry.q.rules[opt.kind], '    ')
+  vim.list_extend(lines, { '',
     '  It answers matching requests from now on without asking (:Ai rules lists and removes rules).',
     '  This request is answered "once" as well.', '',
     ('  y  remember and %s      n / <Esc>  back to the request'):format(verdict), '',
-  }, {}
+  })
+  return lines, {}
 end
 
 local function hint_line()
