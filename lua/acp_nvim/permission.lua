@@ -10,7 +10,10 @@
 ---   - its keys count only once it has been visible `permissions.arm_ms` with no key typed in the
 ---     `permissions.quiet_ms` before (acp_nvim.guard); until then the last line says keys wait;
 ---   - an "always" answer shows the exact rule it stores and asks `y` first; an "always" option
----     that could store no rule no wider than the request is not offered (the prompt says why).
+---     that could store no rule no wider than the request is not offered (the prompt says why);
+---   - the request is shown whole (Python escapes what does not print as itself), its long lines
+---     cut into pieces that fit; no allow option is offered until every line has been on screen:
+---     a request taller than the float must be scrolled through to its end (the winbar says so).
 --- Text from the agent is shown with control characters made visible; option ids go back as sent.
 local M = {}
 
@@ -29,6 +32,7 @@ M.view = nil
 local KIND_KEYS = { allow_once = 'a', allow_always = 'A', reject_once = 'r', reject_always = 'R' }
 local ALWAYS = { allow_always = true, reject_always = true }
 local NS = api.nvim_create_namespace('acp_nvim_permission')
+local UNSEEN = ' ↓ scroll through the whole request (j, <C-d>, <C-f>): allow is not offered until you have seen it all'
 local stop_watch
 
 --- `text` with control characters shown (a newline as ↵, others as ^X): one buffer line.
@@ -80,14 +84,40 @@ local function option_line(i, opt, q)
   return line
 end
 
+--- `text` cut into pieces of at most `width` display cells (a long line is never hidden past the edge).
+function M.pieces(text, width)
+  if api.nvim_strwidth(text) <= width then
+    return { text }
+  end
+  local out, piece, used = {}, {}, 0
+  for _, char in ipairs(vim.fn.split(text, '\\zs')) do
+    local cells = api.nvim_strwidth(char)
+    if used + cells > width and #piece > 0 then
+      out[#out + 1] = table.concat(piece)
+      piece, used = {}, 0
+    end
+    piece[#piece + 1] = char
+    used = used + cells
+  end
+  out[#out + 1] = table.concat(piece)
+  return out
+end
+
+local function add_wrapped(lines, text, indent)
+  for i, piece in ipairs(M.pieces(M.clean(text), math.max(20, vim.o.columns - 8 - #indent))) do
+    lines[#lines + 1] = (i == 1 and indent or (indent:sub(1, -3) .. '↪ ')) .. piece
+  end
+end
+
 local function prompt_lines(entry)
   local q = entry.q
-  local lines = { ('%s asks permission:'):format(M.clean(q.session)), '', '  ' .. M.clean(q.title),
-    '  kind: ' .. M.clean(q.kind) }
+  local lines = { ('%s asks permission:'):format(M.clean(q.session)), '' }
+  add_wrapped(lines, q.title, '  ')
+  lines[#lines + 1] = '  kind: ' .. M.clean(q.kind)
   if q.detail ~= '' then
     lines[#lines + 1] = ''
     for _, l in ipairs(vim.split(q.detail, '\n', { plain = true })) do
-      lines[#lines + 1] = '    ' .. M.clean(l)
+      add_wrapped(lines, l, '    ')
     end
   end
   lines[#lines + 1] = ''
@@ -112,14 +142,16 @@ end
 
 local function confirm_lines(entry, opt)
   local verdict = opt.kind == 'allow_always' and 'allow' or 'reject'
-  return {
-    ('%s asks permission:'):format(M.clean(entry.q.session)), '', '  ' .. M.clean(entry.q.title), '',
-    '  Remember this answer? This rule will be stored:', '',
-    '    ' .. M.clean(entry.q.rules[opt.kind]), '',
+  local lines = { ('%s asks permission:'):format(M.clean(entry.q.session)), '' }
+  add_wrapped(lines, entry.q.title, '  ')
+  vim.list_extend(lines, { '', '  Remember this answer? This rule will be stored:', '' })
+  add_wrapped(lines, entry.q.rules[opt.kind], '    ')
+  vim.list_extend(lines, { '',
     '  It answers matching requests from now on without asking (:Ai rules lists and removes rules).',
     '  This request is answered "once" as well.', '',
     ('  y  remember and %s      n / <Esc>  back to the request'):format(verdict), '',
-  }, {}
+  })
+  return lines, {}
 end
 
 local function hint_line()
@@ -132,6 +164,8 @@ local function hint_line()
     return '  keys wait a moment: the prompt just appeared, or you were typing', 'AcpNvimPromptLocked'
   elseif view.confirm then
     return '  y stores the rule', 'AcpNvimPromptHint'
+  elseif not view.entry.seen then
+    return UNSEEN, 'AcpNvimPromptLocked'
   end
   return '  q hides this prompt (still pending); :Ai permissions shows it again', 'AcpNvimPromptHint'
 end
@@ -158,6 +192,28 @@ local function draw_hint()
   api.nvim_buf_set_extmark(M.buf, NS, count - 1, 0, { line_hl_group = group })
 end
 
+--- Record how far the request has been on screen (every line from the top down to `seen_to`);
+--- once that reaches the last line, allow options are offered.
+local function check_seen()
+  local view = M.view
+  if not (view and M.win and api.nvim_win_is_valid(M.win) and M.buf and api.nvim_buf_is_valid(M.buf)) then
+    return
+  end
+  local entry = view.entry
+  if view.confirm or entry.seen then
+    return
+  end
+  local top, bottom = vim.fn.line('w0', M.win), vim.fn.line('w$', M.win)
+  if top <= (entry.seen_to or 0) + 1 then
+    entry.seen_to = math.max(entry.seen_to or 0, bottom)
+  end
+  if entry.seen_to >= api.nvim_buf_line_count(M.buf) then
+    entry.seen = true
+  end
+  vim.wo[M.win].winbar = entry.seen and '' or UNSEEN
+  draw_hint()
+end
+
 local function draw()
   local view = M.view
   local lines, disabled
@@ -174,6 +230,7 @@ local function draw()
   end
   draw_hint()
   float.fit(M.win, title(), not focused())
+  check_seen()
 end
 
 local function close_float()
@@ -221,6 +278,9 @@ local function open_float(enter)
   local config = float.config(buf, ' acp.nvim · permission ', not enter)
   M.win = api.nvim_open_win(buf, enter, config)
   vim.wo[M.win].wrap = false
+  api.nvim_create_autocmd({ 'WinScrolled', 'CursorMoved' }, { buffer = buf, callback = function()
+    check_seen()
+  end })
   api.nvim_create_autocmd({ 'WinEnter', 'WinLeave' }, { buffer = buf, callback = function()
     vim.schedule(function()
       if M.view and M.win and api.nvim_win_is_valid(M.win) then
@@ -288,7 +348,13 @@ function press(action)
   local opt = option_for(action)
   if not opt then
     return
-  elseif ALWAYS[opt.kind] and not view.entry.q.rules[opt.kind] then
+  elseif opt.kind:sub(1, 5) == 'allow' and not view.entry.seen then
+    check_seen()
+    if not view.entry.seen then
+      return note('allow is not offered until the whole request has been on screen: scroll through it to the end')
+    end
+  end
+  if ALWAYS[opt.kind] and not view.entry.q.rules[opt.kind] then
     return note('"always" is not offered: ' .. M.clean(view.entry.q.no_rule))
   elseif ALWAYS[opt.kind] then
     return confirm(opt)
@@ -465,6 +531,11 @@ function M.dismiss(id)
   elseif M.view and M.win and api.nvim_win_is_valid(M.win) then
     draw()
   end
+end
+
+--- Whether the prompt that is up has been seen whole (its allow options are offered).
+function M.seen()
+  return M.view ~= nil and M.view.entry.seen == true
 end
 
 --- Whether the prompt that is up would take a key pressed now (for tests and the harness).

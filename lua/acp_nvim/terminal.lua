@@ -64,8 +64,15 @@ local function env_table(pairs_list)
 end
 
 local function run(term, spec)
-  local argv = { spec.command }
-  vim.list_extend(argv, spec.args or {})
+  -- spec.argv: the command behind the check that spec.cwd is still the approved folder (core/terminal/place.py)
+  local argv = spec.argv
+  if not argv then
+    argv = { spec.command }
+    vim.list_extend(argv, spec.args or {})
+  end
+  if not spec.command:find('/', 1, true) and vim.fn.executable(spec.command) ~= 1 then
+    return -1 -- what jobstart says of the bare command (the check would start and fail later)
+  end
   return vim.fn.jobstart(argv, {
     term = true,
     cwd = spec.cwd,
@@ -81,8 +88,8 @@ end
 
 -- public API ------------------------------------------------------------------------
 
---- Start `spec` ({ id, session, command, args, env = {{name, value}}, cwd }) in a hidden
---- terminal buffer. Returns { pid, buf } or { error }.
+--- Start `spec` ({ id, session, command, args, env = {{name, value}}, cwd, argv }) in a hidden
+--- terminal buffer (`argv` is what runs: the command behind its folder check). Returns { pid, buf } or { error }.
 function M.start(spec)
   local buf = api.nvim_create_buf(false, false)
   local term = { id = spec.id, buf = buf, pending = {}, pending_bytes = 0, running = true }

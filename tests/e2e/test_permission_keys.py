@@ -86,12 +86,13 @@ def test_a_fast_key_does_nothing_and_always_shows_the_rule_first(nvim, workspace
     wait_armed(nvim)
     nvim.input("A")
     wait_for(lambda: "Remember this answer?" in float_text(nvim), timeout=5, what="the confirmation")
-    assert "always allow execute `git status …` (with any further arguments)" in float_text(nvim)
+    assert ("always allow execute `git status -s …` (with further file or ref names; no other option, "
+                                  "no path outside)") in float_text(nvim)
     nvim.input("y")  # at once: the confirmation's keys wait as well
     assert len(queued(nvim)) == 1
     answer_keys(nvim, "y")
     text = wait_for(lambda: "turn ended" in chat(nvim) and chat(nvim), timeout=20)
-    assert "(demo) would run: git status -s" in text and "remembered: always allow execute `git status …`" in text
+    assert "(demo) would run: git status -s" in text and "remembered: always allow execute `git status -s …`" in text
     rules = json.loads((Path(nvim.funcs.stdpath("state")) / "acp_nvim" / "rules.json").read_text())["rules"]
     mine = [(r["command"], r["exact"]) for r in rules if r["workspace"] == str(workspace)]
     assert mine == [(["git", "status"], False)]

@@ -268,17 +268,18 @@ def test_always_answers_become_rules(nvim, workspace):
     wait_prompt(nvim)
     answer_keys(nvim, "A")  # "always" shows the rule first ...
     lines = wait_for(lambda: "Remember this answer?" in "\n".join(prompt_lines(nvim)) and prompt_lines(nvim))
-    assert any("always allow execute `git status …` (with any further arguments)" in line for line in lines)
+    assert any(("always allow execute `git status -s …` (with further file or ref names; no other option, "
+                                "no path outside)") in line for line in lines)
     answer_keys(nvim, "y")  # ... and stores it on y
     text = wait_turn_end(nvim)
-    assert "remembered: always allow execute `git status …`" in text
+    assert "remembered: always allow execute `git status -s …`" in text
     state = Path(nvim.funcs.stdpath("state"))
     stored = json.loads((state / "acp_nvim" / "rules.json").read_text())["rules"]  # shared by the tests of a run
     mine = [(r["command"], r["exact"]) for r in stored if r["workspace"] == str(workspace)]
     assert mine == [(["git", "status"], False)]
     nvim.command("Ai send shell git status")
     text = wait_turn_end(nvim, 2)
-    assert "allowed automatically (rule: always allow execute `git status …`" in text
+    assert "allowed automatically (rule: always allow execute `git status -s …`" in text
     assert prompt_lines(nvim) == []
     nvim.command("Ai send shell git push")
     wait_prompt(nvim)  # another prefix still asks

@@ -21,6 +21,7 @@ from acp_nvim.core.transcript.transcript import Transcript
 from helpers import async_wait_for
 
 pytestmark = pytest.mark.timeout(10)
+FURTHER = "(with further file or ref names; no other option, no path outside)"
 
 OPTIONS = [
     PermissionOption(option_id="demo-yes", name="Allow once", kind="allow_once"),
@@ -73,12 +74,12 @@ async def test_always_shows_the_rule_it_stores_and_the_agent_is_answered_once():
     rig = Rig()
     response, question = await rig.ask(execute("git status -s"), "demo-always")
     assert question.rules == {
-        "allow_always": "always allow execute `git status …` (with any further arguments) (demo in /ws)",
-        "reject_always": "always reject execute `git status …` (with any further arguments) (demo in /ws)"}
+        "allow_always": f"always allow execute `git status -s …` {FURTHER} (demo in /ws)",
+        "reject_always": f"always reject execute `git status -s …` {FURTHER} (demo in /ws)"}
     assert question.no_rule == ""
     assert response.outcome.option_id == "demo-yes", "the agent's own 'always' could allow more than our rule"
-    assert "remembered: always allow execute `git status …`" in rig.notices()
-    response, question = await rig.ask(execute("git status --porcelain", 2), None)
+    assert "remembered: always allow execute `git status -s …`" in rig.notices()
+    response, question = await rig.ask(execute("git status -s src", 2), None)
     assert response.outcome.option_id == "demo-yes" and question is None, "the rule answered"
     _, question = await rig.ask(execute("git status && rm -rf ~", 3), "demo-no")
     assert question is not None and question.title == "git status && rm -rf ~", "a compound command asks"
@@ -167,3 +168,24 @@ def test_prune_never_follows_links(tmp_path):
 
 def max_age_days_s(days: float) -> float:
     return days * 86400
+
+
+async def test_an_execute_request_shows_argv_folder_and_environment_in_full(tmp_path):
+    rig = Rig()
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    padded = "git status -s" + " " * 280 + "; touch pwned"
+    raw = {"command": padded + "\x1b[2K\u202e", "cwd": str(tmp_path / "link"),
+           "env": {"GIT_CONFIG_COUNT": "1", "TERM": "dumb"}, "timeout": 5}
+    call = ToolCallUpdate(tool_call_id="t9", title="Run", kind="execute", raw_input=raw)
+    _, question = await rig.ask(call, "demo-no")
+    lines = question.detail.splitlines()
+    assert lines[0] == "$ git status -s⟨280 × space⟩; touch pwned\\x1b[2K<U+202E>"
+    assert lines[1] == f"in: {tmp_path / 'link'} (real path {tmp_path / 'real'})"
+    assert lines[2] == "env: GIT_CONFIG_COUNT=1  ⚠ changes what runs" and lines[3] == "env: TERM=dumb"
+    assert lines[4] == "timeout: 5"
+    long = execute("\n".join(f"echo {i}" for i in range(100)))
+    _, question = await rig.ask(long, "demo-no")
+    assert "echo 99" in question.detail and "more lines" not in question.detail, "no cut"
+    _, question = await rig.ask(execute(["echo", "a\nb", "\u200b"]), "demo-no")
+    assert question.detail.splitlines()[:2] == ["$ echo 'a\\nb' '<U+200B>'", "  (argv: 3 words, run without a shell)"]

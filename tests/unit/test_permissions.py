@@ -104,8 +104,9 @@ def request(command: str | None, agent: str = "demo", workspace: str = "/ws", ki
 
 def test_rule_scope_is_agent_workspace_kind_and_command():
     rule = git_status()
-    assert rule == Rule("demo", "/ws", "execute", "allow", ("git", "status"))
-    assert rule.matches(request("git status")) and rule.matches(request("git status --short"))
+    assert rule == Rule("demo", "/ws", "execute", "allow", ("git", "status"), options=("-s",))
+    assert rule.matches(request("git status")) and rule.matches(request("git status -s src"))
+    assert not rule.matches(request("git status --short")), "only the options shown"
     assert not rule.matches(request("git statusx")) and not rule.matches(request("git push"))
     assert not rule.matches(request("git status", agent="claude"))
     assert not rule.matches(request("git status", workspace="/other"))
@@ -123,9 +124,9 @@ async def test_store_round_trip_and_sharing(tmp_path):
     rule = git_status("git status")
     assert await first.add(rule) is True
     assert await first.add(rule) is False
-    assert await other.match(request("git status -v")) == rule
+    assert await other.match(request("git status src")) == rule
     data = json.loads(path.read_text())
-    assert data == {"version": 2, "rules": [{"agent": "demo", "workspace": "/ws", "kind": "execute",
+    assert data == {"version": 3, "rules": [{"agent": "demo", "workspace": "/ws", "kind": "execute",
                                              "decision": "allow", "command": ["git", "status"], "exact": False}]}
     assert path.stat().st_mode & 0o777 == 0o600
     assert [p.name for p in path.parent.iterdir()] == ["rules.json"], "no temp file left behind"
@@ -170,10 +171,10 @@ async def test_contrary_answer_replaces_the_rule(tmp_path):
 
 async def test_reject_rules_win(tmp_path):
     store = RuleStore(None)
-    await store.add(Rule("demo", "/ws", "execute", "allow", ("git", "push")))
-    await store.add(Rule("demo", "/ws", "execute", "reject", ("git", "push", "--force"), exact=True))
-    assert (await store.match(request("git push --force"))).decision == "reject"
-    assert (await store.match(request("git push"))).decision == "allow"
+    await store.add(Rule("demo", "/ws", "execute", "allow", ("git", "log")))
+    await store.add(Rule("demo", "/ws", "execute", "reject", ("git", "log", "secret"), exact=True))
+    assert (await store.match(request("git log secret"))).decision == "reject"
+    assert (await store.match(request("git log"))).decision == "allow"
 
 
 async def test_unreadable_rules_file_is_a_clear_error(tmp_path):

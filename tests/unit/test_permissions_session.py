@@ -214,11 +214,11 @@ async def test_always_answer_becomes_a_rule_on_disk(tmp_path):
     session = await started(tmp_path, editor)
     try:
         text = await turn(session, "shell git status -s", 1)
-        assert "remembered: always allow execute `git status …`" in text
+        assert "remembered: always allow execute `git status -s …`" in text
         assert (tmp_path / "state" / "acp_nvim" / "rules.json").exists()
         editor.answer_kind = None  # would answer nothing: the rule must answer instead
         text = await turn(session, "shell git status", 2)
-        assert "allowed automatically (rule: always allow execute `git status …`" in text
+        assert "allowed automatically (rule: always allow execute `git status -s …`" in text
         assert len(editor.questions) == 1
     finally:
         await session.close()

@@ -10,6 +10,7 @@ from fake_editor import FakeEditor
 from acp_nvim.core.files.paths import PathPolicy
 from acp_nvim.core.log.ring import LogRing
 from acp_nvim.core.terminal.output import OutputRing
+from acp_nvim.core.terminal.place import identify
 from acp_nvim.core.terminal.service import TerminalService
 from acp_nvim.core.terminal.settings import TerminalSettings
 
@@ -44,7 +45,7 @@ def test_preview_strips_escape_sequences():
 
 def _service(tmp_path, editor, allow=True):
     async def gate(spec):
-        return allow
+        return identify(spec.cwd) if allow else None
 
     refreshed: list[str] = []
     service = TerminalService("s1", editor, PathPolicy([str(tmp_path)]), str(tmp_path), TerminalSettings(),
@@ -58,6 +59,7 @@ async def test_create_output_exit_release(tmp_path):
     tid = await service.create("echo", ["hi"], [EnvVariable(name="A", value="1")], None, 4)
     spec, sink = editor.terminals[tid]
     assert spec.cwd == str(tmp_path) and spec.args == ("hi",) and spec.env == (("A", "1"),)
+    assert spec.cwd_id == identify(str(tmp_path)).identity
     sink.output("héllo".encode())
     out = service.output(tid)
     assert out.truncated and out.output == "llo" and out.exit_status is None
@@ -181,7 +183,7 @@ async def test_the_gate_lets_an_allowed_execute_call_run_once_and_asks_for_anyth
         await _turn(session, "terminal --no-wait echo covered", 1)
         assert [q.title for q in editor.questions] == ["echo covered"]  # the agent's own request only
         await _turn(session, "terminal --no-ask --no-wait echo uncovered", 2)
-        assert editor.questions[-1].title == "Run sh -c echo uncovered" and editor.questions[-1].kind == "execute"
+        assert editor.questions[-1].title == "Run sh -c 'echo uncovered'" and editor.questions[-1].kind == "execute"
         await _turn(session, "shell ls", 3)  # allowed, and finished without a terminal
         await _turn(session, "terminal --no-ask --no-wait ls", 4)
         assert editor.questions[-1].title == "Run sh -c ls", "a finished call covers nothing"
@@ -191,15 +193,46 @@ async def test_the_gate_lets_an_allowed_execute_call_run_once_and_asks_for_anyth
     assert sorted(editor.released) == sorted(editor.terminals)
 
 
-def test_a_covered_command_must_be_the_whole_command_line():
+def test_a_covered_command_must_be_the_whole_argv_and_the_same_environment():
+    from acp_nvim.core.permissions.exec_gate import covers
     from acp_nvim.core.port import TerminalSpec
-    from acp_nvim.core.session.terminal_gate import _command_lines
 
-    def spec(command, *args):
-        return TerminalSpec("t", "s", command, args, (), "/")
+    def spec(command, *args, env=()):
+        return TerminalSpec("t", "s", command, args, env, "/")
 
-    assert "ls -l" in _command_lines(spec("sh", "-c", "ls  -l"))
-    assert "ls -l" in _command_lines(spec("/bin/bash", "-lc", "ls -l"))
-    assert "ls" not in _command_lines(spec("sh", "-c", "rm -rf x; ls"))
-    assert "ls" not in _command_lines(spec("python", "-c", "ls"))
-    assert _command_lines(spec("ls", "-l")) == {"ls -l"}
+    assert covers({"command": "ls -l"}, spec("sh", "-c", "ls -l"))
+    assert covers({"command": "ls -l"}, spec("/bin/bash", "-lc", "ls -l"))
+    assert covers({"command": "ls -l"}, spec("ls", "-l"))  # its exact shlex.split
+    assert not covers({"command": "ls -l"}, spec("sh", "-c", "ls  -l")), "the exact string, not its words"
+    assert not covers({"command": "ls"}, spec("sh", "-c", "rm -rf x; ls"))
+    assert not covers({"command": "ls"}, spec("python", "-c", "ls"))
+    assert not covers({"command": "ls"}, spec("/tmp/sh", "-c", "ls")), "only the system's sh or bash"
+    assert not covers({"command": "ls"}, spec("sh", "-c", "ls", "x")), "no positional parameters"
+    assert covers({"command": ["echo", "hello;", "touch", "x"]}, spec("echo", "hello;", "touch", "x"))
+    assert not covers({"command": ["echo", "hello;", "touch", "x"]}, spec("sh", "-c", "echo hello; touch x"))
+    assert not covers({"command": "git status"}, spec("git", "status", env=(("GIT_CONFIG_COUNT", "1"),)))
+    assert covers({"command": "make", "env": {"A": "1"}}, spec("make", env=(("A", "1"),)))
+    assert covers({"command": "make", "env": [{"name": "A", "value": "1"}]}, spec("make", env=(("A", "1"),)))
+    assert not covers({"command": "make", "env": {"A": "1"}}, spec("make", env=(("A", "2"),)))
+    assert not covers({"command": "make", "env": {"A": "1"}}, spec("make", env=(("A", "1"), ("A", "2"))))
+
+
+def test_the_folder_check_runs_the_command_only_in_the_approved_folder(tmp_path):
+    import subprocess
+
+    from acp_nvim.core.terminal.place import NOT_RUN, launch_argv
+
+    folder = tmp_path / "work"
+    folder.mkdir()
+    place = identify(str(folder))
+    marker = tmp_path / "ran"
+    run = launch_argv("touch", (str(marker),), place.path, place.identity)
+    assert subprocess.run(run, check=False).returncode == 0 and marker.exists()
+    marker.unlink()
+    folder.rename(tmp_path / "aside")
+    (tmp_path / "elsewhere").mkdir()
+    folder.symlink_to(tmp_path / "elsewhere")
+    done = subprocess.run(run, capture_output=True, text=True, check=False)
+    assert done.returncode == NOT_RUN and "is not the folder that was approved" in done.stderr
+    assert not marker.exists()
+    assert identify(str(folder)).path == str(tmp_path / "elsewhere")  # named by its real path

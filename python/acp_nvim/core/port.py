@@ -171,7 +171,11 @@ class ReviewVerdict:
 
 @dataclass(frozen=True, slots=True)
 class TerminalSpec:
-    """A command the agent asked to run (``terminal/create``), already checked and confined."""
+    """A command the agent asked to run (``terminal/create``), already checked and confined.
+
+    ``cwd`` is a real path; ``cwd_id`` the folder's identity (``dev:ino``) when the command was
+    approved: the editor starts the command only if the folder there is still that one.
+    """
 
     terminal_id: str
     session_key: str
@@ -179,6 +183,7 @@ class TerminalSpec:
     args: tuple[str, ...]
     env: tuple[tuple[str, str], ...]
     cwd: str
+    cwd_id: str = ""
 
 
 class TerminalSink(Protocol):

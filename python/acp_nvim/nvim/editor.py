@@ -19,6 +19,7 @@ from ..core.port import (
     ThreeWay,
 )
 from ..core.questions import CHOICE, PERMISSION, REVIEW, Questions, Ticket, choice_index
+from ..core.terminal.place import launch_argv
 from .bridge import Bridge
 from .buffer_cache import BufferCache
 from .render_queue import RenderQueue
@@ -144,7 +145,8 @@ class NvimEditor:
     async def start_terminal(self, spec: TerminalSpec, sink: TerminalSink) -> int:
         self._terminal_sinks[spec.terminal_id] = sink
         table = {"id": spec.terminal_id, "session": spec.session_key, "command": spec.command,
-                 "args": list(spec.args), "env": [list(pair) for pair in spec.env], "cwd": spec.cwd}
+                 "args": list(spec.args), "env": [list(pair) for pair in spec.env], "cwd": spec.cwd,
+                 "argv": launch_argv(spec.command, spec.args, spec.cwd, spec.cwd_id)}
         raw = await self.bridge.lua("return require('acp_nvim.terminal').start(...)", table)
         if not isinstance(raw, dict) or raw.get("error") or not raw.get("pid"):
             self._terminal_sinks.pop(spec.terminal_id, None)

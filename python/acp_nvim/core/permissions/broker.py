@@ -76,6 +76,8 @@ class PermissionBroker:
         """id() of each approval being asked -> its ticket (a void closes the question and asks again)."""
         self._bases: dict[str, Mapping[str, str | None]] = {}
         """Tool call id -> the review's left side per file, where it is not the file as it is now."""
+        self.opened: list[Callable[[Approval], None]] = []
+        """Told of each request as it is snapshotted, before its question is built (the exec gate)."""
         self.settlement = Settlement(scope.session_key, transcript, files, accepted, self._get_state_dir, report,
                                      settings.rejected)
 
@@ -99,6 +101,8 @@ class PermissionBroker:
                 state = self._transcript.tool_call(tool_call)
                 for _ in range(MAX_ASKS):
                     approval = self.approvals.open(state)  # what the question shows, fixed before it is built
+                    for hook in self.opened:
+                        hook(approval)
                     response = await self._answer_shown(ticket, approval, state, earlier, options)
                     if not approval.void:
                         self.approvals.answer(approval, options, response)

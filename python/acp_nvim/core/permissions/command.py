@@ -5,35 +5,52 @@ would pass them after quote removal. Anything that could run more than what the 
 operators (``;`` ``&&`` ``||`` ``|`` ``&``), redirections, ``$(…)``, backticks, ``$VAR``,
 subshells and ``{ …; }``, newlines, comments, ``X=… cmd`` — makes the command *complex*: it never
 matches a rule and never creates one. So do wrappers that run another command (``bash -c``,
-``sudo``, ``env``, ``xargs``, ``eval``, ``exec``, ``nohup``, ``time``, ``command``, ``builtin``, …)
-and a program name that bash would expand (wildcards, braces).
+``sudo``, ``env``, ``xargs``, ``eval``, ``exec``, ``nohup``, ``time``, ``command``, ``builtin``, …),
+a program name that bash would expand (wildcards, braces), an option that runs code or writes
+elsewhere (``exec_tables.NEVER``) and an environment variable other than ``exec_tables.SAFE_ENV``.
 
-The scope a rule stores (``Scope``): the program and its *subcommand words* — the words right
-after it made of lowercase letters, digits, ``-``, ``_`` and ``:`` (no options, paths, dots or
-``=``), at most ``MAX_SUBCOMMAND_WORDS`` — followed by any further arguments: ``git status -s`` →
-``git status …``. The rule is *exact* instead (the whole command, word for word, nothing more)
-when there is no subcommand word (``ls -la``, ``rm -rf build``), when the program acts on whatever
-its arguments name (``rm``, ``mv``, ``curl``, interpreters, …: ``EXACT_PROGRAMS``), or when a
-subcommand word runs another command (``npm run``, ``uv run``, ``docker exec``: ``RUNNER_WORDS``).
-An exact command with wildcards gets no rule (what they match changes).
+Rules default to the exact command (word for word, nothing more). A *scope* rule exists only for
+the read-only programs of ``exec_tables.SCOPED`` (``git status``, ``ls``, …): it stores the program,
+its subcommand words and the options shown, and admits those options (or fewer) with any further
+plain words (``plain_word``: no option, URL, absolute or parent path, nothing a glob expands). An
+exact command with wildcards gets no rule (what they match changes). A rule for a workspace script
+(``./run-tests.sh``, ``python scripts/x.py``) is bound to the script's content (``scripts_of``).
 
 An agent that sends its command as an argument list gets those words as they are (no shell);
-the list ``[bash, -lc, SCRIPT]`` (Codex wraps every command so) is read as SCRIPT.
+the list ``[bash, -lc, SCRIPT]`` (Codex wraps every command so) is read as SCRIPT when the shell
+is ``sh`` or ``bash`` by name or from ``/bin``/``/usr/bin`` (``shell_script``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .exec_tables import (
+    INTERPRETERS,
+    NEVER,
+    RUNS_WORKSPACE_CODE,
+    SCOPED,
+    changes_what_runs,
+    never_option,
+    plain_word,
+    safe_env,
+)
+
 MAX_SUBCOMMAND_WORDS = 2
+MAX_SCRIPT_BYTES = 1024 * 1024
 SUBCOMMAND = re.compile(r"^[a-z][a-z0-9_:-]*$")
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "busybox",
                     "pwsh", "powershell"})
+SCRIPT_SHELLS = frozenset({"sh", "bash"})
+"""The shells whose ``-c SCRIPT`` is read as SCRIPT (they read a simple command as bash does)."""
+SYSTEM_DIRS = ("/bin/", "/usr/bin/")
 WRAPPERS = SHELLS | frozenset({
     "eval", "exec", "env", "sudo", "doas", "su", "runuser", "pkexec", "nohup", "time", "command", "builtin",
     "xargs", "nice", "ionice", "timeout", "watch", "stdbuf", "setsid", "chroot", "unbuffer", "script", "flock",
@@ -42,16 +59,9 @@ WRAPPERS = SHELLS | frozenset({
 """Programs that run another command given in their arguments: no rule, ever."""
 KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until",
                       "do", "done", "function", "in", "!", "{", "}", "[[", "]]", "((", "))"})
-EXACT_PROGRAMS = frozenset({
-    "rm", "rmdir", "unlink", "mv", "cp", "ln", "install", "chmod", "chown", "chgrp", "chattr", "dd", "truncate",
-    "shred", "kill", "pkill", "killall", "curl", "wget", "scp", "rsync", "ssh", "sftp", "ftp", "nc", "ncat",
-    "netcat", "socat", "tee", "crontab", "mount", "umount", "find", "sed", "awk", "perl", "python", "python3",
-    "node", "ruby", "php", "lua", "osascript", "open", "xdg-open",
-})
-"""Programs whose arguments are what they act on: a rule is the exact command only."""
 RUNNER_WORDS = frozenset({"run", "exec", "x", "dlx", "shell", "eval", "foreach", "bash", "sh"})
-"""Subcommand words that run a command given after them (``npm run``, ``docker exec``): exact rules only."""
-SHELL_FLAGS = frozenset({"-c", "-lc", "-cl", "-ic"})
+"""Subcommand words that run a command given after them (``npm run``, ``docker exec``)."""
+SHELL_FLAG_LISTS = (("-c",), ("-lc",), ("-cl",), ("-l", "-c"))
 
 OPERATORS = {";": "`;` runs several commands", "&": "`&`/`&&` runs several commands",
              "|": "`|`/`||` runs several commands", "<": "a redirection (`<`)", ">": "a redirection (`>`)",
@@ -78,44 +88,138 @@ class Command:
     words: tuple[Word, ...] = ()
     problem: str | None = None
     """Why no rule may match or be made from it (None: a simple command)."""
+    cwd: str | None = None
+    """The folder the request names (scripts are found from it), if any."""
 
     @property
     def texts(self) -> tuple[str, ...]:
         return tuple(word.text for word in self.words)
 
 
+def options_of(words: Sequence[str]) -> tuple[str, ...]:
+    return tuple(word for word in words if word.startswith("-") and len(word) > 1)
+
+
 @dataclass(frozen=True, slots=True)
 class Scope:
-    """What a rule for a command allows: ``words`` and, unless ``exact``, any further arguments."""
+    """What a rule for a command allows.
+
+    Exact: ``words`` and nothing more. Otherwise ``words`` is a program of ``SCOPED`` and its
+    subcommand words; the rule admits any of ``options`` (as shown) and further plain words.
+    """
 
     words: tuple[str, ...]
     exact: bool
+    options: tuple[str, ...] = ()
 
     def allows(self, command: Command) -> bool:
         """Whether ``command`` (simple) falls inside this scope."""
-        if command.problem is not None or not self.words:
+        if command.problem is not None or not self.words or never_in(command.texts):
             return False
         texts = command.texts
         if self.exact:
             return texts == self.words and not any(word.expands for word in command.words)
-        head = command.words[: len(self.words)]
-        return tuple(w.text for w in head) == self.words and not any(w.expands for w in head)
+        if tuple(self.words) not in SCOPED or texts[: len(self.words)] != self.words:
+            return False
+        return all(not word.expands and (word.text in (*self.options, "--") or plain_word(word.text))
+                   for word in command.words[len(self.words):])
+
+    @property
+    def widens(self) -> str | None:
+        """Why this scope allows more than a rule may (None: it is no wider)."""
+        if not self.words:
+            return "an execute rule must name a command"
+        never = never_in(self.words + self.options)
+        if never:
+            return f"`{never}` runs code or writes elsewhere"
+        if not self.exact and tuple(self.words) not in SCOPED:
+            return f"`{shlex.join(self.words)}` with further arguments is not a read-only command"
+        return None
 
     def describe(self) -> str:
-        """``git status …`` (any further arguments) or ``ls -la`` (exactly)."""
-        text = shlex.join(self.words)
-        return f"`{text}` (exactly this command)" if self.exact else f"`{text} …` (with any further arguments)"
+        """``git status -s …`` (further plain words) or ``ls -la`` (exactly)."""
+        if self.exact:
+            return f"`{shlex.join(self.words)}` (exactly this command)"
+        text = shlex.join((*self.words, *self.options))
+        return f"`{text} …` (with further file or ref names; no other option, no path outside)"
+
+    def runs_workspace_code(self) -> str | None:
+        """What workspace code the program runs, when it does (the confirmation says so)."""
+        program = _basename(self.words[0]) if self.words else ""
+        what = RUNS_WORKSPACE_CODE.get(program)
+        return f"`{program}` runs code from the workspace ({what}), which the agent can change" if what else None
+
+
+def never_in(words: Sequence[str]) -> str | None:
+    """The first option of ``words`` that never matches a rule (per the program's table), if any."""
+    if not words:
+        return None
+    program = _basename(words[0])
+    for word in words[1:]:
+        found = never_option(program, word)
+        if found:
+            return found
+        if program in NEVER and ("://" in word or "::" in word):
+            return word
+    return None
 
 
 def from_input(raw_input: object) -> Command | None:
-    """The command of an execute tool call's raw input (``command`` or ``cmd``), or None."""
+    """The command of an execute tool call's raw input (``command`` or ``cmd``), or None.
+
+    Its ``env`` and ``cwd`` count: an environment variable outside ``SAFE_ENV`` makes it complex.
+    """
     if not isinstance(raw_input, dict):
         return None
     for key in ("command", "cmd"):
         value = raw_input.get(key)
         if isinstance(value, (str, list)) and value:
-            return parse(value)
+            command = parse(value)
+            cwd = raw_input.get("cwd")
+            problem = command.problem or env_problem(raw_input.get("env"))
+            return Command(command.shown, command.words, problem, cwd if isinstance(cwd, str) else None)
     return None
+
+
+def env_pairs(env: object) -> list[tuple[str, str]] | None:
+    """An ``env`` input as (name, value) pairs: a mapping or a list of ``{name, value}`` (None: neither)."""
+    if env is None:
+        return []
+    if isinstance(env, dict):
+        items = list(env.items())
+    elif isinstance(env, list):
+        items = [(v.get("name"), v.get("value")) if isinstance(v, dict) else (None, None) for v in env]
+    else:
+        return None
+    if not all(isinstance(name, str) and isinstance(value, str) for name, value in items):
+        return None
+    return [(str(name), str(value)) for name, value in items]
+
+
+def env_problem(env: object) -> str | None:
+    """Why a request's environment keeps it from matching a rule (None: none, or only ``SAFE_ENV``)."""
+    pairs = env_pairs(env)
+    if pairs is None:
+        return "its environment is not a list of names and values"
+    risky = [name for name, _ in pairs if changes_what_runs(name)]
+    if risky:
+        return f"it sets {', '.join(risky)}, which changes what runs"
+    other = [name for name, _ in pairs if not safe_env(name)]
+    if other:
+        return f"it sets environment variables ({', '.join(other)})"
+    return None
+
+
+def shell_script(argv: Sequence[str]) -> str | None:
+    """SCRIPT when ``argv`` is ``sh -c SCRIPT`` or ``bash -c SCRIPT`` (or ``-lc``), the shell by name
+    or from ``/bin``/``/usr/bin``; else None."""
+    if len(argv) < 3 or _basename(argv[0]) not in SCRIPT_SHELLS:
+        return None
+    if "/" in argv[0] and not argv[0].startswith(SYSTEM_DIRS):
+        return None
+    if tuple(argv[1:-1]) not in SHELL_FLAG_LISTS:
+        return None
+    return argv[-1]
 
 
 def parse(raw: str | Sequence[object]) -> Command:
@@ -127,8 +231,9 @@ def parse(raw: str | Sequence[object]) -> Command:
         return Command(" ".join(map(str, items)), problem="its argument list holds values that are not text")
     argv = [str(item) for item in items]
     shown = shlex.join(argv)
-    if len(argv) == 3 and _basename(argv[0]) in SHELLS and argv[1] in SHELL_FLAGS:
-        inner = parse_shell(argv[2])
+    script = shell_script(argv)
+    if script is not None:
+        inner = parse_shell(script)
         return Command(shown, inner.words, inner.problem)
     if not argv:
         return Command(shown, problem="the command is empty")
@@ -151,19 +256,52 @@ def scope_of(command: Command) -> tuple[Scope | None, str | None]:
     """The scope an "always" answer for ``command`` stores, or None and why there is none."""
     if command.problem is not None:
         return None, command.problem
+    never = never_in(command.texts)
+    if never:
+        return None, f"`{never}` runs code or writes elsewhere"
     words = command.words
     program = words[0].text
     sub: list[str] = []
-    if _basename(program) not in EXACT_PROGRAMS:
-        for word in words[1 : 1 + MAX_SUBCOMMAND_WORDS]:
-            if word.expands or not SUBCOMMAND.match(word.text):
-                break
-            sub.append(word.text)
-    if sub and not RUNNER_WORDS.intersection(sub):
-        return Scope((program, *sub), exact=False), None
+    for word in words[1 : 1 + MAX_SUBCOMMAND_WORDS]:
+        if word.expands or not SUBCOMMAND.match(word.text) or (program, *sub) in SCOPED:
+            break
+        sub.append(word.text)
+    head = (program, *sub)
+    if head in SCOPED and not RUNNER_WORDS.intersection(sub):
+        rest = words[len(head):]
+        if not any(word.expands for word in rest):
+            return Scope(head, exact=False, options=tuple(dict.fromkeys(options_of([w.text for w in rest])))), None
     if any(word.expands for word in words):
         return None, "it has wildcards, braces or ~: what they expand to can change"
     return Scope(command.texts, exact=True), None
+
+
+def script_paths(words: Sequence[str], cwd: str | None, workspace: str) -> tuple[str, ...]:
+    """The workspace scripts ``words`` runs: the program when it is a path inside the workspace
+    (``./x.sh``, ``scripts/x.py``), or an interpreter's first non-option argument that is one."""
+    if not words:
+        return ()
+    base = cwd if cwd and os.path.isabs(cwd) else workspace
+    candidates = [words[0]] if "/" in words[0] else []
+    if _basename(words[0]) in INTERPRETERS:
+        candidates += [w for w in words[1:] if not w.startswith("-")][:1]
+    inside = workspace.rstrip("/") + "/"
+    paths = (os.path.normpath(os.path.join(base, word)) for word in candidates)
+    return tuple(path for path in paths if path.startswith(inside))
+
+
+def scripts_of(words: Sequence[str], cwd: str | None, workspace: str) -> tuple[tuple[str, str], ...]:
+    """``script_paths``, each with the sha256 of its content now ("" when missing). Reads the files."""
+    return tuple((path, _digest(path)) for path in script_paths(words, cwd, workspace))
+
+
+def _digest(path: str) -> str:
+    try:
+        with open(path, "rb") as file:
+            data = file.read(MAX_SCRIPT_BYTES + 1)
+    except OSError:
+        return ""
+    return hashlib.sha256(data).hexdigest() if len(data) <= MAX_SCRIPT_BYTES else "too large"
 
 
 def _checked(command: Command) -> Command:

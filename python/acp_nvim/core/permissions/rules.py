@@ -1,9 +1,11 @@
 """Remembered permission rules: "always" answers, scoped to agent + workspace + tool kind, and no wider
 than what the user saw.
 
-- An execute rule stores the command's scope (``command.py``): ``git status …`` or an exact command.
-  Complex commands (operators, substitutions, wrappers, …) never match a rule and never make one;
-  a request without a command makes none.
+- An execute rule stores the command's scope (``command.py``): an exact command by default,
+  ``git status -s …`` only for the read-only programs of ``exec_tables.SCOPED``. Complex commands
+  (operators, substitutions, wrappers, options that run code, environment variables, …) never match
+  a rule and never make one; a request without a command makes none. A rule for a workspace script
+  holds the sha256 of the script's content when it was offered and matches only while it is the same.
 - A read/edit/delete/move/search rule answers only requests whose every path lies inside the
   workspace roots (a reject rule applies everywhere: it can only say no).
 - Other kinds get no rule: there is nothing to scope one to.
@@ -12,7 +14,8 @@ Rules live in one small JSON file shared by every session (the editor layer says
 atomically with mode 0600. Every store of one file is the same object (``RuleStore.at``), and it
 re-reads the file when it changed on disk, so two sessions never disagree. Rules of older versions
 that allow more than one request showed (a bare program, every command of a kind) are kept in the
-file but inactive, listed by ``:Ai rules`` for removal.
+file but inactive, listed by ``:Ai rules`` for removal; so are rules that are wider than a rule may be
+now (a scope for a program not on the allow-list, an option that runs code, a script without its hash).
 """
 
 from __future__ import annotations
@@ -29,9 +32,9 @@ from pathlib import Path
 from typing import ClassVar, TypeVar
 
 from ..errors import AcpNvimError
-from .command import Command, Scope, parse_shell, scope_of
+from .command import Command, Scope, parse_shell, scope_of, script_paths, scripts_of
 
-FILE_VERSION = 2
+FILE_VERSION = 3
 DECISIONS = ("allow", "reject")
 PATH_KINDS = ("read", "edit", "delete", "move", "search")
 """Kinds whose rules hold inside the workspace roots only."""
@@ -70,6 +73,10 @@ class Rule:
     words: tuple[str, ...] = ()
     exact: bool = False
     prefix: str | None = None
+    options: tuple[str, ...] = ()
+    """A scope rule's options as shown: the only options it admits."""
+    scripts: tuple[tuple[str, str], ...] = ()
+    """Workspace scripts the command runs, with the sha256 of each when the rule was offered."""
 
     @property
     def inactive(self) -> str | None:
@@ -77,30 +84,47 @@ class Rule:
         if self.prefix is not None:
             return f"made by an older version for `{self.prefix}` with any arguments: too wide"
         if self.kind == EXECUTE:
-            return None if self.words else "an execute rule must name a command"
+            scope = self.scope
+            if scope is None:
+                return "an execute rule must name a command"
+            wide = scope.widens
+            if wide:
+                return f"wider than a rule may be now: {wide}"
+            unbound = set(script_paths(self.words, None, self.workspace)) - {path for path, _ in self.scripts}
+            if unbound:
+                return f"runs the workspace script {sorted(unbound)[0]} without its content hash"
+            return None
         if self.kind not in PATH_KINDS:
             return f"a rule for every {self.kind} request would allow more than one request showed"
         return None
 
     @property
     def scope(self) -> Scope | None:
-        return Scope(self.words, self.exact) if self.words else None
+        return Scope(self.words, self.exact, self.options) if self.words else None
 
     def matches(self, request: RuleRequest) -> bool:
-        """Whether this rule answers ``request``."""
+        """Whether this rule answers ``request`` (a script-bound rule reads its scripts: call in a thread)."""
         if self.inactive or (self.agent, self.workspace, self.kind) != (request.agent, request.workspace,
                                                                           request.kind):
             return False
         if self.kind == EXECUTE:
             scope = self.scope
-            return scope is not None and request.command is not None and scope.allows(request.command)
+            command = request.command
+            if scope is None or command is None or not scope.allows(command):
+                return False
+            return scripts_of(command.texts, command.cwd, self.workspace) == self.scripts
         return request.inside or self.decision == "reject"
 
     def what(self) -> str:
         """What the rule covers: ``execute `git status …` (with any further arguments)``."""
         scope = self.scope
         if self.kind == EXECUTE and scope is not None:
-            return f"{self.kind} {scope.describe()}"
+            text = f"{self.kind} {scope.describe()}"
+            for path, digest in self.scripts:
+                text += (f"; bound to the content of {path} (sha256 {digest[:12]}…): asks again when it changes"
+                         if digest else f"; only while {path} does not exist")
+            code = scope.runs_workspace_code()
+            return f"{text}; note: {code}" if code else text
         if self.kind in PATH_KINDS and self.decision == "allow":
             return f"{self.kind} inside the workspace"
         return self.kind
@@ -116,6 +140,10 @@ class Rule:
         if self.words:
             data["command"] = list(self.words)
             data["exact"] = self.exact
+        if self.options:
+            data["options"] = list(self.options)
+        if self.scripts:
+            data["scripts"] = [list(pair) for pair in self.scripts]
         if self.prefix is not None:
             data["prefix"] = self.prefix
         return data
@@ -137,13 +165,30 @@ class Rule:
                 raise ValueError(f"command must be a list of words: {data!r}")
             if not isinstance(exact, bool):
                 raise ValueError(f"exact must be true or false: {data!r}")
-            return Rule(agent, workspace, kind, decision, tuple(words), exact)
+            return Rule(agent, workspace, kind, decision, tuple(words), exact, options=_strings(data, "options"),
+                        scripts=_scripts(data))
         prefix = data.get("prefix")
         if prefix is not None and not isinstance(prefix, str):
             raise ValueError(f"prefix must be a string: {data!r}")
         if prefix:
             return _from_prefix(agent, workspace, kind, decision, prefix)
         return Rule(agent, workspace, kind, decision)
+
+
+def _strings(data: dict[str, object], key: str) -> tuple[str, ...]:
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{key} must be a list of strings: {data!r}")
+    return tuple(str(v) for v in value)
+
+
+def _scripts(data: dict[str, object]) -> tuple[tuple[str, str], ...]:
+    value = data.get("scripts", [])
+    pairs = value if isinstance(value, list) else None
+    if pairs is None or not all(isinstance(p, list) and len(p) == 2 and all(isinstance(v, str) for v in p)
+                                for p in pairs):
+        raise ValueError(f"scripts must be a list of [path, sha256] pairs: {data!r}")
+    return tuple((str(p[0]), str(p[1])) for p in pairs)
 
 
 def _from_prefix(agent: str, workspace: str, kind: str, decision: str, prefix: str) -> Rule:
@@ -171,7 +216,11 @@ def offer(agent: str, workspace: str, kind: str, command: Command | None, allow:
         scope, why = scope_of(command)
         if scope is None:
             return RuleOffer(None, f"the command is not a simple command: {why}")
-        return RuleOffer(Rule(agent, workspace, kind, decision, scope.words, scope.exact))
+        scripts = scripts_of(command.texts, command.cwd, workspace)
+        if any(digest == "too large" for _, digest in scripts):
+            return RuleOffer(None, "the script it runs is too large to fingerprint")
+        return RuleOffer(Rule(agent, workspace, kind, decision, scope.words, scope.exact, options=scope.options,
+                              scripts=scripts))
     if kind in PATH_KINDS:
         return RuleOffer(Rule(agent, workspace, kind, decision))
     return RuleOffer(None, f"a {kind} request has nothing a rule could be limited to")
@@ -205,7 +254,7 @@ class RuleStore:
 
     async def match(self, request: RuleRequest) -> Rule | None:
         """The first rule answering ``request``; reject rules win over allow rules."""
-        found = [rule for rule in await self.all() if rule.matches(request)]
+        found = await asyncio.to_thread(self._locked, lambda: [r for r in self._rules if r.matches(request)])
         return min(found, key=lambda rule: rule.decision != "reject", default=None)
 
     async def add(self, rule: Rule) -> bool:
@@ -224,8 +273,9 @@ class RuleStore:
     def _add(self, rule: Rule) -> bool:
         if rule in self._rules:
             return False
-        same = (rule.agent, rule.workspace, rule.kind, rule.words, rule.exact)
-        kept = [r for r in self._rules if (r.agent, r.workspace, r.kind, r.words, r.exact) != same or r.prefix]
+        same = (rule.agent, rule.workspace, rule.kind, rule.words, rule.exact, rule.options)
+        kept = [r for r in self._rules
+                if (r.agent, r.workspace, r.kind, r.words, r.exact, r.options) != same or r.prefix]
         self._save([*kept, rule])
         return True
 

@@ -46,6 +46,7 @@ from ..log.ring import LogRing
 from ..mcp.session_mcp import EditorMcpHost, SessionMcp
 from ..permissions.accepted import AcceptedEdits
 from ..permissions.broker import PermissionBroker, Scope
+from ..permissions.exec_gate import ExecGate
 from ..permissions.write_gate import WriteGate
 from ..port import EditorPort
 from ..questions import CHOICE, Questions, Ticket, choice_index
@@ -59,7 +60,6 @@ from .link import NEW, AgentLink, Attached
 from .prompt import Link, Turn, TurnRunner
 from .prompt import Prompt as Prompt
 from .reconnect import Reconnector
-from .terminal_gate import TerminalGate
 from .unreviewed import UnreviewedEdits
 from .updates import UpdateRouter
 from .watch import TurnWatch, WatchHooks
@@ -117,7 +117,7 @@ class Session:
         self.files.gate = self.write_gate
         self.files.changes.listeners.append(self.write_gate.disk_changed)
         # -- terminals (issue 15): terminal/* through the editor, gated by the permission policy
-        self.terminal_gate = TerminalGate(self.permissions, self.transcript)
+        self.terminal_gate = ExecGate(self.permissions, self.transcript, cwd)
         self.terminals = TerminalService(key, editor, self.files.policy, cwd, settings.terminals,
                                          allow=self.terminal_gate.allow, refresh=self.transcript.refresh_terminal,
                                          log=self.log)
@@ -668,9 +668,7 @@ class Session:
                                  options: list[PermissionOption]) -> RequestPermissionResponse:
         if self._cancelling or self.ended:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        response = await self.permissions.handle(tool_call, options)
-        self.terminal_gate.noted(self.transcript.tool_calls.get(tool_call.tool_call_id), options, response)
-        return response
+        return await self.permissions.handle(tool_call, options)
 
     # -- questions -------------------------------------------------------------------
 

@@ -1,9 +1,10 @@
 """The terminals of one session: ``terminal/create``, ``output``, ``wait_for_exit``, ``kill``, ``release``.
 
 Commands run in the editor (a pty job in a terminal buffer) once the permission gate allows
-them, in a working directory confined to the workspace roots. Each terminal keeps a bounded
-output ring; the chat shows its last lines live under any tool call that embeds it. When the
-session ends every terminal is killed and released (``close_all``).
+them, in a working directory confined to the workspace roots: the gate answers with the folder's
+real path and identity as approved, and the editor checks that identity again as the job starts.
+Each terminal keeps a bounded output ring; the chat shows its last lines live under any tool call
+that embeds it. When the session ends every terminal is killed and released (``close_all``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import contextlib
 import itertools
 import os
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from acp import RequestError
@@ -26,11 +28,13 @@ from acp.schema import (
 from ..files.paths import PathPolicy
 from ..log.ring import LogRing
 from ..port import EditorPort, TerminalSpec
+from .place import Place
 from .settings import TerminalSettings
 from .terminal import Terminal, TerminalSink
 
-Allow = Callable[[TerminalSpec], Awaitable[bool]]
-"""The permission gate: may this command run? (asks the user unless the policy or a rule answers)"""
+Allow = Callable[[TerminalSpec], Awaitable[Place | None]]
+"""The permission gate: where this command may run, as approved (None: it may not); it asks the user
+unless an approval, a rule or the policy answers."""
 Refresh = Callable[[str], None]
 """Re-render the chat's tool calls that embed this terminal id."""
 
@@ -66,9 +70,11 @@ class TerminalService:
                      cwd: str | None, output_byte_limit: int | None) -> str:
         """Check, ask, start; the new terminal's id. RequestError says why it did not start."""
         spec = self._spec(command, list(args or []), list(env or []), cwd)
-        if not await self._allow(spec):
+        place = await self._allow(spec)
+        if place is None or place.path != spec.cwd:
             raise RequestError(DENIED, f"acp.nvim: the user did not allow running {_line(spec)!r}",
                                {"command": spec.command, "reason": "permission denied"})
+        spec = replace(spec, cwd_id=place.identity)
         if self.closed:
             raise RequestError(DENIED, "acp.nvim: the session has ended", {"reason": "session closed"})
         terminal = Terminal(spec, self.settings.limit(output_byte_limit), self._changed)
@@ -94,7 +100,7 @@ class TerminalService:
 
     def _confined(self, cwd: str | None) -> str:
         if cwd is None or cwd == "":
-            return self._cwd
+            cwd = self._cwd
         if "\0" in cwd or not os.path.isabs(cwd):
             raise RequestError(REFUSED, f"acp.nvim refused cwd {cwd!r}: it must be an absolute path",
                                {"cwd": cwd, "reason": "not absolute"})
