@@ -129,13 +129,15 @@ class Opener:
                 return None
             raise
 
-    def identity(self, path: Path) -> FileId:
+    def identity(self, path: Path, *, links_ok: bool = False) -> FileId:
         """(device, inode) of the file at ``path`` as a read would find it: a regular file with one
-        link, reached without a symlink (else the usual RequestError: missing, refused, ...)."""
+        link (any number with ``links_ok``: Neovim may load it, its text is not for the agent),
+        reached without a symlink; else the usual RequestError (missing, refused, ...)."""
         name = str(path)
         with self._folder(path, create=False) as (folder, leaf):
             info = _lstat_regular(folder, leaf, name)
-        _check_links(name, info)
+        if not links_ok:
+            _check_links(name, info)
         return file_id_of(info)
 
     def source_of(self, path: Path) -> FileId | None:
