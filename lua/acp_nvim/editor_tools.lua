@@ -246,25 +246,36 @@ local METHODS = {
   references = 'textDocument/references',
 }
 
-local function location_entry(item)
+--- `find_buffer` remembered per path for one answer (hundreds of locations in a few files).
+local function buffer_finder()
+  local found = {}
+  return function(path)
+    if found[path] == nil then
+      found[path] = find_buffer(path) or false
+    end
+    return found[path] or nil
+  end
+end
+
+local function location_entry(item, find)
   local path = realpath(item.filename)
   local entry = { path = path, line = item.lnum, column = char_col(item.text or '', item.col - 1) }
   entry.text = item.text and vim.trim(item.text) or nil
-  local buf = find_buffer(path)
+  local buf = find(path)
   entry.file_id = buf and source_of(buf) or nil -- the text came from that buffer
   return entry
 end
 
-local function symbol_entry(item)
+local function symbol_entry(item, find)
   local kind, name = (item.text or ''):match('^%[(.-)%]%s*(.*)$')
-  local entry = location_entry({ filename = item.filename, lnum = item.lnum, col = item.col })
+  local entry = location_entry({ filename = item.filename, lnum = item.lnum, col = item.col }, find)
   entry.kind, entry.name = kind or item.kind, name or item.text
   return entry
 end
 
 --- The items of every client's answer (locations or symbols).
 local function collect(results, kind, buf)
-  local items, errors = {}, {}
+  local items, errors, find = {}, {}, buffer_finder()
   for client_id, response in pairs(results) do
     local client = vim.lsp.get_client_by_id(client_id)
     local encoding = client and client.offset_encoding or 'utf-16'
@@ -274,14 +285,14 @@ local function collect(results, kind, buf)
       local result = response.result
       if kind == 'symbols' then
         for _, item in ipairs(vim.lsp.util.symbols_to_items(result, buf, encoding)) do
-          items[#items + 1] = symbol_entry(item)
+          items[#items + 1] = symbol_entry(item, find)
         end
       else
         if result.uri or result.targetUri then
           result = { result }
         end
         for _, item in ipairs(vim.lsp.util.locations_to_items(result, encoding)) do
-          items[#items + 1] = location_entry(item)
+          items[#items + 1] = location_entry(item, find)
         end
       end
     end
