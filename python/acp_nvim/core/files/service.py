@@ -9,6 +9,9 @@ the file atomically); a write into a loaded buffer puts the text into the buffer
 step), writes the file through the opener and then marks the buffer saved. Every change
 lands in the turn's changeset (see changes.py), its "before" noted before the write; agents
 that write the disk themselves are reconciled with the buffers by reconcile.py.
+
+A buffer is served only while it is the view of the file at that path: the file Neovim read
+it from is the one the opener finds there now (``_load``); otherwise the disk is read.
 """
 
 from __future__ import annotations
