@@ -12,6 +12,11 @@
 --- file as the buffer last read, wrote or was synced with it (false: there was no file). A
 --- write whose file has another stamp now would overwrite a change the buffer never saw
 --- (`git pull`, another editor): `apply` refuses it ('disk_changed').
+---
+--- Each file buffer also has a source: { dev, ino } of the file its text was last read from or
+--- written to, NEW_FILE ({ 0, 0 }: Neovim found no file, the text is the user's own) or false
+--- (unknown: renamed with `:file`, or the file could not be stat'ed). Python serves a buffer to
+--- the agent as the file at its name only while that file is its source.
 local M = {}
 
 local api = vim.api
@@ -33,15 +38,44 @@ local function stamp_of(name)
   return s and { s.ino, s.size, s.mtime.sec, s.mtime.nsec } or false
 end
 
+--- The stamp and the source ({ dev, ino }) of the file `name` now, from one stat (false, false: no file).
+local function stat_of(name)
+  local s = vim.uv.fs_stat(name)
+  if not s then
+    return false, false
+  end
+  return { s.ino, s.size, s.mtime.sec, s.mtime.nsec }, { s.dev, s.ino }
+end
+
+local NEW_FILE = { 0, 0 }
+
 ---@type table<integer, table|false> the disk state each buffer knows, by buffer number
 local known = {}
+
+---@type table<integer, table|false> the file each buffer's text came from, by buffer number
+local source = {}
 
 --- Tracker ids of buffers wiped or unloaded since Python last asked (their copies are dropped).
 local forgotten = {}
 
+--- The source an event leaves the buffer with, given the file at its name now (`id`).
+local function source_after(args, name, id)
+  if args.event == 'BufNewFile' then
+    return not id and NEW_FILE or false -- a file there now was not what Neovim found
+  elseif args.event == 'BufFilePost' then
+    return false -- the text is another file's
+  elseif args.event == 'BufWritePost' and vim.fn.fnamemodify(args.file, ':p') ~= vim.fn.fnamemodify(name, ':p') then
+    return source[args.buf] or false -- a copy written elsewhere: the buffer's own file is as it was
+  end
+  return id
+end
+
 local function remember_disk(args)
   if is_file_buffer(args.buf) then
-    known[args.buf] = stamp_of(api.nvim_buf_get_name(args.buf))
+    local name = api.nvim_buf_get_name(args.buf)
+    local stamp, id = stat_of(name)
+    known[args.buf] = stamp
+    source[args.buf] = source_after(args, name, id)
   end
 end
 
@@ -52,22 +86,37 @@ api.nvim_create_autocmd({ 'BufUnload', 'BufWipeout' }, {
   group = group,
   callback = function(args)
     known[args.buf] = nil
+    source[args.buf] = nil
   end,
   desc = 'acp.nvim: forget the buffer\'s disk state',
 })
--- buffers loaded before this module: their file as it is now is what they know
+--- A buffer the autocommands never saw. Loaded before this module (no agent ran yet): its file
+--- as it is now is what it knows, a missing one a new file. Loaded later with autocommands off
+--- (a plugin's preview): its file now is what it knows, its source is unknown.
+local function adopt(buf, early)
+  local stamp, id = stat_of(api.nvim_buf_get_name(buf))
+  known[buf] = stamp
+  source[buf] = early and (id or NEW_FILE) or false
+end
+
 for _, buf in ipairs(api.nvim_list_bufs()) do
   if is_file_buffer(buf) then
-    known[buf] = stamp_of(api.nvim_buf_get_name(buf))
+    adopt(buf, true)
   end
 end
 
 --- The disk state `buf` knows (recorded now if it was never seen).
 function M.known(buf)
   if known[buf] == nil then
-    known[buf] = stamp_of(api.nvim_buf_get_name(buf))
+    adopt(buf, false)
   end
   return known[buf]
+end
+
+--- The file `buf`'s text came from: { dev, ino }, NEW_FILE ({ 0, 0 }) or vim.NIL (unknown).
+function M.source(buf)
+  M.known(buf)
+  return source[buf] or vim.NIL
 end
 
 local function same_stamp(a, b)
@@ -141,6 +190,7 @@ function M.read(path)
     tick = api.nvim_buf_get_changedtick(buf),
     modified = vim.bo[buf].modified,
     disk = nil_if_false(M.known(buf)),
+    source = M.source(buf),
   }
 end
 
@@ -181,7 +231,7 @@ local function track(buf)
 end
 
 --- The buffer of `path` as lines changed since the caller's copy (tracker `id`, `version`):
---- { tracker, version, first, tail, lines, count, newline, eol, bom, empty, tick, modified },
+--- { tracker, version, first, tail, lines, count, newline, eol, bom, empty, tick, modified, disk, source },
 --- where `lines` replace all but the `first` and `tail` lines of the caller's copy. A caller
 --- with another tracker or version gets every line (first = tail = 0). nil: not loaded.
 function M.read_delta(path, id, version)
@@ -211,6 +261,7 @@ function M.read_delta(path, id, version)
     tick = api.nvim_buf_get_changedtick(buf),
     modified = vim.bo[buf].modified,
     disk = nil_if_false(M.known(buf)),
+    source = M.source(buf),
   }
 end
 
@@ -321,9 +372,12 @@ end
 --- `stamp`: the file as the caller wrote or read it (nil: as it is now). If the file changed again
 --- since, Neovim is left to notice that itself.
 function M.sync(buf, stamp)
-  local now = stamp_of(api.nvim_buf_get_name(buf))
+  local now, id = stat_of(api.nvim_buf_get_name(buf))
   local wanted = (stamp and stamp ~= vim.NIL) and stamp or now
   known[buf] = wanted
+  if now and wanted and now[1] == wanted[1] then
+    source[buf] = id -- the buffer holds that file's text (an atomic replace made a new inode)
+  end
   if not same_stamp(now, wanted) then
     return
   end

@@ -4,6 +4,9 @@
 --- Python asks through the Bridge and gets plain tables: absolute resolved paths, 1-based
 --- lines, 1-based columns in characters. Confinement to the workspace is Python's job; this
 --- module only reads state (open_file shows a file, without moving the user's cursor or focus).
+--- An entry from a loaded buffer carries its `file_id` (acp_nvim.buffers.source: the file its text
+--- came from), which Python compares with the file at its path now. A file that no buffer holds
+--- is loaded only while it is still the regular file Python's opener found (`expect`).
 --- LSP answers come later: `lsp()` returns true and the answer goes to AcpNvimToolDone(id, answer).
 local M = {}
 
@@ -41,6 +44,25 @@ local function find_buffer(path)
   return require('acp_nvim.buffers').find(path)
 end
 
+local function source_of(buf)
+  return require('acp_nvim.buffers').source(buf)
+end
+
+--- Whether `path` is still what Python's opener found: the regular file `expect` ({ dev, ino }),
+--- or still nothing ({ 0, 0 }). Checked right before Neovim opens it (a FIFO swapped in would
+--- block Neovim's read).
+local function still_expected(path, expect)
+  local s = vim.uv.fs_lstat(path)
+  if type(expect) ~= 'table' then
+    return false
+  elseif expect[1] == 0 and expect[2] == 0 then
+    return s == nil
+  end
+  return s ~= nil and s.type == 'file' and s.dev == expect[1] and s.ino == expect[2]
+end
+
+local CHANGED = 'the file changed on disk after it was checked (not a regular file in the workspace any more)'
+
 local function done(id, answer)
   vim.fn.AcpNvimToolDone(id, answer)
 end
@@ -65,9 +87,10 @@ local function unloaded_buffer(path)
 end
 
 local function diagnostic_entry(path, buf, d)
+  local loaded = api.nvim_buf_is_loaded(buf)
   local end_lnum = d.end_lnum or d.lnum
   local column, end_column = (d.col or 0) + 1, (d.end_col or d.col or 0) + 1
-  if api.nvim_buf_is_loaded(buf) then
+  if loaded then
     local text = line_text(buf, d.lnum)
     local end_text = end_lnum == d.lnum and text or line_text(buf, end_lnum)
     column, end_column = char_col(text, d.col), char_col(end_text, d.end_col or d.col)
@@ -82,6 +105,7 @@ local function diagnostic_entry(path, buf, d)
     message = d.message,
     source = d.source,
     code = d.code,
+    file_id = loaded and source_of(buf) or nil,
   }
 end
 
@@ -132,6 +156,7 @@ function M.open_buffers()
         visible = win ~= nil,
         lines = api.nvim_buf_line_count(buf),
         filetype = vim.bo[buf].filetype,
+        file_id = source_of(buf),
       }
     end
   end
@@ -177,6 +202,7 @@ local function region(buf, from, to, mode, current)
     end_column = math.max(1, mode == 'V' and char_col(last, #last) - 1 or char_col(last, to[3] - 1)),
     text = #text > MAX_SELECTION and text:sub(1, MAX_SELECTION) or text,
     current = current,
+    file_id = source_of(buf),
   }
   if #text > MAX_SELECTION then
     answer.truncated = ('%d of %d bytes'):format(MAX_SELECTION, #text)
@@ -220,22 +246,36 @@ local METHODS = {
   references = 'textDocument/references',
 }
 
-local function location_entry(item)
-  local entry = { path = realpath(item.filename), line = item.lnum, column = char_col(item.text or '', item.col - 1) }
+--- `find_buffer` remembered per path for one answer (hundreds of locations in a few files).
+local function buffer_finder()
+  local found = {}
+  return function(path)
+    if found[path] == nil then
+      found[path] = find_buffer(path) or false
+    end
+    return found[path] or nil
+  end
+end
+
+local function location_entry(item, find)
+  local path = realpath(item.filename)
+  local entry = { path = path, line = item.lnum, column = char_col(item.text or '', item.col - 1) }
   entry.text = item.text and vim.trim(item.text) or nil
+  local buf = find(path)
+  entry.file_id = buf and source_of(buf) or nil -- the text came from that buffer
   return entry
 end
 
-local function symbol_entry(item)
+local function symbol_entry(item, find)
   local kind, name = (item.text or ''):match('^%[(.-)%]%s*(.*)$')
-  local entry = location_entry({ filename = item.filename, lnum = item.lnum, col = item.col })
+  local entry = location_entry({ filename = item.filename, lnum = item.lnum, col = item.col }, find)
   entry.kind, entry.name = kind or item.kind, name or item.text
   return entry
 end
 
 --- The items of every client's answer (locations or symbols).
 local function collect(results, kind, buf)
-  local items, errors = {}, {}
+  local items, errors, find = {}, {}, buffer_finder()
   for client_id, response in pairs(results) do
     local client = vim.lsp.get_client_by_id(client_id)
     local encoding = client and client.offset_encoding or 'utf-16'
@@ -245,14 +285,14 @@ local function collect(results, kind, buf)
       local result = response.result
       if kind == 'symbols' then
         for _, item in ipairs(vim.lsp.util.symbols_to_items(result, buf, encoding)) do
-          items[#items + 1] = symbol_entry(item)
+          items[#items + 1] = symbol_entry(item, find)
         end
       else
         if result.uri or result.targetUri then
           result = { result }
         end
         for _, item in ipairs(vim.lsp.util.locations_to_items(result, encoding)) do
-          items[#items + 1] = location_entry(item)
+          items[#items + 1] = location_entry(item, find)
         end
       end
     end
@@ -301,10 +341,13 @@ local function params_for(buf, q, clients)
 end
 
 --- Load a file that no buffer holds, for a query (unlisted, no swap file); wiped again afterwards.
-local function load_hidden(path)
+local function load_hidden(path, expect)
   local size = vim.fn.getfsize(path)
   if size > MAX_HIDDEN_LOAD then
     return nil, ('not open, and too large to load for a query (%d bytes, at most %d)'):format(size, MAX_HIDDEN_LOAD)
+  end
+  if not still_expected(path, expect) then
+    return nil, CHANGED
   end
   local buf = vim.fn.bufadd(path)
   vim.bo[buf].swapfile = false
@@ -345,7 +388,7 @@ local function buffer_query(id, q)
   local buf, loaded_here = find_buffer(q.path), false
   if not buf then
     local err
-    buf, err = load_hidden(q.path)
+    buf, err = load_hidden(q.path, q.expect)
     if not buf then
       return { error = ('cannot load %s: %s'):format(q.path, err) }
     end
@@ -429,8 +472,15 @@ local function target_window()
 end
 
 --- Show `path` at `line` in another window; the current window, mode and cursor stay as they are.
-function M.open_file(path, line)
-  local buf = find_buffer(path) or vim.fn.bufadd(path)
+--- A file no buffer holds is loaded only while it is the regular file `expect` ({ dev, ino }).
+function M.open_file(path, line, expect)
+  local buf = find_buffer(path)
+  if not buf then
+    if not still_expected(path, expect) then
+      return { error = ('cannot show %s: %s'):format(path, CHANGED) }
+    end
+    buf = vim.fn.bufadd(path)
+  end
   vim.bo[buf].buflisted = true
   local current, win = api.nvim_get_current_win(), nil
   for _, candidate in ipairs(vim.fn.win_findbuf(buf)) do

@@ -9,9 +9,14 @@ tickets wait in ``tickets`` for the test to answer (or a cancel to close them).
 
 from __future__ import annotations
 
+import os
+
+from acp_nvim.core.files.opener import file_id_of
 from acp_nvim.core.port import (
+    NEW_FILE,
     BufferState,
     BufferWrite,
+    FileId,
     FileVerdict,
     PermissionQuestion,
     RenderOp,
@@ -25,6 +30,13 @@ from acp_nvim.core.port import (
 from acp_nvim.core.questions import Ticket
 
 
+def _file_now(path: str) -> FileId:
+    try:
+        return file_id_of(os.stat(path, follow_symlinks=False))
+    except OSError:
+        return NEW_FILE
+
+
 class FakeEditor:
     def __init__(self, answer_kind: str | None = "allow_once", *, hold: bool = False, state_dir: str = "") -> None:
         self.ops: list[RenderOp] = []
@@ -34,6 +46,8 @@ class FakeEditor:
         self.tickets: list[Ticket] = []
         self.dismissed: list[Ticket] = []
         self.buffers: dict[str, str] = {}
+        self.sources: dict[str, FileId | None] = {}
+        """A buffer's source when it is not the file at its path now (the default)."""
         self.answer_kind = answer_kind
         self.hold = hold
         self.three_way_outcome = "mine"
@@ -51,7 +65,9 @@ class FakeEditor:
 
     async def read_buffer(self, path: str) -> BufferState | None:
         text = self.buffers.get(path)
-        return None if text is None else BufferState(path, text, 1, False)
+        if text is None:
+            return None
+        return BufferState(path, text, 1, False, source=self.sources.get(path, _file_now(path)))
 
     async def apply_to_buffer(self, path: str, content: str, expected_tick: int | None,
                               with_before: bool = False, disk: Stamp | None = None) -> BufferWrite:

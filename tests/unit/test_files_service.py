@@ -9,7 +9,7 @@ import pytest
 from acp import RequestError
 
 from acp_nvim.core.files.changes import ChangeLog
-from acp_nvim.core.files.opener import Snapshot, stamp_of
+from acp_nvim.core.files.opener import Snapshot, file_id_of, stamp_of
 from acp_nvim.core.files.paths import PathPolicy
 from acp_nvim.core.files.side import FileSide
 from acp_nvim.core.log.ring import LogRing
@@ -28,6 +28,7 @@ class Buffers:
     def __init__(self, outcome: str = "mine") -> None:
         self.bufs: dict[str, list] = {}
         self.known: dict[str, tuple[int, int, int, int] | None] = {}
+        self.sources: dict[str, tuple[int, int] | None] = {}
         self.notes: list[tuple[str, str]] = []
         self.views: list[ThreeWay] = []
         self.outcome = outcome
@@ -37,6 +38,7 @@ class Buffers:
     def load(self, path: Path) -> None:
         self.bufs[str(path)] = [path.read_text(), 1, False]
         self.known[str(path)] = stamp_of(path.stat())
+        self.sources[str(path)] = file_id_of(path.stat())
 
     def type(self, path: Path, text: str) -> None:
         buf = self.bufs[str(path)]
@@ -47,10 +49,18 @@ class Buffers:
         path.write_text(self.bufs[str(path)][0])
         self.bufs[str(path)][2] = False
         self.known[str(path)] = stamp_of(path.stat())
+        self.sources[str(path)] = file_id_of(path.stat())
 
     async def read_buffer(self, path: str) -> BufferState | None:
         buf = self.bufs.get(path)
-        return None if buf is None else BufferState(path, buf[0], buf[1], buf[2], self.known.get(path))
+        return None if buf is None else BufferState(path, buf[0], buf[1], buf[2], self.known.get(path),
+                                                    self.sources.get(path))
+
+    def _adopt(self, path: str, stamp) -> None:
+        """Neovim's sync: the buffer holds the text of the file ``stamp`` names, if it is still there."""
+        now = Path(path).stat() if Path(path).exists() else None
+        if now is not None and stamp and stamp[0] == stamp_of(now)[0]:
+            self.sources[path] = file_id_of(now)
 
     async def apply_to_buffer(self, path, content, expected_tick, with_before=False, disk=None) -> BufferWrite:
         buf = self.bufs.get(path)
@@ -71,6 +81,7 @@ class Buffers:
             return "kept"
         buf[2] = buf[1] != tick
         self.known[path] = stamp
+        self._adopt(path, stamp)
         return "saved"
 
     async def reload_buffer(self, path: str, content: str, stamp=None) -> str:
@@ -82,10 +93,12 @@ class Buffers:
         self.reloads.append(path)
         buf[0], buf[1] = content, buf[1] + 1
         self.known[path] = stamp
+        self._adopt(path, stamp)
         return "reloaded"
 
     async def sync_buffer(self, path: str, stamp=None) -> None:
         self.known[path] = stamp or stamp_of(Path(path).stat())
+        self._adopt(path, self.known[path])
 
     async def loaded_files(self):
         return [(p, b[2], b[1]) for p, b in self.bufs.items()]

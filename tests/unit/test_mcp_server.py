@@ -16,6 +16,7 @@ import pytest
 from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from acp_nvim.core.files.opener import file_id_of
 from acp_nvim.core.files.paths import PathPolicy
 from acp_nvim.core.log.ring import LogRing
 from acp_nvim.core.mcp.editor_state import Json, LspQuery
@@ -55,7 +56,7 @@ class FakeState:
         self.asked.append(query)
         return self.lsp_answer
 
-    async def open_file(self, path: str, line: int) -> Json:
+    async def open_file(self, path: str, line: int, expect: tuple[int, int]) -> Json:
         self.asked.append(("open_file", path, line))
         return {"shown": path, "line": line}
 
@@ -182,9 +183,10 @@ async def test_lsp_tools_pass_the_position_and_confine_the_answer(dirs):
                                       {"path": str(outside / "x.py"), "line": 1, "column": 1}]}
         found, error = await call(server, grant.token, "definition", {"path": "a.py", "line": 2, "symbol": "y"})
         assert not error and found["locations"] == [{"path": str(root / "a.py"), "line": 1, "column": 1}]
-        assert state.asked[-1] == LspQuery("definition", str(root / "a.py"), line=2, symbol="y")
+        a_py = file_id_of(os.stat(root / "a.py"))  # Neovim loads a.py only while it is still this file
+        assert state.asked[-1] == LspQuery("definition", str(root / "a.py"), line=2, symbol="y", expect=a_py)
         await call(server, grant.token, "references", {"path": "a.py", "line": 1, "column": 3})
-        assert state.asked[-1] == LspQuery("references", str(root / "a.py"), line=1, column=3)
+        assert state.asked[-1] == LspQuery("references", str(root / "a.py"), line=1, column=3, expect=a_py)
         await call(server, grant.token, "symbols", {"query": "Thing"})
         assert state.asked[-1] == LspQuery("symbols", None, query="Thing")
         missing, error = await call(server, grant.token, "definition", {"path": "a.py", "line": 2})
@@ -221,6 +223,29 @@ async def test_lsp_tools_never_load_a_fifo_or_a_directory(dirs):
                 answer, error = await call(server, grant.token, tool, {"path": path, **args})
                 assert error and reason in answer, (tool, path, answer)
         assert state.asked == [], "nothing reached the editor"
+
+
+async def test_a_buffer_that_is_not_the_file_at_its_path_is_left_out(dirs):
+    root, outside = dirs
+    (root / "new.py").unlink(missing_ok=True)
+    a_py, secret = file_id_of(os.stat(root / "a.py")), file_id_of(os.stat(outside / "x.py"))
+    async with serving(dirs) as (server, state, grant):
+        entries = [{"path": str(root / "a.py"), "line": 1, "column": 1, "text": "x = 1", "file_id": list(a_py)},
+                   {"path": str(root / "b.py"), "line": 1, "column": 1, "text": "OUTSIDE", "file_id": list(secret)},
+                   {"path": str(root / "a.py"), "line": 2, "column": 1, "text": "OUTSIDE", "file_id": None},
+                   {"path": str(root / "new.py"), "line": 1, "column": 1, "text": "typed", "file_id": [0, 0]},
+                   {"path": str(root / "gone.py"), "line": 1, "column": 1, "text": "OUTSIDE"}]
+        state.lsp_answer = {"items": entries}
+        found, error = await call(server, grant.token, "references", {"path": "a.py", "line": 1, "column": 1})
+        assert not error and [e["text"] for e in found["locations"]] == ["x = 1", "typed"]
+        assert "file_id" not in json.dumps(found) and "OUTSIDE" not in json.dumps(found)
+        assert found["not_the_file"].startswith("3 entries left out")
+
+        async def stale_selection() -> Json:
+            return {"path": str(root / "a.py"), "text": "OUTSIDE", "file_id": list(secret)}
+        state.selection = stale_selection  # type: ignore[method-assign]
+        selection, error = await call(server, grant.token, "selection")
+        assert not error and selection["selection"] is None and "not the file" in selection["note"]
 
 
 async def test_every_call_is_in_the_sessions_log(dirs):

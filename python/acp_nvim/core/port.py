@@ -22,6 +22,12 @@ Stamp = tuple[int, int, int, int]
 """A file's identity on disk: (inode, size, mtime seconds, mtime nanoseconds). Two stamps that
 differ mean the file was replaced or written in between."""
 
+FileId = tuple[int, int]
+"""Which file on disk: (device, inode)."""
+
+NEW_FILE: FileId = (0, 0)
+"""The ``source`` of a buffer that was never read from a file (a new file, not written yet)."""
+
 
 @dataclass(frozen=True, slots=True)
 class PermissionChoice:
@@ -61,6 +67,10 @@ class BufferState:
     modified: bool
     disk: Stamp | None = None
     """The file on disk as the buffer knows it (read, written or synced); None: no file (or unknown)."""
+    source: FileId | None = None
+    """The file the buffer's text was last read from or written to (``NEW_FILE``: none, the buffer
+    is a new file); None: unknown. The buffer is the view of the file at ``path`` only while that
+    file is this one."""
 
 
 @dataclass(frozen=True, slots=True)

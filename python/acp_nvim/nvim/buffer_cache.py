@@ -16,7 +16,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.port import BufferState, Stamp
+from ..core.port import BufferState, FileId, Stamp
 
 BOM = "\ufeff"
 MAX_COPIES = 32
@@ -57,7 +57,7 @@ class BufferCache:
             return None
         self._keep(path, merged)
         return BufferState(path, _text(merged.lines, raw), int(raw["tick"]), bool(raw["modified"]),
-                           stamp_from(raw.get("disk")))
+                           stamp_from(raw.get("disk")), source_from(raw.get("source")))
 
     def forget(self, path: str) -> None:
         copy = self._copies.pop(path, None)
@@ -106,6 +106,14 @@ def stamp_from(raw: object) -> Stamp | None:
         return None
     ino, size, sec, nsec = (int(x) for x in raw)
     return (ino, size, sec, nsec)
+
+
+def source_from(raw: object) -> FileId | None:
+    """A buffer's source sent by Lua ({ dev, ino }; { 0, 0 }: a new file), or None (unknown)."""
+    if not isinstance(raw, list | tuple) or len(raw) != 2:
+        return None
+    dev, ino = (int(x) for x in raw)
+    return (dev, ino)
 
 
 def _chars(lines: list[str]) -> int:

@@ -12,6 +12,7 @@ import itertools
 from typing import Any
 
 from ..core.mcp.editor_state import Json, LspQuery
+from ..core.port import FileId
 from .bridge import Bridge
 
 LUA = "require('acp_nvim.editor_tools')"
@@ -47,7 +48,7 @@ class NvimEditorState:
         future: asyncio.Future[Json] = asyncio.get_running_loop().create_future()
         self._pending[call] = future
         spec = {"kind": query.kind, "path": query.path, "line": query.line, "column": query.column,
-                "symbol": query.symbol, "query": query.query}
+                "symbol": query.symbol, "query": query.query, "expect": list(query.expect)}
         try:
             started = await self.bridge.lua(f"return {LUA}.lsp(...)", call, spec)
             if started is not True:
@@ -64,8 +65,8 @@ class NvimEditorState:
         if future is not None and not future.done():
             future.set_result(_object(answer) if isinstance(answer, dict) else {"error": "no answer"})
 
-    async def open_file(self, path: str, line: int) -> Json:
-        return _object(await self.bridge.lua(f"return {LUA}.open_file(...)", path, line))
+    async def open_file(self, path: str, line: int, expect: FileId) -> Json:
+        return _object(await self.bridge.lua(f"return {LUA}.open_file(...)", path, line, list(expect)))
 
 
 def _object(raw: Any) -> Json:

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from acp import RequestError
 
-from ..port import Stamp
+from ..port import NEW_FILE, FileId, Stamp
 from .paths import PathRefused, file_error
 
 MAX_FILE_BYTES = 32 * 1024 * 1024
@@ -96,6 +96,11 @@ def stamp_of(info: os.stat_result) -> Stamp:
     return (int(float(info.st_ino)), info.st_size, info.st_mtime_ns // 10**9, info.st_mtime_ns % 10**9)
 
 
+def file_id_of(info: os.stat_result) -> FileId:
+    """(device, inode) as Neovim's ``vim.uv.fs_stat`` sees them (both go through a double there)."""
+    return (int(float(info.st_dev)), int(float(info.st_ino)))
+
+
 class Opener:
     """Opens, reads, replaces and removes files below ``roots`` (real paths) without following
     any symlink and without blocking on anything that is not a regular file."""
@@ -140,6 +145,27 @@ class Opener:
             if exc.code == NOT_FOUND:
                 return None
             raise
+
+    def identity(self, path: Path, *, links_ok: bool = False) -> FileId:
+        """(device, inode) of the file at ``path`` as a read would find it: a regular file with one
+        link (any number with ``links_ok``: Neovim may load it, its text is not for the agent),
+        reached without a symlink; else the usual RequestError (missing, refused, ...)."""
+        name = str(path)
+        with self._folder(path, create=False) as (folder, leaf):
+            info = _lstat_regular(folder, leaf, name)
+        if not links_ok:
+            _check_links(name, info)
+        return file_id_of(info)
+
+    def source_of(self, path: Path) -> FileId | None:
+        """The source a buffer of ``path`` must have to be served as the file: ``identity``,
+        ``NEW_FILE`` when no file is there, None when what is there may not be read (never raising)."""
+        try:
+            return self.identity(path)
+        except RequestError as exc:
+            return NEW_FILE if exc.code == NOT_FOUND else None
+        except OSError:
+            return None
 
     def stamp_or_none(self, path: Path) -> Stamp | None:
         """``stamp``, with None also for a path that may not be used (never raising)."""
@@ -311,10 +337,14 @@ def _check_kind(name: str, info: os.stat_result) -> None:
         raise PathRefused(name, "not a regular file (device, FIFO or socket)")
 
 
-def _check_readable(name: str, info: os.stat_result, cap: int) -> None:
+def _check_links(name: str, info: os.stat_result) -> None:
     if info.st_nlink > 1:
         raise PathRefused(name, f"has {info.st_nlink} hard links: another name of it may be outside the "
                           "workspace, so acp.nvim does not read it for the agent")
+
+
+def _check_readable(name: str, info: os.stat_result, cap: int) -> None:
+    _check_links(name, info)
     if info.st_size > cap:
         raise _too_large(name, info.st_size, cap)
 

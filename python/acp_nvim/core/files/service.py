@@ -9,6 +9,9 @@ the file atomically); a write into a loaded buffer puts the text into the buffer
 step), writes the file through the opener and then marks the buffer saved. Every change
 lands in the turn's changeset (see changes.py), its "before" noted before the write; agents
 that write the disk themselves are reconciled with the buffers by reconcile.py.
+
+A buffer is served only while it is the view of the file at that path: the file Neovim read
+it from is the one the opener finds there now (``_load``); otherwise the disk is read.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Protocol
 from acp import RequestError
 from acp.schema import ReadTextFileResponse
 
-from ..port import BufferWrite, EditorPort, Stamp, ThreeWay
+from ..port import NEW_FILE, BufferState, BufferWrite, EditorPort, FileId, Stamp, ThreeWay
 from .changes import ChangeLog
 from .ledger import FileLedger, ReadRecord, fingerprint
 from .opener import MAX_FILE_BYTES, Opener, Replaced, Snapshot
@@ -72,15 +75,22 @@ class FileService:
         return ReadTextFileResponse(content=slice_lines(text, line, limit))
 
     async def _load(self, resolved: Path) -> str:
+        """The buffer's text while the buffer is the view of the file at ``resolved`` now (its
+        source is the file the opener finds there, or it is a new file and there is none); else
+        the disk's, through the opener. The file is looked up while Neovim answers."""
         key = str(resolved)
-        state = await self.editor.read_buffer(key)
-        if state is None:
-            text = await asyncio.to_thread(self.opener.read_text, resolved)
-            self._ledger.note_read(key, None, text)
-            return text
-        _check_buffer_text(key, state.text)
-        self._ledger.note_read(key, state.tick, state.text)
-        return state.text
+        state, on_disk = await asyncio.gather(self.editor.read_buffer(key),
+                                              asyncio.to_thread(self.opener.source_of, resolved))
+        if state is not None and state.source is not None and state.source == on_disk:
+            _check_buffer_text(key, state.text)
+            self._ledger.note_read(key, state.tick, state.text)
+            return state.text
+        if state is not None:
+            self._voice.log("info", f"fs/read_text_file {key}: its buffer is not served: {_why_not(state, on_disk)}; "
+                            "reading the disk")
+        text = await asyncio.to_thread(self.opener.read_text, resolved)
+        self._ledger.note_read(key, None, text)
+        return text
 
     # -- fs/write_text_file --------------------------------------------------------
 
@@ -267,6 +277,18 @@ class FileService:
         except RequestError as exc:
             self._voice.log("info", f"fs {action} {path}: {exc}")
             raise
+
+
+def _why_not(state: BufferState, on_disk: FileId | None) -> str:
+    if state.source is None:
+        return "Neovim does not know which file its text came from"
+    if on_disk is None:
+        return "the file at this path may not be read (symlink, hard links, not a regular file)"
+    if on_disk == NEW_FILE:
+        return "the file it was loaded from is no longer at this path"
+    if state.source == NEW_FILE:
+        return "it is a new file's buffer, and a file was created at this path since"
+    return "it was loaded from another file than the one at this path now"
 
 
 def _check_buffer_text(key: str, text: str) -> None:

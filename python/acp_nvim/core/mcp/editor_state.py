@@ -1,13 +1,17 @@
 """What the editor's MCP tools need from the editor: live state, read on request.
 
 Neovim implements it in ``nvim/editor_tools.py``; core tests fake it. Entries are plain JSON
-objects (as Lua sends them); paths are absolute and resolved, lines and columns 1-based.
+objects (as Lua sends them); paths are absolute and resolved, lines and columns 1-based. An
+entry from a loaded buffer carries the buffer's source as ``file_id`` (``[dev, ino]`` of the file
+its text came from, ``[0, 0]`` for a new file, None: unknown); the tools check it and drop the key.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Protocol
+
+from ..port import NEW_FILE, FileId
 
 Json = dict[str, object]
 """One JSON object as the editor produced it."""
@@ -28,6 +32,9 @@ class LspQuery:
     column: int = 0
     symbol: str = ""
     query: str = ""
+    expect: FileId = NEW_FILE
+    """The file at ``path`` as the opener found it (``NEW_FILE``: none): Neovim loads ``path`` for the
+    query only while it is still that file."""
 
 
 class EditorState(Protocol):
@@ -52,5 +59,7 @@ class EditorState(Protocol):
         """``{"items": [...]}`` (``path``, ``line``, ``column``, ``text``, maybe ``kind``/``name``),
         or ``{"error": "..."}`` (no client attached, no such buffer, timed out, ...)."""
 
-    async def open_file(self, path: str, line: int) -> Json:
-        """Show ``path`` at ``line`` to the user without taking the focus: ``{"shown": ...}`` or ``{"error": ...}``."""
+    async def open_file(self, path: str, line: int, expect: FileId) -> Json:
+        """Show ``path`` at ``line`` to the user without taking the focus: ``{"shown": ...}`` or ``{"error": ...}``.
+
+        A buffer not loaded yet is loaded only while ``path`` is still the regular file ``expect``."""

@@ -2,12 +2,18 @@
 
 Every call names its session by the bearer token it came with (a ``Grant``): paths are
 resolved against the session's cwd and must stay inside its workspace roots (the session's
-``PathPolicy``); entries about files outside are left out and counted. Each call is one
-``mcp`` entry in the session's log, with its arguments, its answer and its time.
+``PathPolicy``); entries about files outside are left out and counted. So are entries from a
+buffer that is not the view of the file at its path now (its ``file_id``, the file Neovim read it
+from, is not the one the opener's no-follow walk finds there: see ``core/files/service.py``), and
+entries about files no buffer holds unless a regular file is there. A file Neovim is asked to
+load passes the opener's walk first (inside, regular, no symlink), and Lua checks it is still
+that file just before it loads it. Each call is one ``mcp`` entry in the session's log, with its
+arguments, its answer and its time.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
@@ -15,8 +21,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from acp import RequestError
+
+from ..files.opener import NOT_FOUND, Opener
 from ..files.paths import PathPolicy, PathRefused
 from ..log.ring import LogRing
+from ..port import NEW_FILE, FileId
 from .editor_state import EditorState, Json, LspQuery
 
 MAX_ITEMS = 500
@@ -167,17 +177,33 @@ def confine(grant: Grant, path: str) -> str:
     return str(resolved)
 
 
-def loadable(grant: Grant, path: str) -> str:
-    """``path`` confined, and one Neovim may load: a regular file (or none yet), never a FIFO or a
-    device that would hang Neovim's read, nor a directory."""
+def _policy_checked(grant: Grant, path: str) -> str:
     resolved = confine(grant, path)
     try:
         grant.policy.check(resolved)
     except PathRefused as exc:
         raise ToolError(f"{path}: {exc.reason}") from None
-    except Exception as exc:  # a directory: file_error
+    except RequestError as exc:  # a directory: file_error
         raise ToolError(str(exc)) from None
     return resolved
+
+
+async def loadable(grant: Grant, path: str) -> tuple[str, FileId]:
+    """``path`` confined, and one Neovim may load, with the file it is now (``NEW_FILE``: none yet):
+    a regular file reached without a symlink (the opener's walk), never a FIFO or a device that
+    would hang Neovim's read, nor a directory. Lua loads it only while it is still that file."""
+    resolved = _policy_checked(grant, path)
+    opener = Opener(grant.policy.roots)
+    try:
+        return resolved, await asyncio.to_thread(opener.identity, Path(resolved), links_ok=True)
+    except PathRefused as exc:
+        raise ToolError(f"{path}: {exc.reason}") from None
+    except RequestError as exc:
+        if exc.code == NOT_FOUND:
+            return resolved, NEW_FILE
+        raise ToolError(str(exc)) from None
+    except OSError as exc:
+        raise ToolError(f"{path}: {exc.strerror or exc}") from None
 
 
 def _inside(grant: Grant, entries: list[Json]) -> tuple[list[Json], int]:
@@ -187,13 +213,50 @@ def _inside(grant: Grant, entries: list[Json]) -> tuple[list[Json], int]:
     return kept, len(entries) - len(kept)
 
 
-def _listing(key: str, grant: Grant, entries: list[Json], **extra: object) -> Json:
-    kept, outside = _inside(grant, entries)
+NO_BUFFER = object()
+"""An entry's ``file_id`` when no loaded buffer holds its file (Lua sent none)."""
+
+
+async def _verified(grant: Grant, entries: list[Json]) -> tuple[list[Json], int]:
+    """The entries (inside the workspace) whose buffer is the file at their path now, each without
+    its ``file_id`` (its buffer's source), and how many were left out. An entry no buffer holds
+    needs a regular file there."""
+    sources = [e.pop("file_id", NO_BUFFER) for e in entries]
+    paths = {str(e["path"]) for e in entries}
+    on_disk = await asyncio.to_thread(_sources_on_disk, Opener(grant.policy.roots), paths)
+    kept = [e for e, source in zip(entries, sources, strict=True) if _is_file(source, on_disk[str(e["path"])])]
+    return kept, len(entries) - len(kept)
+
+
+def _sources_on_disk(opener: Opener, paths: set[str]) -> dict[str, FileId | None]:
+    return {path: opener.source_of(Path(os.path.realpath(path))) for path in paths}
+
+
+def _is_file(source: object, on_disk: FileId | None) -> bool:
+    if source is NO_BUFFER:
+        return on_disk is not None and on_disk != NEW_FILE
+    found = _file_id(source)
+    return found is not None and found == on_disk
+
+
+def _file_id(raw: object) -> FileId | None:
+    if not isinstance(raw, list | tuple) or len(raw) != 2 or not all(isinstance(x, int | float) for x in raw):
+        return None
+    return (int(raw[0]), int(raw[1]))
+
+
+async def _listing(key: str, grant: Grant, entries: list[Json], **extra: object) -> Json:
+    inside, outside = _inside(grant, entries)
+    kept, unverified = await _verified(grant, inside)
     answer: Json = {key: kept[:MAX_ITEMS], **extra}
     if len(kept) > MAX_ITEMS:
         answer["truncated"] = f"{len(kept) - MAX_ITEMS} more not shown"
     if outside:
         answer["outside_workspace"] = f"{outside} entries about files outside the workspace left out"
+    if unverified:
+        answer["not_the_file"] = (f"{unverified} entries left out: their buffer is not the file at its path now "
+                                  "(it changed or was replaced on disk since Neovim read it), or no regular file "
+                                  "is there")
     return answer
 
 
@@ -207,7 +270,7 @@ async def _diagnostics(state: EditorState, grant: Grant, args: Mapping[str, obje
     target = confine(grant, path) if path else None
     raw = await state.diagnostics(target)
     entries = [e for e in _entries(raw.get("diagnostics")) if _at_least(e, severity)]
-    answer = _listing("diagnostics", grant, entries)
+    answer = await _listing("diagnostics", grant, entries)
     if target is not None and not raw.get("loaded"):
         answer["note"] = f"{target} is not open in Neovim: diagnostics exist only for open files"
     return answer
@@ -221,24 +284,29 @@ def _at_least(entry: Json, severity: str) -> bool:
 
 
 async def _open_buffers(state: EditorState, grant: Grant, args: Mapping[str, object]) -> Json:
-    return _listing("buffers", grant, _entries(await state.open_buffers()))
+    return await _listing("buffers", grant, _entries(await state.open_buffers()))
 
 
 async def _selection(state: EditorState, grant: Grant, args: Mapping[str, object]) -> Json:
     found = await state.selection()
     if found is None:
         return {"selection": None, "note": "the user has not selected anything in a file yet"}
-    if not _inside(grant, [found])[0]:
+    entry = _ordered(dict(found))
+    if not _inside(grant, [entry])[0]:
         return {"selection": None, "note": "the selection is in a file outside the workspace"}
-    return {"selection": _ordered(dict(found))}
+    if not (await _verified(grant, [entry]))[0]:
+        return {"selection": None, "note": "the selection is in a buffer that is not the file at its path now "
+                                           "(it changed or was replaced on disk since Neovim read it)"}
+    return {"selection": entry}
 
 
 async def _symbols(state: EditorState, grant: Grant, args: Mapping[str, object]) -> Json:
     path, query = _string(args, "path"), _string(args, "query")
     if not path and not query:
         raise ToolError("give a path (that file's symbols) or a query (workspace symbols)")
-    target = loadable(grant, path) if path else None
-    return _lsp_answer(grant, await state.lsp(LspQuery("symbols", target, query=query)), "symbols")
+    target, expect = await loadable(grant, path) if path else (None, NEW_FILE)
+    return await _lsp_answer(grant, await state.lsp(LspQuery("symbols", target, query=query, expect=expect)),
+                             "symbols")
 
 
 async def _definition(state: EditorState, grant: Grant, args: Mapping[str, object]) -> Json:
@@ -250,25 +318,26 @@ async def _references(state: EditorState, grant: Grant, args: Mapping[str, objec
 
 
 async def _position_query(state: EditorState, grant: Grant, args: Mapping[str, object], kind: str) -> Json:
-    path = loadable(grant, _string(args, "path", required=True))
+    name = _string(args, "path", required=True)
     line, column, symbol = _line(args, "line", required=True), _line(args, "column"), _string(args, "symbol")
     if not column and not symbol:
         raise ToolError("give the column or the symbol on that line")
-    answer = await state.lsp(LspQuery(kind, path, line=line, column=column, symbol=symbol))
-    return _lsp_answer(grant, answer, "locations")
+    path, expect = await loadable(grant, name)
+    answer = await state.lsp(LspQuery(kind, path, line=line, column=column, symbol=symbol, expect=expect))
+    return await _lsp_answer(grant, answer, "locations")
 
 
-def _lsp_answer(grant: Grant, answer: Json, key: str) -> Json:
+async def _lsp_answer(grant: Grant, answer: Json, key: str) -> Json:
     if answer.get("error"):
         raise ToolError(str(answer["error"]))
-    return _listing(key, grant, _entries(answer.get("items")))
+    return await _listing(key, grant, _entries(answer.get("items")))
 
 
 async def _open_file(state: EditorState, grant: Grant, args: Mapping[str, object]) -> Json:
-    path = loadable(grant, _string(args, "path", required=True))
-    if not os.path.isfile(path):
+    path, expect = await loadable(grant, _string(args, "path", required=True))
+    if expect == NEW_FILE:
         raise ToolError(f"{path}: no such file")
-    answer = await state.open_file(path, _line(args, "line") or 1)
+    answer = await state.open_file(path, _line(args, "line") or 1, expect)
     if answer.get("error"):
         raise ToolError(str(answer["error"]))
     return answer
