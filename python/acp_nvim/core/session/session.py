@@ -35,6 +35,7 @@ from acp.schema import (
 )
 
 from .. import tasks
+from ..agent import remote
 from ..agent.process import AgentHooks, AgentProcess, exit_summary
 from ..agent.wire import NoiseReporter
 from ..config import AgentSpec, Settings
@@ -230,6 +231,7 @@ class Session:
         return how[0]
 
     async def _open_past(self, session_id: str, replay: bool, how: list[str]) -> None:
+        self._warn_clear_text()
         try:
             reopened = await reopen.open_past(self._link, session_id, replay, self._hold_replay)
             if reopened.response is not None:
@@ -328,6 +330,7 @@ class Session:
         return None
 
     async def _open(self) -> None:
+        self._warn_clear_text()
         try:
             response = await self._link.open()
             await self._link.attach(response)
@@ -336,6 +339,13 @@ class Session:
             self._failed(f"failed to start: {exc}", "the agent did not start")
             raise
         self._ready()
+
+    def _warn_clear_text(self) -> None:
+        """Once per session start (not per reconnect): a ``ws://`` agent off this machine."""
+        warning = remote.clear_text_warning(self.spec)
+        if warning is not None:
+            self.transcript.notice(warning, "error")
+            self.editor.notify(f"{self.key}: {warning}", "warn")
 
     async def _reopen(self) -> None:
         self._cancel_questions()
