@@ -14,6 +14,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from shell_env import shell_argv  # noqa: E402  (the tests folder is on the path only from here)
+
 NVIM = str(Path(sys.executable).parent / "nvim")
 INIT = str(ROOT / "tests" / "minimal_init.vim")
 
@@ -34,13 +36,20 @@ def nvim_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return env
 
 
+def start_nvim(workspace: Path) -> pynvim.Nvim:
+    """An embedded headless Neovim with the plugin loaded, started in ``workspace`` the way a
+    shell starts it (``PWD``, ``OLDPWD``, ``HOME``, ``SHELL``, ``TERM``, ``LANG``, ``USER``)."""
+    instance = pynvim.attach("child", argv=shell_argv(workspace, [NVIM, "-u", INIT, "--embed", "--headless"]))
+    instance.command(f"cd {workspace}")
+    return instance
+
+
 @pytest.fixture
 def nvim(nvim_env: dict[str, str], tmp_path: Path) -> Iterator[pynvim.Nvim]:
     """A fresh embedded headless Neovim with the plugin loaded, cwd in a temp workspace."""
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    instance = pynvim.attach("child", argv=[NVIM, "-u", INIT, "--embed", "--headless"])
-    instance.command(f"cd {workspace}")
+    instance = start_nvim(workspace)
     instance.command("set columns=160 lines=50")
     try:
         yield instance

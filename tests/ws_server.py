@@ -13,10 +13,10 @@ PYTHON_DIR = str(Path(__file__).resolve().parents[1] / "python")
 
 
 @contextmanager
-def demo_ws_server(*flags: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """The server's ws:// address and process; stopped at the end."""
+def demo_ws_server(*flags: str, host: str = "127.0.0.1") -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """The server's ws:// address and process (listening on ``host``); stopped at the end."""
     env = {**os.environ, "PYTHONPATH": PYTHON_DIR}
-    proc = subprocess.Popen([sys.executable, "-m", "acp_nvim.demo_agent", "--ws", "127.0.0.1:0", *flags],
+    proc = subprocess.Popen([sys.executable, "-m", "acp_nvim.demo_agent", "--ws", f"{host}:0", *flags],
                             stdout=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stdout is not None

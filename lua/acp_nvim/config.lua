@@ -140,7 +140,18 @@ local function validate_mcp_servers(path, servers)
 end
 
 -- remote agents and terminals (issue 15): `url`, `headers`, `terminal` --------------------
-local AGENT_KEYS = 'command, args, env, cwd, mode, mcp_servers, terminal, url, headers'
+local AGENT_KEYS = 'command, args, env, cwd, mode, mcp_servers, terminal, url, headers, insecure'
+
+--- Whether a ws:// address names this machine (127.0.0.0/8, ::1, localhost).
+local function loopback(url)
+  local host = url:match('^wss?://([^/?#]*)') or ''
+  host = (host:gsub('^.*@', '')):lower()
+  if host:match('^%[::1%]') then
+    return true
+  end
+  host = host:gsub(':%d*$', '')
+  return host == 'localhost' or host == 'localhost.' or host:match('^127%.%d+%.%d+%.%d+$') ~= nil
+end
 
 local function validate_remote(path, agent)
   expect(path .. '.url', agent.url, 'string')
@@ -156,6 +167,13 @@ local function validate_remote(path, agent)
       expect(('%s.headers.%s'):format(path, k), v, 'string')
     end
   end
+  if agent.insecure ~= nil then
+    expect(path .. '.insecure', agent.insecure, 'boolean')
+  end
+  if agent.url:match('^ws://') and not loopback(agent.url) and not agent.insecure then
+    fail(path .. '.url', 'ws:// is not encrypted: headers, files and the MCP token would cross the network '
+      .. 'in clear text; use wss://, or set insecure = true for this agent')
+  end
 end
 
 local function validate_agent_extra(path, key, value)
@@ -163,7 +181,7 @@ local function validate_agent_extra(path, key, value)
     expect(path .. '.terminal', value, 'boolean')
     return true
   end
-  return key == 'url' or key == 'headers' -- checked by validate_remote
+  return key == 'url' or key == 'headers' or key == 'insecure' -- checked by validate_remote
 end
 -- end remote agents and terminals
 
@@ -179,6 +197,9 @@ local function validate_agent(name, agent)
     end
     if agent.headers ~= nil then
       fail(path .. '.headers', 'only for a remote agent (url)')
+    end
+    if agent.insecure ~= nil then
+      fail(path .. '.insecure', 'only for a remote agent (url)')
     end
   end
   for key, value in pairs(agent) do

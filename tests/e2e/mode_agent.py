@@ -7,6 +7,8 @@ Its environment says who it is and what it offers:
   ACP_TEST_ASKING       comma-separated modes in which it asks before writing (default: none)
   ACP_TEST_MODE_OPTION  "1": the modes are offered only as a config option (category "mode")
   ACP_TEST_REFUSE_MODE  "1": switching modes fails with a JSON-RPC error
+  ACP_TEST_STICKY_MODE  a mode set_config_option answers with, whatever was asked (the agent
+                        switches itself back in its answer)
 The prompt is one JSON object:
   {"op": "say", "chunks": [...]}                 stream exactly these agent message chunks
   {"op": "leak", "env": NAME, "size": n}         stream "The key is <$NAME> and ghp_… done." in n-char chunks
@@ -15,6 +17,9 @@ The prompt is one JSON object:
                                                  "title" overrides its "Write <name>" title)
   {"op": "ask", "title": ..., "command": ...}    an execute permission request with this title and
                                                  command (the prompt's title and detail)
+  {"op": "switch", "mode": ..., "via": ...}      the agent switches itself to this mode and says so with
+                                                 a current_mode_update ("via": "update", the default) or
+                                                 a config_option_update ("via": "option")
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ from acp.helpers import start_tool_call, tool_diff_content, update_agent_message
 from acp.schema import (
     AgentCapabilities,
     AllowedOutcome,
+    ConfigOptionUpdate,
+    CurrentModeUpdate,
     Implementation,
     InitializeResponse,
     NewSessionResponse,
@@ -51,6 +58,7 @@ MODES = [m for m in os.environ.get("ACP_TEST_MODES", "").split(",") if m]
 ASKING = {m for m in os.environ.get("ACP_TEST_ASKING", "").split(",") if m}
 AS_OPTION = os.environ.get("ACP_TEST_MODE_OPTION") == "1"
 REFUSE = os.environ.get("ACP_TEST_REFUSE_MODE") == "1"
+STICKY = os.environ.get("ACP_TEST_STICKY_MODE", "")
 OPTIONS = [PermissionOption(option_id="yes", name="Allow", kind="allow_once"),
            PermissionOption(option_id="no", name="Reject", kind="reject_once")]
 
@@ -93,7 +101,7 @@ class ModeAgent:
                                 **kwargs: Any) -> SetSessionConfigOptionResponse:
         if REFUSE:
             raise RequestError.invalid_params({"reason": "modes are locked"})
-        self.mode = str(value)
+        self.mode = STICKY or str(value)
         return SetSessionConfigOptionResponse(config_options=[self._option()])
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -115,6 +123,12 @@ class ModeAgent:
             await self._write(session_id, Path(request["path"]), request["text"], request.get("title"))
         elif request["op"] == "ask":
             await self._ask(session_id, request["title"], request["command"])
+        elif request["op"] == "switch":
+            self.mode = request["mode"]
+            update = (ConfigOptionUpdate(session_update="config_option_update", config_options=[self._option()])
+                      if request.get("via") == "option" else
+                      CurrentModeUpdate(session_update="current_mode_update", current_mode_id=self.mode))
+            await self.client.session_update(session_id=session_id, update=update)
         return PromptResponse(stop_reason="end_turn")
 
     async def _ask(self, session_id: str, title: str, command: str) -> None:

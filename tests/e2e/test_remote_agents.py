@@ -49,3 +49,56 @@ def test_a_remote_agent_chats_runs_terminals_logs_and_survives_a_dropped_connect
                        and buffer_text(nvim, "acp://log/far/1"), what="the log of the remote session")
         assert "connected to ws://" in log and "session/resume" in log and "session/prompt" in log
         assert "sekrit-token-123" not in log
+
+
+CAPTURE_NOTIFY = """
+_G.acp_test_notes = {}
+vim.notify = function(msg, level) table.insert(_G.acp_test_notes, msg) end
+"""
+
+
+def notes(nvim) -> list[str]:
+    return nvim.exec_lua("return _G.acp_test_notes")
+
+
+def outward_address() -> str | None:
+    """This machine's address on its network (no packet is sent), or None with loopback only."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))
+        except OSError:
+            return None
+        address = probe.getsockname()[0]
+    return None if address.startswith("127.") else address
+
+
+def test_clear_text_ws_off_this_machine_is_refused(nvim):
+    import pynvim
+
+    nvim.exec_lua("require('acp_nvim').setup({ agents = { far = { url = 'ws://agents.example.com:8765' } } })")
+    with pytest.raises(pynvim.NvimError, match=r"agents\.far\.url: ws:// is not encrypted.*set insecure = true"):
+        nvim.command("Ai new far")
+    assert session_state(nvim) is None, "no session was opened"
+
+
+def test_insecure_allows_clear_text_ws_and_warns_once_per_session_start(nvim):
+    address = outward_address()
+    if address is None:
+        pytest.skip("this machine has no address but loopback")
+    with demo_ws_server("--resume", host=address) as (url, server):
+        assert not url.startswith("ws://127.")
+        nvim.exec_lua(CAPTURE_NOTIFY)
+        nvim.exec_lua("require('acp_nvim').setup({ agents = { far = { url = ..., insecure = true } }, "
+                      "permissions = { policy = 'trust' } })", url)
+        nvim.command("Ai new far")
+        wait_for(lambda: session_state(nvim) == "idle", timeout=20, what="the remote session to start")
+        warning = "is not encrypted (insecure = true)"
+        wait_for(lambda: warning in chat(nvim), what="the chat's warning")
+        assert sum(warning in note for note in notes(nvim)) == 1
+        server.send_signal(signal.SIGUSR1)  # a reconnect is no new session start
+        wait_for(lambda: "reconnected (resumed)" in chat(nvim), timeout=30, what="the reconnect")
+        nvim.command("Ai send still there")
+        assert "You said: still there" in turns(nvim, 1)
+        assert chat(nvim).count(warning) == 1 and sum(warning in note for note in notes(nvim)) == 1

@@ -12,7 +12,7 @@ from pathlib import Path
 import pynvim
 import pytest
 
-from conftest import INIT, NVIM, ROOT
+from conftest import ROOT, start_nvim
 from helpers import buffer_text, wait_for
 
 pytestmark = pytest.mark.timeout(120)
@@ -48,9 +48,8 @@ class Editors:
         self.running: list[pynvim.Nvim] = []
 
     def start(self, history: object = None) -> pynvim.Nvim:
-        nvim = pynvim.attach("child", argv=[NVIM, "-u", INIT, "--embed", "--headless"])
+        nvim = start_nvim(self.workspace)
         self.running.append(nvim)
-        nvim.command(f"cd {self.workspace}")
         nvim.command("set columns=160 lines=50")
         nvim.exec_lua(CAPTURE)
         nvim.exec_lua(SETUP, str(self.agent_dir), history if history is not None else default_history(),

@@ -95,12 +95,9 @@ def test_unknown_subcommand_is_an_error_message(nvim):
 
 @pytest.mark.timeout(60)
 def test_quitting_neovim_leaves_no_agent_process(nvim_env, tmp_path):
-    import pynvim
+    from conftest import start_nvim
 
-    from conftest import INIT, NVIM
-
-    instance = pynvim.attach("child", argv=[NVIM, "-u", INIT, "--embed", "--headless"])
-    instance.command(f"cd {tmp_path}")
+    instance = start_nvim(tmp_path)
     instance.command("Ai send hello")
     wait_for(lambda: "turn ended" in buffer_text(instance, CHAT), timeout=20)
     agents = set(_demo_agents(instance.funcs.getpid()))

@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from shell_env import shell_env
+
 from .rpc import Rpc, RpcError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -127,7 +129,8 @@ class Editor:
         self.rpc.lua(SETUP_LUA, spec)
 
     def _spawn(self, env: Environment, host_file_limit: int | None) -> subprocess.Popen[bytes]:
-        variables = {**os.environ, **Environment._xdg(self.dir / "xdg"), "NVIM_RPLUGIN_MANIFEST": env.manifest,
+        variables = {**os.environ, **shell_env(self.workspace), **Environment._xdg(self.dir / "xdg"),
+                     "NVIM_RPLUGIN_MANIFEST": env.manifest,
                      "ACP_NVIM_TEST_PYTHON": sys.executable, "NVIM_PYTHON_LOG_FILE": str(self.dir / "pylog"),
                      "NVIM_PYTHON_LOG_LEVEL": "WARNING"}
         if host_file_limit is not None:  # the Python host runs through a wrapper that sets RLIMIT_FSIZE

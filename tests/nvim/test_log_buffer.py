@@ -231,3 +231,28 @@ def test_reopen_after_close_and_after_wipeout(nvim):
     lines = log_has(nvim, "← response session/prompt #4")
     assert len([h for h in headers(nvim) if "→ request session/prompt" in h]) == 3, lines
     assert "lifecycle: spawned pid" in headers(nvim)[0]
+
+
+def test_the_export_is_private_and_never_follows_a_symlink(nvim, tmp_path):
+    import os
+    import stat
+
+    nvim.exec_lua(CAPTURE_NOTIFY)
+    setup(nvim)
+    turn(nvim, "hello")
+    target = tmp_path / "export.jsonl"
+    target.write_text("old\n")
+    target.chmod(0o644)
+    nvim.command(f"Ai log export {target}")
+    wait_for(lambda: target.read_text().startswith("{"), what="the export to replace the old file")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert [name for name in os.listdir(tmp_path) if name.endswith(".tmp")] == [], "no temp file left"
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(victim)
+    nvim.command(f"Ai log export {link}")
+    wait_for(lambda: any("is a symbolic link" in n for n in nvim.exec_lua("return _G.acp_test_notes")),
+             what="the refusal")
+    assert victim.read_text() == "keep me\n" and link.is_symlink()

@@ -25,11 +25,23 @@ def test_remote_agents_and_terminal_keys_are_accepted(nvim):
     ("{agents = {far = {url = 'ws://x', headers = {A = 1}}}}", "agents.far.headers.A: expected string"),
     ("{agents = {g = {command = 'x', headers = {A = 'b'}}}}", "agents.g.headers: only for a remote agent"),
     ("{agents = {g = {command = 'x', terminal = 'yes'}}}", "agents.g.terminal: expected boolean"),
+    ("{agents = {far = {url = 'ws://agents.example:80/acp'}}}", "agents.far.url: ws:// is not encrypted"),
+    ("{agents = {far = {url = 'ws://user@127.0.0.1.example.com/'}}}", "agents.far.url: ws:// is not encrypted"),
+    ("{agents = {far = {url = 'ws://x', insecure = 'yes'}}}", "agents.far.insecure: expected boolean"),
+    ("{agents = {g = {command = 'x', insecure = true}}}", "agents.g.insecure: only for a remote agent"),
     ("{terminals = {output_limit = 0}}", "terminals.output_limit: expected a whole number >= 1"),
     ("{terminals = {preview_lines = 1.5}}", "terminals.preview_lines: expected a whole number >= 0"),
 ])
 def test_bad_keys_name_their_path(nvim, opts, message):
     assert message in setup_error(nvim, opts)
+
+
+@pytest.mark.parametrize("agent", ["{url = 'ws://127.0.0.1:9/acp'}", "{url = 'ws://127.1.2.3'}",
+                                   "{url = 'ws://[::1]:9/'}", "{url = 'ws://LocalHost:9'}",
+                                   "{url = 'ws://agents.example/acp', insecure = true}",
+                                   "{url = 'wss://agents.example/acp', insecure = false}"])
+def test_clear_text_ws_is_accepted_on_loopback_or_when_insecure(nvim, agent):
+    assert setup_error(nvim, f"{{agents = {{far = {agent}}}}}") == ""
 
 
 def test_checkhealth_lists_a_remote_agent(nvim):

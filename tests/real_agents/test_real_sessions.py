@@ -11,7 +11,7 @@ from pathlib import Path
 import pynvim
 import pytest
 
-from conftest import INIT, NVIM
+from conftest import start_nvim
 from helpers import buffer_text
 
 from .agents import AgentSetup
@@ -37,8 +37,7 @@ def _history_record(state_home: str, workspace: Path, agent: str) -> dict | None
 
 
 def _second_neovim(setup: AgentSetup, workspace: Path) -> pynvim.Nvim:
-    nvim = pynvim.attach("child", argv=[NVIM, "-u", INIT, "--embed", "--headless"])
-    nvim.command(f"cd {workspace}")
+    nvim = start_nvim(workspace)
     nvim.command("set columns=160 lines=50")
     nvim.exec_lua(CAPTURE_NOTIFY)
     nvim.exec_lua(setup.setup_lua(), json.dumps(setup.env), json.dumps(setup.extra))

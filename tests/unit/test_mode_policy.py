@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -10,7 +11,9 @@ from fake_editor import FakeEditor
 
 from acp_nvim.core.config import parse_settings
 from acp_nvim.core.session.manager import SessionManager
-from acp_nvim.core.session.mode_policy import MODE_TABLE, find, judge
+from acp_nvim.core.session.mode_policy import MAX_SWITCHES, MODE_TABLE, find, judge
+from acp_nvim.core.session.session import Prompt
+from helpers import async_wait_for
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -155,5 +158,56 @@ async def test_an_agent_without_an_asking_mode_gets_a_warning(tmp_path):
     try:
         assert "its edits won't be reviewed" in chat(session)
         assert any("OPENCODE_PERMISSION" in text for text, _ in editor.notes)
+    finally:
+        await session.close()
+
+
+# -- the agent switches itself mid-session ----------------------------------------------------
+
+
+async def switch_itself(session, mode: str, via: str = "update") -> None:
+    turns = session.details.turns
+    session.submit(Prompt(json.dumps({"op": "switch", "mode": mode, "via": via})))
+    await async_wait_for(lambda: session.details.turns > turns and session.state == "idle")
+
+
+@pytest.mark.parametrize("via", ["update", "option"])
+async def test_an_agent_switching_itself_to_a_mode_that_asks_nothing_is_switched_back(tmp_path, via):
+    option = {"ACP_TEST_MODE_OPTION": "1"} if via == "option" else {}
+    _, session = await started(tmp_path, **CLAUDE, **option)
+    try:
+        assert session.mode == "default"
+        await switch_itself(session, "bypassPermissions" if via == "update" else "auto", via)
+        await async_wait_for(lambda: "the agent switched itself to mode" in chat(session), what="the note")
+        await async_wait_for(lambda: session.mode == "default", what="the switch back")
+    finally:
+        await session.close()
+
+
+async def test_a_mode_the_user_chose_is_kept(tmp_path):
+    _, session = await started(tmp_path, **CLAUDE)
+    try:
+        await session.set_mode("auto")
+        await switch_itself(session, "auto")
+        assert session.mode == "auto" and "switched itself" not in chat(session)
+    finally:
+        await session.close()
+
+
+async def test_a_switch_to_a_mode_that_asks_is_left_alone(tmp_path):
+    _, session = await started(tmp_path, **CLAUDE)
+    try:
+        await switch_itself(session, "plan")
+        assert session.mode == "plan" and "switched itself" not in chat(session)
+    finally:
+        await session.close()
+
+
+async def test_an_agent_answering_a_switch_with_another_mode_is_switched_back_a_bounded_number_of_times(tmp_path):
+    editor, session = await started(tmp_path, **CLAUDE, ACP_TEST_MODE_OPTION="1", ACP_TEST_STICKY_MODE="auto")
+    try:
+        await async_wait_for(lambda: "keeps switching itself to mode auto" in chat(session), what="the warning")
+        assert chat(session).count("the agent switched itself to mode auto") == MAX_SWITCHES
+        assert any("keeps switching itself" in text and level == "warn" for text, level in editor.notes)
     finally:
         await session.close()

@@ -50,6 +50,25 @@ def test_short_and_boolean_values_are_left_alone(redact):
     assert redact("exit 1, done: true") == "exit 1, done: true"
 
 
+def test_paths_are_never_secrets():
+    inherited = {"PWD": "/home/me/src/project", "OLDPWD": "/home/me/src", "XAUTHORITY": "/run/user/1000/Xauthority",
+                 "SSH_AUTH_SOCK": "/tmp/ssh-XXXX/agent.42", "KEY_PATH": "/usr/local/bin:/usr/bin:/bin",
+                 "GITHUB_TOKEN": "ghtoken-not-a-path"}
+    redact = Redactor.for_env({"GOOGLE_APPLICATION_CREDENTIALS": "/home/me/creds.json"}, inherited=inherited)
+    text = "in /home/me/src/project (was /home/me/src), /run/user/1000/Xauthority, /home/me/creds.json, /usr/bin"
+    assert redact(text) == text
+    assert redact("ghtoken-not-a-path") == "[redacted:$GITHUB_TOKEN]"
+
+
+@pytest.mark.parametrize(("name", "value"), [("PWD", "/home/me/project"), ("OLDPWD", "/home/me"),
+                                             ("SSH_AUTH_SOCK", "/tmp/ssh-abc/agent.1"),
+                                             ("SECRET_DIRS", "/etc/secrets:/run/secrets")])
+def test_a_configured_path_is_no_secret_whatever_its_name(name, value):
+    from acp_nvim.core.log.redact import secret_env_value
+
+    assert secret_env_value(name, value) is False
+
+
 def test_inherited_variables_only_when_their_name_says_secret(redact):
     assert redact("gh says inherited-token-value") == "gh says [redacted:$GITHUB_TOKEN]"
     assert redact("cwd /home/someone") == "cwd /home/someone"
@@ -116,6 +135,28 @@ def hexs(n: int) -> str:
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTYifQ.c2lnbmF0dXJlLXZhbHVl"
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA" + b62(60) + "\n" + b62(40) + "\n-----END RSA PRIVATE KEY-----"
 
+# Secrets on command lines, in credential files and headers
+COMMAND_LINE_AND_FILE_SECRETS = [
+    ("mysql -p glued password", "mysql -h db -uroot -ph4x0rpw1 app", "h4x0rpw1"),
+    ("curl -u user:password", "curl -sS -u alice:s3cr3tpw https://api.example.com/v1", "s3cr3tpw"),
+    ("sshpass -p", "sshpass -p 'hunter2x' ssh deploy@host", "hunter2x"),
+    ("MYSQL_PWD", "MYSQL_PWD=k9s3cr3t mysql -uroot", "k9s3cr3t"),
+    (".netrc line", "machine api.example.com login alice password n3trcpw9", "n3trcpw9"),
+    (".netrc lines", "machine api.example.com\n  login alice\n  password n3trcpw9\n", "n3trcpw9"),
+    (".pgpass line", "db.example.com:5432:app:alice:pgp4ssw0rd", "pgp4ssw0rd"),
+    ("kubeconfig client-key-data", "    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0t" + b62(40),
+     "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0t"),
+    ("age secret key", "AGE-SECRET-KEY-1" + "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"),
+    ("Vault token", "export VAULT_TOK=hvs.CAESI" + b62(40), "hvs.CAESI" + b62(40)),
+    ("PuTTY private key", "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPublic-Lines: 1\n"
+     "AAAAC3NzaC1lZDI1NTE5AAAAIPublicPart\nPrivate-Lines: 1\nAAAAIGm" + b62(36) + "\nPrivate-MAC: " + hexs(64),
+     "AAAAIGm" + b62(36)),
+    ("Cookie header", "Cookie: sessionid=" + b62(24) + "; csrftoken=" + b62(20), b62(24)),
+    ("Set-Cookie header", "Set-Cookie: __Host-sid=" + b62(26) + "; Path=/; Secure; HttpOnly", b62(26)),
+    ("Twilio API key", "twilio SK" + hexs(32), "SK" + hexs(32)),
+    ("Sentry DSN key", "SENTRY_DSN=https://" + hexs(32) + "@o123456.ingest.sentry.io/4504", hexs(32)),
+]
+
 # (name, the text as it appears, the secret part that must disappear)
 SECRETS = [
     ("json token", '{"token": "tok_' + b62(20) + '"}', "tok_" + b62(20)),
@@ -180,6 +221,7 @@ SECRETS = [
     ("Azure SAS signature", "https://x.blob.core.windows.net/c?sv=2020&sig=" + b62(30) + "%3D", b62(30)),
     ("Databricks token", "dapi" + hexs(32), "dapi" + hexs(32)),
     ("Mailgun key", "key-" + hexs(32), "key-" + hexs(32)),
+    *COMMAND_LINE_AND_FILE_SECRETS,
 ]
 
 NEAR_MISSES = [
@@ -200,6 +242,20 @@ NEAR_MISSES = [
     "def get_token(self): return self._tokenizer.decode(ids)  # tokenizer.json",
     "version v1.2.3-rc.4 built at 2024-05-01T12:00:00Z with sha256:" + hexs(64),
     "Authorization: required for every call",
+    "mysql -h db -u root -p app; mysql -P 3306 --protocol=tcp; mkdir -p build",
+    "curl -u alice https://api.example.com && docker run -u 1000:1000 image",
+    "sshpass -f ~/.ssh/pw ssh -p 2222 deploy@host",
+    "PWD=/home/me/project OLDPWD=/home/me; cd $OLDPWD; MYSQL_PWD=$DB_PASSWORD",
+    "machine api.example.com login alice, and the machine learning password policy",
+    "at 12:30:45 main.c:10:5: error, fe80::1:2:3:4, mac 00:11:22:33:44:55",
+    "client-certificate-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t" + b62(40),
+    "age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p is a public key; AGE-SECRET-KEY-1 is next",
+    "hvs.short and the file hvs.txt, hvb.x",
+    "PuTTY-User-Key-File-3: ssh-ed25519\nPublic-Lines: 1\nAAAAC3NzaC1lZDI1NTE5AAAAIPublicPart\n",
+    "Cookies: 3 in the jar; cookie: none; the cookie_name setting",
+    "Set-Cookie: is sent by the server, not the client",
+    "SKU " + hexs(32) + " and SK" + hexs(31) + " and sk" + hexs(32).upper(),
+    "https://o123456.ingest.sentry.io/api/4504/envelope/ and https://git@" + hexs(12) + ".example.com",
 ]
 
 
@@ -229,6 +285,14 @@ def test_redacting_twice_changes_nothing(name, text, secret):
 def test_json_stays_valid_around_every_shape(name, text, secret):
     raw = json.dumps({"text": text})
     assert json.loads(Redactor()(raw))["text"] == Redactor()(text)
+
+
+@pytest.mark.parametrize(("name", "text", "secret"), COMMAND_LINE_AND_FILE_SECRETS,
+                         ids=[s[0] for s in COMMAND_LINE_AND_FILE_SECRETS])
+def test_a_shape_at_the_start_of_a_line_is_found_in_json_too(name, text, secret):
+    raw = json.dumps({"text": "first line\n" + text})
+    assert secret not in Redactor()(raw)
+    assert json.loads(Redactor()(raw))["text"] == Redactor()("first line\n" + text)
 
 
 def test_custom_patterns_are_redacted():
@@ -331,3 +395,13 @@ def test_random_chunkings_never_show_what_the_whole_text_hides():
         chunks = [whole[a:b] for a, b in zip([0, *cuts], [*cuts, len(whole)], strict=True)]
         shown, hidden = streamed(redact, chunks), redact(whole)
         assert [s for s in secrets if s in whole and s not in hidden and s in shown] == [], chunks
+
+
+def test_the_manual_states_the_real_number_of_shapes():
+    import re
+    from pathlib import Path
+
+    from acp_nvim.core.log.redact import SHAPES
+
+    doc = (Path(__file__).resolve().parents[2] / "doc" / "acp_nvim.txt").read_text()
+    assert re.search(r"credentials by their shape \((\d+) shapes\)", doc).group(1) == str(len(SHAPES))

@@ -71,3 +71,28 @@ async def test_a_prompt_queued_while_the_connection_is_down_is_sent_after_the_re
             await async_wait_for(lambda: session.state == "idle" and not session.queue)
         finally:
             await session.close()
+
+
+@pytest.mark.parametrize(("url", "insecure", "refused"), [
+    ("ws://agents.example.com/acp", False, True),
+    ("ws://10.0.0.7:9000", False, True),
+    ("ws://[fe80::1]:9", False, True),
+    ("ws://127.0.0.1.example.com", False, True),
+    ("ws://agents.example.com/acp", True, False),
+    ("ws://127.0.0.1:9/", False, False),
+    ("ws://127.8.9.10", False, False),
+    ("ws://[::1]:9", False, False),
+    ("ws://localhost:9", False, False),
+    ("wss://agents.example.com/acp", False, False),
+])
+def test_clear_text_ws_off_this_machine_needs_insecure(url, insecure, refused):
+    from acp_nvim.core.agent.remote import clear_text_warning
+    from acp_nvim.core.errors import ConfigError
+
+    agents = {"far": {"url": url, **({"insecure": True} if insecure else {})}}
+    if refused:
+        with pytest.raises(ConfigError, match="clear text; use wss://, or set insecure = true"):
+            parse_settings({"agents": agents})
+        return
+    spec = parse_settings({"agents": agents}).agents["far"]
+    assert (clear_text_warning(spec) is not None) is insecure

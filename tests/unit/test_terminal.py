@@ -72,6 +72,30 @@ async def test_create_output_exit_release(tmp_path):
     assert service.preview(tid)[0].startswith(f"  ▸ terminal {tid} · exited 0")
 
 
+async def test_a_released_terminal_keeps_only_its_preview_and_exit_status(tmp_path):
+    editor = FakeEditor()
+    service, _ = _service(tmp_path, editor)
+    tid = await service.create("cat", ["big"], [], None, 16 << 20)
+    _, sink = editor.terminals[tid]
+    sink.output(b"x" * (8 << 20) + b"\n" + b"".join(b"line %d\n" % i for i in range(50)))
+    sink.exited(3)
+    terminal = service.shown(tid)
+    assert terminal.output.size > 8 << 20
+    service.release(tid)
+    assert terminal.output.size == 0, "the output is dropped at release"
+    assert terminal.status.code == 3
+    preview = service.preview(tid)
+    assert preview[0].startswith(f"  ▸ terminal {tid} · exited 3")
+    assert preview[-1] == "  │ line 49" and len(preview) == 1 + service.settings.preview_lines
+    sink.output(b"late output\n")
+    assert terminal.output.size == 0 and "late output" not in "\n".join(service.preview(tid))
+    for late in (service.output, service.kill, service.release):
+        with pytest.raises(RequestError, match="unknown terminal"):
+            late(tid)
+    with pytest.raises(RequestError, match="unknown terminal"):
+        await service.wait_for_exit(tid)
+
+
 async def test_kill_reports_the_signal(tmp_path):
     editor = FakeEditor()
     service, _ = _service(tmp_path, editor)

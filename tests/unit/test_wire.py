@@ -317,6 +317,37 @@ async def test_a_line_under_the_cap_but_over_the_reader_limit_still_arrives():
     assert recorder.seen == [("agent_message_chunk", "y" * 100_000), ("agent_message_chunk", "z")]
 
 
+# -- the item bound: what a line may cost once parsed ------------------------------------------
+
+
+@pytest.mark.parametrize("payload", [
+    [0] * (json_lines.MAX_ITEMS + 1),
+    {"a": [{} for _ in range(json_lines.MAX_ITEMS)]},
+])
+async def test_a_line_of_too_many_small_items_is_dropped_before_it_is_parsed(payload):
+    big = line({"jsonrpc": "2.0", "id": 5, "method": "fs/write_text_file", "params": {"pad": payload}})
+    recorder, writer = await run([big, chunk("alive")], Recorder(max_line_bytes=64 << 20), limit=1 << 16)
+    assert recorder.seen == [("agent_message_chunk", "alive")]
+    (summary, _, tell, _), = recorder.dropped_lines
+    assert summary.startswith("dropped a line from the agent (a method fs/write_text_file): ") and tell
+    assert f"over the limit of {json_lines.MAX_ITEMS:,}" in summary
+    (answer,) = writer.messages()
+    assert answer["id"] == 5 and "unreadable message" in answer["error"]["message"]
+
+
+def test_commas_and_brackets_inside_strings_are_no_items():
+    text = "a,b,[c],{d}," * (json_lines.MAX_ITEMS // 4)
+    assert json_lines.too_many_items(line({"text": text, "escaped": '\\",[' * 1000})) is None
+    assert json_lines.too_many_items(b"[" + b"0," * json_lines.MAX_ITEMS + b"0]") == json_lines.MAX_ITEMS + 1
+    assert json_lines.too_many_items(b"[1,2,3]") is None
+
+
+async def test_a_long_text_full_of_commas_still_arrives():
+    text = "x,y,[z]," * (json_lines.MAX_ITEMS // 2)
+    recorder, _ = await run([chunk(text)], Recorder(max_line_bytes=64 << 20), limit=1 << 16)
+    assert recorder.seen == [("agent_message_chunk", text)]
+
+
 async def test_the_last_line_without_a_newline_still_arrives():
     reader = asyncio.StreamReader()
     reader.feed_data(chunk("a") + chunk("b").rstrip(b"\n"))

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ipaddress
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 from pydantic import (
     AfterValidator,
@@ -92,6 +94,20 @@ class MediaSettings(BaseModel):
 
 # -- agents --------------------------------------------------------------------------------
 
+def loopback(url: str) -> bool:
+    """Whether ``url``'s host is this machine: 127.0.0.0/8, ::1 or localhost."""
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return False
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 class AgentSpec(BaseModel):
     """How to launch one ACP agent."""
 
@@ -112,6 +128,9 @@ class AgentSpec(BaseModel):
     """A remote agent's WebSocket address (``ws://`` or ``wss://``) instead of a command."""
     headers: dict[str, str] = Field(default_factory=dict)
     """Sent with the WebSocket handshake (an ``Authorization`` token); redacted in the log."""
+    insecure: bool = False
+    """Allow a ``ws://`` address that is not loopback: headers, files and the MCP token then
+    cross the network in clear text (warned at every session start)."""
 
     @model_validator(mode="after")
     def _command_or_url(self) -> AgentSpec:
@@ -120,11 +139,22 @@ class AgentSpec(BaseModel):
                 raise ValueError("give command (a local agent) or url (a remote one)")
             if self.headers:
                 raise ValueError("headers are only for a remote agent (url)")
+            if self.insecure:
+                raise ValueError("insecure is only for a remote agent (url)")
         elif self.command:
             raise ValueError("give either command (a local agent) or url (a remote one), not both")
         elif not self.url.startswith(("ws://", "wss://")) or len(self.url.split("://", 1)[1]) == 0:
             raise ValueError(f"url must be a ws:// or wss:// address, got {self.url!r}")
+        elif self.clear_text and not self.insecure:
+            raise ValueError(f"{self.url} is not encrypted (ws://) and not on this machine: headers, files and "
+                             "the MCP token would cross the network in clear text; use wss://, or set "
+                             "insecure = true for this agent")
         return self
+
+    @property
+    def clear_text(self) -> bool:
+        """A ``ws://`` address whose host is not loopback (127.0.0.0/8, ::1, localhost)."""
+        return self.url is not None and self.url.startswith("ws://") and not loopback(self.url)
 
     @property
     def remote(self) -> bool:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import errno
+import os
 import re
 from pathlib import Path
 from typing import Any
 
 from ..core.config import LOG_LEVELS
 from ..core.errors import AcpNvimError
+from ..core.permissions.rules import write_atomic
 from ..core.session.session import Session
 from .command_context import CommandContext, CommandRequest
 from .log_view import LogView
@@ -91,10 +94,27 @@ def _export(ctx: CommandContext, session: Session, args: list[str]) -> None:
 
 async def _write(ctx: CommandContext, session: Session, path: Path, lines: list[str]) -> None:
     try:
-        await asyncio.to_thread(path.write_text, "\n".join(lines) + "\n", "utf-8")
+        await asyncio.to_thread(_write_private, path, ("\n".join(lines) + "\n").encode("utf-8"))
     except OSError as exc:
         raise AcpNvimError(f"cannot write {path}: {exc.strerror or exc}") from None
     ctx.notify(f"{session.key}: wrote {len(lines) - 1} log entries to {path}{_completeness(session)}")
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Written like the history: never through a symlink at ``path``, a temp file in the same
+    folder renamed over it, mode 0600 (the log names the user's files and commands)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise AcpNvimError(f"not exporting to {path}: it is a symbolic link (symlinks are not followed; "
+                               "name the file itself)") from None
+        raise
+    else:
+        os.close(fd)
+    write_atomic(path, data)
 
 
 def _header(session: Session) -> dict[str, Any]:

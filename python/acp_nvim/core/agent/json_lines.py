@@ -6,11 +6,18 @@ a line it refuses, or a message whose ``id`` it read as a float, is read again t
 The careful way decodes invalid UTF-8 with U+FFFD in its place, replaces lone surrogates, and
 turns too deep a nesting into a reason instead of a RecursionError. Either way, what comes out
 can be encoded as UTF-8 (for msgpack and Neovim).
+
+Before either, :func:`too_many_items` bounds what a line may cost once parsed: an 8 MiB line of
+``[0,0,…]`` or ``{"a":[{},{},…]}`` is four million objects, 30 times its size in memory. A line
+shorter than ``MAX_ITEMS`` bytes cannot hold more items and is not looked at; a longer one is
+counted at C speed (its ``,``, ``[`` and ``{``, strings included: an overestimate), and only
+when that count is over the bound are its strings taken out and the count made exact.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 from ..surrogates import clean
@@ -24,6 +31,24 @@ NOT_JSON = object()
 """What ``loads_careful`` returns for a line that is no JSON at all."""
 SURROGATE_HINTS = (b"\\ud", b"\\uD", b"\xed")
 """Only a line holding one of these can decode to a lone surrogate with ``json``."""
+MAX_ITEMS = 500_000
+"""The most values (array items, object members, containers) one line may hold: at most about
+40 MB once parsed, and far beyond any ACP message (a long text is one string)."""
+STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
+"""A JSON string (the unrolled loop: runs of plain bytes at C speed)."""
+
+
+def too_many_items(line: bytes | str) -> int | None:
+    """How many values ``line`` holds when that is more than ``MAX_ITEMS`` (None: it is not)."""
+    if len(line) <= MAX_ITEMS:
+        return None
+    if isinstance(line, str):  # a WebSocket text frame
+        line = line.encode("utf-8", "surrogatepass")
+    if line.count(b",") + line.count(b"[") + line.count(b"{") <= MAX_ITEMS:
+        return None
+    bare = STRING.sub(b'""', line)
+    count = bare.count(b",") + bare.count(b"[") + bare.count(b"{")
+    return count if count > MAX_ITEMS else None
 
 
 def _loads_orjson(line: bytes) -> object:

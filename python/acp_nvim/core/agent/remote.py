@@ -14,8 +14,18 @@ import contextlib
 
 from acp import connect_to_agent
 
+from ..config import AgentSpec
 from .process import CONNECTION_CLOSE, AgentProcess
 from .websocket import WebSocketTransport, connect
+
+
+def clear_text_warning(spec: AgentSpec) -> str | None:
+    """What to tell the user when a session starts on a ``ws://`` address off this machine
+    (allowed only by ``insecure = true``); None for every other agent."""
+    if not spec.clear_text:
+        return None
+    return (f"{spec.url} is not encrypted (insecure = true): headers, files and the MCP token cross "
+            "the network in clear text")
 
 
 class RemoteAgent(AgentProcess):

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from ..errors import AgentStartError
+from .json_lines import MAX_ITEMS, too_many_items
 from .wire import Tap
 
 FRAME_LIMIT = 64 * 1024 * 1024
@@ -72,6 +73,11 @@ class WebSocketTransport:
     def _parse(self, frame: str | bytes) -> dict[str, object] | None:
         if isinstance(frame, bytes):
             self._tap.noise(f"(binary frame of {len(frame)} bytes ignored)")
+            return None
+        items = too_many_items(frame)
+        if items is not None:
+            self._tap.noise(f"(a frame of {len(frame):,} characters dropped: {items:,} values, over the limit "
+                            f"of {MAX_ITEMS:,})")
             return None
         try:
             message = json.loads(frame)

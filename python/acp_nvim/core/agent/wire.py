@@ -9,6 +9,8 @@ lines (an OAuth URL, a progress bar) as such, and never lets one end the connect
   with one bad byte is still answered) and the log says what was replaced;
 - a line over the session's ``max_line_bytes`` is dropped without being held in memory, and
   the user is told; a request or response it began is answered or failed, so nobody waits;
+  so is a line that holds more than ``MAX_ITEMS`` values (``json_lines.too_many_items``:
+  its parse would cost 30 times its size), before it is parsed;
 - what the SDK cannot take is dropped with a log line: a response whose id is no number or
   string, a notification nobody handles (ACP: ignore), a request whose method is no string;
 - ``session/update`` goes to the session on its own path (``inbound.py``): no SDK task per
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .inbound import Inbound, Streamed, streamed, validated
-from .json_lines import NOT_JSON, loads_careful, loads_fast
+from .json_lines import MAX_ITEMS, NOT_JSON, loads_careful, loads_fast, too_many_items
 
 try:
     import orjson
@@ -169,6 +171,9 @@ class WireTransport:
         line = line.strip()
         if not line:
             return None
+        items = too_many_items(line)
+        if items is not None:
+            return Unreadable(line[:HEAD_BYTES], len(line), f"{items:,} values, over the limit of {MAX_ITEMS:,}")
         try:
             message, note = loads_fast(line), None
         except (ValueError, RecursionError):

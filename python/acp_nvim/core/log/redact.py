@@ -1,8 +1,8 @@
 """Secret redaction for everything the user sees: chat, notifications, log buffer, log export.
 
 Two sources of secrets: the values of the agent's configured environment (and of
-inherited variables whose names say they hold a secret), and strings shaped like
-credentials wherever they appear (``SHAPES``: API keys by their prefixes, bearer and
+inherited variables whose names say they hold a secret; a path such as ``$PWD`` never is),
+and strings shaped like credentials wherever they appear (``SHAPES``: API keys by their prefixes, bearer and
 basic credentials, named fields such as ``"password": "…"``, passwords in URLs, private
 key blocks, …). Users add their own patterns (``redaction.patterns`` in ``setup()``).
 
@@ -35,6 +35,10 @@ PLAIN_VALUE = re.compile(r"""(?xs)^(?:
   | [A-Za-z][A-Za-z0-9+.-]*://[^\s@/]+(?:/[^\s]*)?  # a URL without user or password
   | \{.*\} | \[.*\]                                # JSON
 )$""")
+PATHS = re.compile(r"^/[^\x00-\x1f:]*(?::/[^\x00-\x1f:]*)*$")
+"""An absolute path, or a colon list of them (``PATH``): a shell's ``PWD`` or ``XAUTHORITY`` names
+no secret, and redacting it would hide every workspace path."""
+NOT_SECRET_NAMES = frozenset({"PWD", "OLDPWD"})
 REDACTED = "[redacted]"
 
 Check = Callable[[str, str], bool]
@@ -52,6 +56,11 @@ class Shape:
     triggers: tuple[str, ...]
     check: Check | None = None
     label: str = REDACTED
+    hint: str = ""
+    """For the pre-check when no fixed word announces the secret (a ``.pgpass`` line): a regular
+    expression that matches at most ``HINT_SPAN`` characters, searched only in a text holding
+    ``hint_gate`` (a substring: the hot path pays one ``in``, not one more regex)."""
+    hint_gate: str = ""
 
 
 # -- second opinions ---------------------------------------------------------------
@@ -92,6 +101,16 @@ def _user_and_password(value: str, keep: str) -> bool:
     return ":" in decoded and decoded.isprintable()
 
 
+def _not_an_option(value: str, keep: str) -> bool:
+    """``mysql -p`` asks for the password; ``-p--verbose`` is no password either."""
+    return not value.startswith("-") and _real_value(value, keep)
+
+
+def _not_numbers(value: str, keep: str) -> bool:
+    """``00:11:22:33:44:55`` and ``2001:4860:0:0:0:0:8888`` are addresses, not ``.pgpass`` lines."""
+    return re.fullmatch(r"[0-9A-Fa-f:.]+", keep + value) is None
+
+
 def _random_body(value: str, keep: str) -> bool:
     """``sk-…`` keys are long random strings, unlike 'sk-learn-compatible-estimators'."""
     body = value.split("-", 1)[1] if "-" in value else value
@@ -106,12 +125,28 @@ _NAME_TRIGGERS = ("passw", "passphrase", "secret", "token", "apikey", "api_key",
                   "access_key", "access-key", "privatekey", "private_key", "private-key", "accountkey",
                   "account_key", "account-key", "auth")
 _QUOTE = r"\\*[\"']"
+_WORDS = r"(?:[ \t]+[^\s;&|]+)*?"
+"""The words of one shell command before an option (no line break, no ``;``, ``&&`` or ``|``)."""
+_NEWLINE = r"(?:\r?\n|(?:\\+r)?\\+n)"
+"""A line break, raw or escaped in JSON."""
+_SPACES = r"(?:\s|\\+[nrt])+"
+"""Blanks and line breaks, raw or escaped in JSON."""
+_TOKEN = r"[^\s\"'\\]+"
+_B = r"(?:\b|(?<=\\[nrt]))"
+"""A word's start, also right after a line break or tab escaped in JSON (``\\nmachine``)."""
+HINT_SPAN = 140
+_COOKIE_VALUE = r"""(?:\\*["'])?[ \t]*:[ \t]*(?:\\*["'])?)[^\s=;,"'\\]{1,256}=[^\r\n"'\\]*"""
+"""After the header's name: the colon, then every cookie to the end of the line."""
 
 SHAPES: tuple[Shape, ...] = (
     Shape("private key block",
           r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:[^\"\\]|\\+[nr/])*?"
           r"(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|(?=\\*\")|\Z)",
           ("private key",), label="[redacted private key]"),
+    Shape("PuTTY private key",
+          rf"(?P<keep>{_B}Private-Lines:[ \t]*\d+{_NEWLINE})[A-Za-z0-9+/=]{{4,}}(?![A-Za-z0-9+/=:-])"
+          rf"(?:{_NEWLINE}[A-Za-z0-9+/=]{{4,}}(?![A-Za-z0-9+/=:-]))*",
+          ("private-lines",), label="[redacted private key]"),
     Shape("Authorization header",
           r"(?P<keep>(?i:\b(?:proxy-)?authorization)(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?"
           r"(?:[A-Za-z][A-Za-z0-9-]*\s+)?)[^\s\"'\\,;]{6,}",
@@ -129,6 +164,7 @@ SHAPES: tuple[Shape, ...] = (
     Shape("Basic credentials", r"(?P<keep>(?i:\bbasic)\s+)[A-Za-z0-9+/]{6,}={0,2}(?![A-Za-z0-9+/=])",
           ("basic",), _user_and_password),
     Shape("Bearer token", r"(?P<keep>(?i:\bbearer)\s+)[A-Za-z0-9._~+/-]{12,}=*", ("bearer",), _not_a_word),
+    Shape("Sentry DSN key", r"(?P<keep>\bhttps?://)[0-9a-f]{32}(?::[0-9a-f]{32})?(?=@)", ("://",)),
     Shape("password in a URL",
           r"(?P<keep>\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@\"'<>\\]*:)[^\s/?#@\"'<>\\]+(?=@)",
           ("://",)),
@@ -160,8 +196,37 @@ SHAPES: tuple[Shape, ...] = (
     Shape("Telegram bot token", r"\b[0-9]{8,10}:AA[0-9A-Za-z_-]{30,}", (":aa",)),
     Shape("Mailgun key", r"\bkey-[0-9a-f]{32}\b", ("key-",)),
     Shape("Databricks token", r"\bdapi[0-9a-f]{32}\b", ("dapi",)),
+    Shape("password glued to mysql -p",
+          rf"(?P<keep>{_B}(?:mysql\w*|mariadb[\w-]*){_WORDS}[ \t]+-p(?:\\*[\"'])?)[^\s\"'\\;&|]+",
+          ("mysql", "mariadb"), _not_an_option),
+    Shape("curl -u user:password",
+          rf"(?P<keep>{_B}curl{_WORDS}[ \t]+(?:-u[ \t]*|--user[ \t=]+)(?:\\*[\"'])?[^\s:\"'\\]*:)[^\s\"'\\]+",
+          ("curl",)),
+    Shape("sshpass -p password",
+          rf"(?P<keep>{_B}sshpass(?:[ \t]+-[fdP][ \t]*\S+|[ \t]+-[ve])*[ \t]+-p[ \t]*(?:\\*[\"'])?)[^\s\"'\\]+",
+          ("sshpass",), _not_an_option),
+    Shape("password in a *_PWD variable (MYSQL_PWD)",
+          rf"(?P<keep>{_B}[A-Z][A-Z0-9]*_PWD(?:\\*[\"'])?[ \t]*[:=][ \t]*(?:\\*[\"'])?)[^\s\"'\\;&]{{3,}}",
+          ("_pwd",), _real_value),
+    Shape(".netrc password",
+          rf"(?P<keep>{_B}machine{_SPACES}{_TOKEN}(?:{_SPACES}(?:login|account|port){_SPACES}{_TOKEN})+"
+          rf"{_SPACES}password{_SPACES})(?:\\*[\"'])?{_TOKEN}",
+          ("machine",), _real_value),
+    Shape(".pgpass line",
+          r"(?:(?<![^\s\"'>])|(?<=\\n))(?P<keep>[A-Za-z0-9.*_-]{1,253}:(?:\d{1,5}|\*):[^\s:\"'\\]{1,64}"
+          r":[^\s:\"'\\]{1,64}:)[^\s\"'\\]+",
+          (), _not_numbers, hint=r":(?:\d{1,5}|\*):[^\s:\"'\\]{1,64}:[^\s:\"'\\]{1,64}:", hint_gate=":"),
+    Shape("kubeconfig client key",
+          rf"(?P<keep>{_B}client-key-data(?:\\*[\"'])?[ \t]*:[ \t]*(?:\\*[\"'])?)[A-Za-z0-9+/=]{{16,}}",
+          ("client-key-data",)),
+    Shape("age secret key", rf"{_B}AGE-SECRET-KEY-1[0-9A-Z]{{50,}}", ("age-secret-key-1",)),
+    Shape("Vault token", rf"{_B}hv[sbr]\.[A-Za-z0-9_-]{{24,}}", ("hvs.", "hvb.", "hvr.")),
+    Shape("Cookie header", rf"(?P<keep>(?:(?<![-\w])|(?<=\\[nrt]))(?i:cookie){_COOKIE_VALUE}", ("cookie",)),
+    Shape("Set-Cookie header", rf"(?P<keep>{_B}(?i:set-cookie){_COOKIE_VALUE}", ("set-cookie",)),
+    Shape("Twilio API key", r"\bSK[0-9a-f]{32}\b", (), hint=r"\bSK[0-9a-f]{32}", hint_gate="SK"),
 )
 
+HINTS = tuple((shape.hint_gate, re.compile(shape.hint)) for shape in SHAPES if shape.hint)
 KEEP_GROUPS = tuple(f"k{index}" if "(?P<keep>" in shape.pattern else "" for index, shape in enumerate(SHAPES))
 
 # -- what may still become a secret at the end of a stream -----------------------------
@@ -172,9 +237,16 @@ CONTEXT_TAIL = re.compile(
     r"|(?i:\b(?:bearer|basic))\s*"
     r"|--(?:[a-z0-9]+-)*(?:passw(?:or)?d|passphrase|secret|token|api-?key|access-key|private-key)\s*"
     r"|\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}[\s,;:'\"|=]*"
+    r"|\b(?:mysql\w*|mariadb[\w-]*|curl|sshpass)(?:[ \t]+[^\s;&|]+)*[ \t]*"
+    r"|\b[A-Z][A-Z0-9]*_PWD(?:\\*[\"'])?[ \t]*(?:[:=][ \t]*(?:\\*[\"'])?)?"
+    rf"|\bmachine(?:{_SPACES}{_TOKEN}(?:{_SPACES}(?:login|account|port){_SPACES}{_TOKEN})*"
+    rf"(?:{_SPACES}(?:login|account|port|password))?)?(?:{_SPACES})?"
+    r"|\bclient-key-data(?:\\*[\"'])?[ \t]*(?::[ \t]*(?:\\*[\"'])?)?"
+    r"|(?i:\b(?:set-)?cookie)(?:\\*[\"'])?[ \t]*(?::[ \t]*(?:\\*[\"'])?[^\r\n\"'\\]*)?"
     r"|-----BEGIN[ A-Z0-9]*)\Z")
 CONTEXT_TRIGGERS = (*_NAME_TRIGGERS, "authorization", "bearer", "basic", "--", "akia", "asia", "abia", "acca",
-                    "-----begin")
+                    "-----begin", "mysql", "mariadb", "curl", "sshpass", "_pwd", "machine", "client-key-data",
+                    "cookie")
 CONTEXT_WINDOW = 256
 """How far back a context (``password = "``) may start before the end of the text."""
 HOLD_LIMIT = 4096
@@ -182,6 +254,8 @@ HOLD_LIMIT = 4096
 HOLD_KEEP = 1024
 PEM_BEGIN = "-----BEGIN"
 PEM_END = re.compile(r"-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----")
+PUTTY_BEGIN = "Private-Lines:"
+PUTTY_BLOCK = re.compile(rf"Private-Lines:[ \t]*\d*(?:{_NEWLINE}[A-Za-z0-9+/=]*)*")
 SCOPABLE_FLAGS = re.compile(r"^\(\?([imsx]+)\)")
 
 
@@ -199,7 +273,7 @@ class Redactor:
         self._shapes = re.compile("|".join(_alternatives(patterns)))
         triggers = {t for shape in SHAPES for t in shape.triggers} | {form.lower() for form in self._forms}
         self._prefilter = re.compile(_trie(triggers))
-        self.overlap = max(map(len, triggers)) - 1
+        self.overlap = max(*map(len, triggers), HINT_SPAN if HINTS else 0) - 1
         """How far back a trigger that ends in new text may start."""
 
     @classmethod
@@ -215,7 +289,7 @@ class Redactor:
         literals: dict[str, str] = {}
         source = os.environ if inherited is None else inherited
         for name, value in source.items():
-            if SECRET_NAME.search(name) and len(value) >= MIN_INHERITED_VALUE:
+            if SECRET_NAME.search(name) and len(value) >= MIN_INHERITED_VALUE and not _names_a_path(name, value):
                 literals[value] = name
         for env in envs:
             for name, value in env.items():
@@ -238,7 +312,12 @@ class Redactor:
     def suspect(self, text: str) -> bool:
         """A cheap pre-check (the full pattern costs tens of microseconds per message): False
         when ``text`` holds no secret, and no context or configured value that starts one."""
-        return self._custom or self._prefilter.search(text.lower()) is not None
+        if self._custom or self._prefilter.search(text.lower()) is not None:
+            return True
+        for gate, hint in HINTS:
+            if gate in text and hint.search(text) is not None:
+                return True
+        return False
 
     def _replace(self, match: re.Match[str]) -> str:
         group = match.lastgroup or ""
@@ -288,6 +367,8 @@ class Redactor:
             moved = self._before_context(text, cut)
             if PEM_BEGIN in text:
                 moved = _before_private_key(text, moved)
+            if PUTTY_BEGIN in text:
+                moved = _before_putty_key(text, moved)
             moved = self._before_match(text, moved)
             if moved == cut:
                 return cut
@@ -371,9 +452,14 @@ def secret_env_value(name: str, value: str) -> bool:
     """Whether a configured env value is a secret: always when its name says so (``…_API_KEY``,
     ``…TOKEN``, ``…PASSWORD``), else unless it is plainly not one (a word, a path, a URL
     without credentials, JSON): redacting ``auto`` or a folder everywhere would hide the chat."""
-    if len(value) < MIN_ENV_VALUE or NOT_SECRET.match(value):
+    if len(value) < MIN_ENV_VALUE or NOT_SECRET.match(value) or _names_a_path(name, value):
         return False
     return bool(SECRET_NAME.search(name)) or not PLAIN_VALUE.match(value)
+
+
+def _names_a_path(name: str, value: str) -> bool:
+    """``PWD``, ``OLDPWD``, and any value that is an absolute path or a colon list of them."""
+    return name in NOT_SECRET_NAMES or PATHS.match(value) is not None
 
 
 def check_pattern(pattern: str) -> str:
@@ -462,3 +548,13 @@ def _before_private_key(text: str, cut: int) -> int:
         return cut  # a certificate, a public key: nothing secret
     end = PEM_END.search(text, begin)
     return begin if end is None or end.end() > cut else cut
+
+
+def _before_putty_key(text: str, cut: int) -> int:
+    """``cut`` moved to the start of a PuTTY key's private lines when they may not have ended."""
+    begin = text.rfind(PUTTY_BEGIN, 0, cut)
+    if begin == -1:
+        return cut
+    block = PUTTY_BLOCK.match(text, begin)
+    rest = text[block.end():] if block else ""
+    return begin if not rest.strip("\\\r") else cut

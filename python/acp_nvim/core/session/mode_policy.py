@@ -9,6 +9,13 @@ switches to the agent's asking mode and says so in the chat; with no such mode i
 that edits won't be reviewed. A ``mode`` the user configured for the agent (the presets
 set one) is kept: the chat only notes what it skips.
 
+The same rule holds for the whole session: :class:`ModeWatch` sees every mode the agent
+reports (a ``current_mode_update``, the mode option of a ``config_option_update``, the
+options a ``session/set_config_option`` answers with) and judges a mode the agent switched
+to on its own as :func:`uphold` judges the first one. A mode the user chose (``:Ai mode``)
+is theirs to keep. A hostile agent that keeps switching itself back is switched at most
+``MAX_SWITCHES`` times, then only warned about.
+
 The mode ids come from the agents pinned in tests/real_agents (see tests/real_agents/README.md).
 """
 
@@ -22,6 +29,7 @@ from typing import Protocol
 from ..agent.process import AgentProcess
 from ..config import AgentSpec
 from ..port import EditorPort
+from ..tasks import spawn
 from ..transcript.transcript import Transcript
 from .details import SessionDetails
 
@@ -91,8 +99,9 @@ class Verdict:
 
 
 def judge(entry: AgentModes | None, current: str | None, offered: set[str], policy: str,
-          configured: str | None, env: Mapping[str, str]) -> Verdict | None:
-    """The verdict for an agent in mode ``current`` under ``policy``; None when all is well."""
+          configured: str | None, env: Mapping[str, str], how: str = "started in") -> Verdict | None:
+    """The verdict for an agent in mode ``current`` under ``policy``; None when all is well.
+    ``how`` words how the agent came to that mode (it ``started in`` it, or ``switched itself to`` it)."""
     if entry is None or policy == "trust":
         return None
     skipped = _skipped(entry, current, policy)
@@ -103,7 +112,7 @@ def judge(entry: AgentModes | None, current: str | None, offered: set[str], poli
                             "its edits will not be reviewed")
     if entry.asks and entry.asks in offered:
         return Verdict(switch_to=entry.asks,
-                       note=f"permission policy {policy}: the agent started in mode {current}, which {skipped}; "
+                       note=f"permission policy {policy}: the agent {how} mode {current}, which {skipped}; "
                             f"switched to mode {entry.asks}, which asks (:Ai mode {current} switches back)")
     return Verdict(warning=f"permission policy {policy}, but the agent's mode {current} {skipped} and it offers "
                            "no mode that asks: its edits won't be reviewed")
@@ -151,23 +160,80 @@ class Target(Protocol):
     def permissions(self) -> _Policy: ...
     @property
     def process(self) -> AgentProcess: ...
+    @property
+    def mode_watch(self) -> ModeWatch: ...
 
     async def set_mode(self, mode_id: str) -> None: ...
 
     async def set_config_option(self, config_id: str, value: str | bool) -> None: ...
 
 
-async def uphold(session: Target) -> None:
-    """Check the session's mode against its policy; switch to the asking mode, or warn."""
+MAX_SWITCHES = 3
+"""How many times in a session the agent's own switch to a mode that skips is switched back."""
+
+
+class ModeWatch:
+    """Judges every mode the agent reports once the session opened (see the module's docstring)."""
+
+    def __init__(self, session: Target) -> None:
+        self._session = session
+        self._armed = False
+        self._last: str | None = None
+        self._chosen: str | None = None
+        self._switches = 0
+
+    def arm(self, current: str | None) -> None:
+        """The session opened in mode ``current`` and :func:`uphold` judged it: watch from here."""
+        self._armed, self._last = True, current
+
+    def asked(self, mode_id: str) -> None:
+        """The user (or the policy) asked for ``mode_id``: the agent reporting it is no switch of its own."""
+        self._chosen = self._last = mode_id
+
+    def reported(self, mode: str | None) -> None:
+        """The agent says its mode is now ``mode``."""
+        if not self._armed or mode is None or mode == self._last:
+            return
+        self._last = mode
+        if mode != self._chosen:
+            session = self._session
+            spawn(self._judge(mode), lambda text: _warn(session, text), f"{session.key} mode policy")
+
+    async def _judge(self, mode: str) -> None:
+        session = self._session
+        verdict = _verdict(session, mode, self._chosen or session.spec.mode, "switched itself to")
+        if verdict is None:
+            return
+        if verdict.switch_to is not None:
+            self._switches += 1
+            if self._switches > MAX_SWITCHES:
+                _warn(session, f"permission policy {session.permissions.policy}: the agent keeps switching itself "
+                               f"to mode {mode}, which skips permission requests: its edits may not be reviewed "
+                               f"(:Ai mode {verdict.switch_to} switches back)")
+                return
+        await _apply(session, verdict)
+
+
+def _verdict(session: Target, current: str | None, configured: str | None, how: str) -> Verdict | None:
     details = session.details
     offered = {mid for mid, _ in details.modes} | _mode_option_values(details)
     info = session.process.info
     name = info.agent_info.name if info is not None and info.agent_info is not None else ""
-    current = details.mode or _mode_option_current(details)
-    verdict = judge(find(name, offered), current, offered, session.permissions.policy,
-                    session.spec.mode, session.spec.env)
-    if verdict is None:
-        return
+    return judge(find(name, offered), current, offered, session.permissions.policy, configured,
+                 session.spec.env, how)
+
+
+async def uphold(session: Target) -> None:
+    """Check the session's mode against its policy; switch to the asking mode, or warn. From here
+    on the session's :class:`ModeWatch` judges every mode the agent switches to by itself."""
+    current = session.details.mode or _mode_option_current(session.details)
+    verdict = _verdict(session, current, session.spec.mode, "started in")
+    session.mode_watch.arm(current)
+    if verdict is not None:
+        await _apply(session, verdict)
+
+
+async def _apply(session: Target, verdict: Verdict) -> None:
     if verdict.switch_to is not None:
         try:
             await _switch(session, verdict.switch_to)

@@ -35,6 +35,7 @@ from acp.schema import (
 )
 
 from .. import tasks
+from ..agent import remote
 from ..agent.process import AgentHooks, AgentProcess, exit_summary
 from ..agent.wire import NoiseReporter
 from ..config import AgentSpec, Settings
@@ -123,7 +124,9 @@ class Session:
                                          log=self.log)
         self.transcript.terminal_view = self.terminals.preview
         # -- end terminals
-        self._updates = UpdateRouter(self.transcript, self.details, self.log, self._tool_call_changed, self._changed)
+        self.mode_watch = mode_policy.ModeWatch(self)
+        self._updates = UpdateRouter(self.transcript, self.details, self.log, self._tool_call_changed, self._changed,
+                                     self.mode_watch.reported)
         self._turns = TurnRunner(self.transcript, self.details, files, self.permissions.start_turn,
                                  attachments.Packer(editor.buffer_text, settings.media.max_bytes,
                                                     self.transcript.notice))
@@ -235,6 +238,7 @@ class Session:
         return how[0]
 
     async def _open_past(self, session_id: str, replay: bool, how: list[str]) -> None:
+        self._warn_clear_text()
         try:
             reopened = await reopen.open_past(self._link, session_id, replay, self._hold_replay)
             if reopened.response is not None:
@@ -333,6 +337,7 @@ class Session:
         return None
 
     async def _open(self) -> None:
+        self._warn_clear_text()
         try:
             response = await self._link.open()
             await self._link.attach(response)
@@ -341,6 +346,13 @@ class Session:
             self._failed(f"failed to start: {exc}", "the agent did not start")
             raise
         self._ready()
+
+    def _warn_clear_text(self) -> None:
+        """Once per session start (not per reconnect): a ``ws://`` agent off this machine."""
+        warning = remote.clear_text_warning(self.spec)
+        if warning is not None:
+            self.transcript.notice(warning, "error")
+            self.editor.notify(f"{self.key}: {warning}", "warn")
 
     async def _reopen(self) -> None:
         self._cancel_questions()
@@ -613,14 +625,20 @@ class Session:
         await self.process.ask("session/set_mode", self._link.connection.set_session_mode(
             session_id=self._link.session, mode_id=mode_id))
         self.details.mode = mode_id
+        self.mode_watch.asked(mode_id)
         self._changed()
 
     async def set_config_option(self, config_id: str, value: str | bool) -> None:
-        """``session/set_config_option``; the response carries every option's new value."""
+        """``session/set_config_option``; the response carries every option's new value (an agent
+        that answers with another mode than the one asked switched itself: the mode policy judges it)."""
         response = await self.process.ask("session/set_config_option", self._link.connection.set_config_option(
             config_id=config_id, session_id=self._link.session, value=value))
+        option = self.details.option("mode")
+        if option is not None and option.id == config_id and isinstance(value, str):
+            self.mode_watch.asked(value)
         self.details.set_options(response.config_options)
         self.details.mode_from_options()
+        self.mode_watch.reported(self.details.mode)
         self._changed()
 
     # -- agent → client ------------------------------------------------------------

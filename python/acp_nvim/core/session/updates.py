@@ -32,19 +32,23 @@ from ..transcript.transcript import Transcript
 from .details import SessionDetails
 
 ToolCallObserver = Callable[[ToolCallState], None]
+ModeObserver = Callable[[str | None], None]
 
 
 class UpdateRouter:
-    """Routes one session's updates; ``replaying`` drops them (a reloaded history already shown)."""
+    """Routes one session's updates; ``replaying`` drops them (a reloaded history already shown).
+    ``on_mode`` hears every mode the agent reports (the mode policy judges them)."""
 
     def __init__(self, transcript: Transcript, details: SessionDetails, log: LogRing,
-                 on_tool_call: ToolCallObserver, changed: Callable[[], None]) -> None:
+                 on_tool_call: ToolCallObserver, changed: Callable[[], None],
+                 on_mode: ModeObserver = lambda mode: None) -> None:
         self.replaying = False
         self._transcript = transcript
         self._details = details
         self._log = log
         self._on_tool_call = on_tool_call
         self._changed = changed
+        self._on_mode = on_mode
 
     def route(self, update: SessionUpdate) -> None:
         """Dispatch one update; an unknown kind is logged and skipped."""
@@ -81,6 +85,7 @@ class UpdateRouter:
             case CurrentModeUpdate():
                 self._details.mode = update.current_mode_id
                 self._transcript.notice(f"mode: {update.current_mode_id}", "info")
+                self._on_mode(update.current_mode_id)
             case SessionInfoUpdate():
                 if not update.title:
                     return
@@ -91,6 +96,7 @@ class UpdateRouter:
                 self._log.add("debug", "notification", "config options updated")
                 self._details.set_options(update.config_options)
                 self._details.mode_from_options()
+                self._on_mode(self._details.mode)
             case _:
                 self._log.add("warn", "notification", f"skipped unknown session update {update!r:.120}")
                 return

@@ -20,9 +20,13 @@ class OutputRing:
         self.truncated = False
         self.total = 0
         """Every byte ever written (the agent sees at most ``limit`` of them)."""
+        self._kept: list[str] | None = None
+        """After :meth:`release`: the last lines the chat's preview shows (the bytes are gone)."""
 
     def write(self, data: bytes) -> None:
         """Append output; the front is dropped when the limit is passed."""
+        if self._kept is not None:
+            return
         self.total += len(data)
         self._data += data
         excess = len(self._data) - self.limit
@@ -41,9 +45,22 @@ class OutputRing:
             self.truncated = True
         return text
 
+    def release(self, lines: int) -> None:
+        """The terminal was released: keep only its last ``lines`` lines (for the chat), drop the
+        bytes (up to ``limit`` each, for every terminal of a long session), ignore what comes later."""
+        self._kept = self.tail_lines(lines)
+        self._data = bytearray()
+
+    @property
+    def size(self) -> int:
+        """Bytes retained now."""
+        return len(self._data)
+
     def tail_lines(self, count: int) -> list[str]:
         """The last ``count`` lines, escape sequences removed (the chat's preview, redrawn often:
         only the last ``TAIL_BYTES`` are decoded, however large the ring)."""
+        if self._kept is not None:
+            return self._kept[-count:] if count else []
         data = _from_character_start(bytes(self._data[-TAIL_BYTES:]))
         text = ANSI.sub("", data.decode("utf-8", "replace")).replace("\r", "")
         lines = text.rstrip("\n").split("\n") if text.strip() else []

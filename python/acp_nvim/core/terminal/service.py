@@ -4,7 +4,8 @@ Commands run in the editor (a pty job in a terminal buffer) once the permission 
 them, in a working directory confined to the workspace roots: the gate answers with the folder's
 real path and identity as approved, and the editor checks that identity again as the job starts.
 Each terminal keeps a bounded output ring; the chat shows its last lines live under any tool call
-that embeds it. When the session ends every terminal is killed and released (``close_all``).
+that embeds it. A released terminal keeps only those lines and its exit status. When the session
+ends every terminal is killed and released (``close_all``).
 """
 
 from __future__ import annotations
@@ -142,10 +143,12 @@ class TerminalService:
             self._log.add("info", "terminal", f"{terminal_id}: killed")
 
     def release(self, terminal_id: str) -> None:
-        """Kill if running and forget the id (the chat keeps its last output)."""
+        """Kill if running and forget the id. The output is dropped: the chat keeps the last lines
+        it shows and the exit status, nothing else (a later call names an unknown terminal)."""
         terminal = self.get(terminal_id)
         terminal.killed = terminal.killed or terminal.running
         terminal.released = True
+        terminal.output.release(self.settings.preview_lines)
         del self.live[terminal_id]
         self._editor.release_terminal(terminal_id)
         self._log.add("info", "terminal", f"{terminal_id}: released")
