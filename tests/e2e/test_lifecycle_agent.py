@@ -6,29 +6,16 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from fake_editor import FakeEditor
 
-from acp_nvim.core.config import TimeoutSettings, parse_settings
-from acp_nvim.core.session.manager import SessionManager
+from acp_nvim.core.config import TimeoutSettings
 from acp_nvim.core.session.prompt import Prompt
 from helpers import async_wait_for
+from helpers.core import chat_text, started
 
 pytestmark = pytest.mark.timeout(60)
 
 
 # -- recovery against the demo agent ------------------------------------------------------------
-
-
-def chat_text(session) -> str:
-    return "\n\n".join(block.text() for block in session.transcript.blocks)
-
-
-async def started(tmp_path, raw=None):
-    editor = FakeEditor()
-    manager = SessionManager(editor, parse_settings(raw or {}))
-    session = manager.create(None, str(tmp_path))
-    await session.start()
-    return editor, manager, session
 
 
 async def test_a_crash_shows_the_stderr_tail_keeps_the_queue_and_a_restart_sends_it(tmp_path):

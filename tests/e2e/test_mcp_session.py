@@ -18,6 +18,7 @@ from acp_nvim.core.session.manager import SessionManager
 from acp_nvim.core.session.session import Prompt
 from acp_nvim.nvim.app import notification_redactor
 from helpers import async_wait_for
+from helpers.core import chat_text as chat
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -37,10 +38,6 @@ def config(capabilities: str = "mcp-http", **extra: object) -> dict:
                 "events": {"type": "sse", "url": "http://127.0.0.1:9/sse",
                            "headers": {"Authorization": f"Bearer {HEADER_SECRET}"}}},
             **extra}
-
-
-def chat(session) -> str:
-    return "\n\n".join(block.text() for block in session.transcript.blocks)
 
 
 async def turn(session, text: str) -> str:

@@ -11,6 +11,7 @@ from fake_editor import FakeEditor
 from acp_nvim.core.config import parse_settings
 from acp_nvim.core.session.manager import SessionManager
 from acp_nvim.core.session.mode_policy import MODE_TABLE, find, judge
+from helpers.core import chat_text as chat
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -95,10 +96,6 @@ async def started(tmp_path, policy="ask", mode=None, **env):
     session = manager.create("probe", str(tmp_path))
     await session.start()
     return editor, session
-
-
-def chat(session) -> str:
-    return "\n".join(block.text() for block in session.transcript.blocks)
 
 
 CLAUDE = {"ACP_TEST_AGENT_NAME": "@agentclientprotocol/claude-agent-acp",

@@ -13,6 +13,7 @@ from acp_nvim.core.config import parse_settings
 from acp_nvim.core.session.manager import SessionManager
 from acp_nvim.core.session.session import Prompt
 from helpers import async_wait_for
+from helpers.core import chat_text as chat
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -27,10 +28,6 @@ async def started(tmp_path, mode: str, policy: str = "ask"):
     session = manager.create("probe", str(tmp_path))
     await session.start()
     return editor, session
-
-
-def chat(session) -> str:
-    return "\n".join(block.text() for block in session.transcript.blocks)
 
 
 async def write(session, path: Path, text: str) -> None:
