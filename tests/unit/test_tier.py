@@ -1,9 +1,10 @@
-"""The unit tier starts no process (tests/unit/conftest.py refuses each way to start one): ``make check``
+"""The unit tier starts no process (tests/conftest.py applies helpers/tier.py to each of its tests): ``make check``
 stays fast and needs neither Neovim nor an agent. These tests fail if a way slips through the guard."""
 
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -33,3 +34,9 @@ async def test_asyncio_subprocesses_are_refused():
 def test_neovim_is_refused():
     with pytest.raises(AssertionError, match=REFUSED):
         pynvim.attach("child", argv=["nvim", "--embed", "--headless"])
+
+
+@pytest.mark.parametrize("method", ["spawn", "fork", "forkserver"])
+def test_multiprocessing_is_refused(method):
+    with pytest.raises(AssertionError, match=REFUSED):
+        multiprocessing.get_context(method).Process(target=print).start()

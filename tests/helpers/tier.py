@@ -1,15 +1,16 @@
 """tests/unit starts no process: no Neovim, no agent, no subprocess of any kind (``make check`` runs it).
 
-Every way of starting one raises here instead. A test that needs a real agent belongs in tests/e2e,
-one that needs Neovim in tests/nvim.
+tests/conftest.py applies ``refuse_processes`` to every test under tests/unit: each way of starting a
+process raises there instead. A test that needs a real agent belongs in tests/e2e, one that needs
+Neovim in tests/nvim.
 """
 
 from __future__ import annotations
 
+import _posixsubprocess
 import asyncio
 import os
 import subprocess
-from collections.abc import Iterator
 
 import pynvim
 import pytest
@@ -31,6 +32,7 @@ async def _refuse_async(*args: object, **kwargs: object) -> object:
 
 STARTERS: list[tuple[object, str, object]] = [
     (subprocess.Popen, "__init__", _refuse),
+    (_posixsubprocess, "fork_exec", _refuse),
     (asyncio.base_events.BaseEventLoop, "subprocess_exec", _refuse_async),
     (asyncio.base_events.BaseEventLoop, "subprocess_shell", _refuse_async),
     (pynvim, "attach", _refuse),
@@ -38,12 +40,11 @@ STARTERS: list[tuple[object, str, object]] = [
                                         "execv", "execve", "spawnv", "spawnve") if hasattr(os, name)),
 ]
 """Each way to start a process and what replaces it (``subprocess.run`` and asyncio's transports go
-through ``Popen``; the event loop's own methods are refused as well, for a loop that bypasses it)."""
+through ``Popen``, multiprocessing through ``fork_exec`` or ``os.fork``; the event loop's own methods
+are refused as well, for a loop that bypasses them)."""
 
 
-@pytest.fixture(autouse=True)
-def no_process(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Refuse every process start for the duration of one unit test."""
+def refuse_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Until ``monkeypatch`` undoes it (the end of the test), every process start raises ``ProcessStarted``."""
     for owner, name, replacement in STARTERS:
         monkeypatch.setattr(owner, name, replacement)
-    yield
