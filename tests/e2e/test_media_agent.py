@@ -7,13 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from fake_editor import FakeEditor
 
-from acp_nvim.core.config import PACKAGE_ROOT, parse_settings
+from acp_nvim.core.config import PACKAGE_ROOT
 from acp_nvim.core.session import attachments
-from acp_nvim.core.session.manager import SessionManager
 from acp_nvim.core.session.session import Prompt
-from helpers import async_wait_for
+from helpers import async_wait_for, core
 from media_samples import png
 
 pytestmark = pytest.mark.timeout(30)
@@ -23,9 +21,7 @@ async def test_the_image_reaches_the_agent_as_an_image_block(tmp_path: Path):
     (tmp_path / "shot.png").write_bytes(png())
     agent = {"command": sys.executable, "args": ["-m", "acp_nvim.demo_agent"],
              "env": {"PYTHONPATH": str(PACKAGE_ROOT), "ACP_DEMO_CAPABILITIES": "image"}}
-    manager = SessionManager(FakeEditor(), parse_settings({"agents": {"d": agent}, "default_agent": "d"}))
-    session = manager.create(None, str(tmp_path))
-    await session.start()
+    _, _, session = await core.started(tmp_path, {"agents": {"d": agent}, "default_agent": "d"})
     try:
         session.submit(Prompt("echo", attachments=attachments.mentions("echo @shot.png", str(tmp_path))))
         text = lambda: "\n".join(b.text() for b in session.transcript.blocks)  # noqa: E731
