@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test bench profile lint venv clean agents docs faults fuzz
+.PHONY: demo test check bench profile lint venv clean agents docs faults fuzz
 
 venv: $(STAMP)
 
@@ -27,6 +27,12 @@ test: $(STAMP) agents
 	$(PY) -m mypy
 	MYPYPATH=python:tests $(PY) -m mypy tests/faults tests/fuzz
 	$(PY) -m pytest
+
+# The edit loop's tier, under a minute: `make lint` and the tests that start no process (no Neovim, no agent).
+CHECK_TESTS := tests/unit tests/test_hygiene.py tests/faults/test_registry.py \
+	tests/fuzz/test_fuzz.py::test_every_known_bug_has_its_test tests/fuzz/test_fuzz.py::test_strategies_make_schema_valid_payloads
+check: lint
+	$(PY) -m pytest -q $(CHECK_TESTS)
 
 # Figures, then a table against targets (bench/README.md). BENCH="chat startup" selects modules;
 # BENCH_PLUGIN_ROOT=/other/checkout measures another checkout of the plugin.

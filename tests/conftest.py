@@ -13,11 +13,22 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.append(str(ROOT / "tests" / "unit"))  # its recording port (fake_editor) serves the e2e core tests too
 
 from shell_env import shell_argv  # noqa: E402  (the tests folder is on the path only from here)
 
 NVIM = str(Path(sys.executable).parent / "nvim")
 INIT = str(ROOT / "tests" / "minimal_init.vim")
+UNIT = ROOT / "tests" / "unit"
+
+
+@pytest.fixture(autouse=True)
+def unit_tier(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test under tests/unit starts no process (helpers/tier.py): ``make check`` needs no Neovim, no agent."""
+    if UNIT in Path(request.node.path).parents:
+        from helpers.tier import refuse_processes
+
+        refuse_processes(monkeypatch)
 
 
 @pytest.fixture(scope="session")

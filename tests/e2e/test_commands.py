@@ -10,25 +10,12 @@ import pytest
 
 from acp_nvim.nvim.subcommands import SUBCOMMANDS
 from conftest import ROOT
-from helpers import buffer_text, wait_for
+from helpers import NOTIFY, SELECT, buffer_text, notes, wait_for
 
 pytestmark = pytest.mark.timeout(90)
 
 CHAT = "acp://chat/demo/1"
-CAPTURE = """
-_G.notes = {}
-vim.notify = function(msg, level) table.insert(_G.notes, msg) end
-_G.picked = {}
-_G.choose = {}
-vim.ui.select = function(items, opts, on_choice)
-  table.insert(_G.picked, { prompt = opts.prompt, items = items })
-  local pattern = table.remove(_G.choose, 1)
-  for i, item in ipairs(items) do
-    if pattern and item:find(pattern, 1, true) then return on_choice(item, i) end
-  end
-  on_choice(nil, nil)
-end
-"""
+CAPTURE = NOTIFY + SELECT
 
 
 @pytest.fixture
@@ -36,10 +23,6 @@ def ui(nvim):
     """Messages and pickers captured (pickers answer with the next pattern of ``_G.choose``)."""
     nvim.exec_lua(CAPTURE)
     return nvim
-
-
-def notes(nvim) -> list[str]:
-    return nvim.exec_lua("return _G.notes")
 
 
 def wait_note(nvim, text: str) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from helpers import buffer_text, wait_for
+from helpers import chat, wait_for
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -41,10 +41,6 @@ class Thing:
     def run(self):
         return helper(2)
 """
-
-
-def chat(nvim) -> str:
-    return buffer_text(nvim, CHAT)
 
 
 def start(nvim, capabilities: str = "mcp-http", extra: dict | None = None) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import buffer_text, wait_for
+from helpers import buffer_text, notify_stub, wait_for
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -16,10 +16,7 @@ LIST = "acp://changes/demo/1"
 ORIGINAL = "".join(f"line {n}\n" for n in range(1, 21))
 EDITED = ORIGINAL.replace("line 1\n", "line 1 // edited by demo\n", 1) + "added by the demo agent\n"
 
-CAPTURE_NOTIFY = """
-_G.acp_test_notes = {}
-vim.notify = function(msg, level) table.insert(_G.acp_test_notes, msg) end
-"""
+CAPTURE_NOTIFY = notify_stub("acp_test_notes")
 
 PENDING = """
 local p = require('acp_nvim.permission').queue[1]

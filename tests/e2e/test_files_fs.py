@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import buffer_text, wait_for
+from helpers import buffer_text, notify_stub, wait_for
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -23,9 +23,7 @@ CHAT = "acp://chat/probe/1"
 
 SETUP = """
 local python, script = ...
-_G.acp_test_notes = {}
-vim.notify = function(msg, level) table.insert(_G.acp_test_notes, msg) end
-require('acp_nvim').setup({
+""" + notify_stub("acp_test_notes") + """require('acp_nvim').setup({
   agents = {probe = {command = python, args = {script}}},
   default_agent = 'probe',
   workspace_roots = _G.acp_test_roots or {},

@@ -9,24 +9,14 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from helpers import buffer_text, wait_for
+from helpers import NOTIFY, SELECT, buffer_text, capture_notes, chat, notes, wait_for
 
 pytestmark = pytest.mark.timeout(90)
 
 SECRET = "sk-demo-" + "s3cr3t" * 4
 SETUP = """
 local login_file, pythonpath = ...
-_G.notes = {}
-vim.notify = function(msg, level) table.insert(_G.notes, msg) end
-_G.choose = {}
-vim.ui.select = function(items, opts, on_choice)
-  local pattern = table.remove(_G.choose, 1)
-  for i, item in ipairs(items) do
-    if pattern and item:find(pattern, 1, true) then return on_choice(item, i) end
-  end
-  on_choice(nil, nil)
-end
-require('acp_nvim').setup({ default_agent = 'locked', agents = { locked = {
+""" + NOTIFY + SELECT + """require('acp_nvim').setup({ default_agent = 'locked', agents = { locked = {
   command = vim.g.python3_host_prog, args = { '-m', 'acp_nvim.demo_agent' },
   env = { ACP_DEMO_REQUIRE_AUTH = 'all', ACP_DEMO_LOGIN_FILE = login_file, PYTHONPATH = pythonpath } } } })
 """
@@ -38,16 +28,8 @@ def locked(nvim, tmp_path: Path):
     return nvim
 
 
-def notes(nvim) -> list[str]:
-    return nvim.exec_lua("return _G.notes")
-
-
 def wait_note(nvim, text: str) -> str:
     return wait_for(lambda: next((n for n in notes(nvim) if text in n), None), timeout=30, what=repr(text))
-
-
-def chat(nvim, key: str) -> str:
-    return buffer_text(nvim, f"acp://chat/{key}")
 
 
 def fail_first_start(nvim) -> None:
@@ -93,7 +75,7 @@ def test_login_through_an_env_var_method_keeps_the_secret_out_of_sight(locked):
 
 
 def test_logout_where_the_agent_offers_none_is_a_clear_error(nvim):
-    nvim.exec_lua("_G.notes = {}; vim.notify = function(msg) table.insert(_G.notes, msg) end")
+    capture_notes(nvim)
     nvim.command("Ai")
     wait_for(lambda: nvim.exec_lua("return (require('acp_nvim.state').sessions['demo/1'] or {}).state") == "idle",
              timeout=30, what="idle")

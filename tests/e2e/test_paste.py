@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from helpers import buffer_text, wait_for
+from helpers import NOTIFY, buffer_text, notes, wait_for
 from media_samples import png
 
 pytestmark = pytest.mark.timeout(90)
@@ -24,9 +24,7 @@ local python, capabilities, root, extra = ...
 require('acp_nvim').setup(vim.tbl_extend('force', { agents = { demo = { command = python,
   args = { '-m', 'acp_nvim.demo_agent' }, env = { PYTHONPATH = root, ACP_DEMO_CAPABILITIES = capabilities } } } },
   extra))
-_G.notes = {}
-vim.notify = function(msg, level) table.insert(_G.notes, msg) end
-"""
+""" + NOTIFY
 FAKE_WL_PASTE = """#!{python}
 import os, sys
 content = os.environ.get("FAKE_CLIPBOARD", "")
@@ -65,10 +63,6 @@ def start(nvim, capabilities: str = "image", extra: dict | None = None) -> None:
     nvim.command("Ai")
     wait_for(lambda: nvim.exec_lua("return (require('acp_nvim.state').sessions['demo/1'] or {}).state") == "idle",
              timeout=30, what="the session to start")
-
-
-def notes(nvim) -> list[str]:
-    return nvim.exec_lua("return _G.notes")
 
 
 def note(nvim, needle: str) -> str:

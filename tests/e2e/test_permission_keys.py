@@ -8,15 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import answer_keys, buffer_text, wait_armed, wait_for
+from helpers import answer_keys, chat, wait_armed, wait_for
 
 pytestmark = pytest.mark.timeout(90)
-
-CHAT = "acp://chat/demo/1"
-
-
-def chat(nvim) -> str:
-    return buffer_text(nvim, CHAT)
 
 
 def session(nvim) -> dict:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import buffer_text, wait_for
+from helpers import buffer_text, notify_stub, wait_for
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -19,8 +19,7 @@ SECRET = "Zq8xY7wV6u5t-configured-secret"
 GITHUB = "ghp_" + "a1" * 18
 SETUP = """
 local agent, log = ...
-_G.acp_test_notes = {}
-vim.notify = function(msg, level) table.insert(_G.acp_test_notes, msg) end
+""" + notify_stub("acp_test_notes") + """
 require('acp_nvim').setup({ agents = { probe = agent }, default_agent = 'probe', log = log })
 """
 

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import answer_keys, buffer_text, wait_for
+from helpers import answer_keys, buffer_text, capture_notes, chat, wait_for
 
-CHAT = "acp://chat/demo/1"
 EDIT_MARK = " // edited by demo"
 ADDED = "added by the demo agent"
 
@@ -22,10 +21,6 @@ def review_open(nvim) -> bool:
 
 def wait_review(nvim) -> None:
     wait_for(lambda: review_open(nvim), timeout=20, what="the review to open")
-
-
-def chat(nvim) -> str:
-    return buffer_text(nvim, CHAT)
 
 
 def wait_turn_end(nvim, count: int = 1) -> str:
@@ -60,10 +55,6 @@ def test_accept_writes_agent_text_and_cleans_up(nvim, workspace):
     assert review_buffers(nvim) == []
     assert len(nvim.api.list_tabpages()) == tabs_before
     assert "Edited" in chat(nvim)
-
-
-def chat_of(nvim, key: str) -> str:
-    return buffer_text(nvim, f"acp://chat/{key}")
 
 
 def wait_idle(nvim) -> None:
@@ -240,7 +231,7 @@ def test_second_request_while_a_review_is_open(nvim, workspace):
     assert "[execute] git status (demo/2)" in listed and "[review, open] Edit" in listed
     nvim.input("1")  # back to the prompt (picking from the list answers nothing)
     answer_keys(nvim, "a")  # allow once
-    wait_for(lambda: "(demo) would run: git status" in chat_of(nvim, "demo/2"), timeout=20)
+    wait_for(lambda: "(demo) would run: git status" in chat(nvim, "demo/2"), timeout=20)
     assert review_open(nvim)  # the review still waits for its own answer
     nvim.command("Ai permissions")  # only the review is left: it comes to the front
     assert nvim.api.buf_get_name(0).endswith("/a.txt (review 1 of demo:1)")
@@ -330,7 +321,7 @@ def test_policy_auto_edit_accepts_edits_but_asks_for_commands(nvim, workspace):
 @pytest.mark.timeout(60)
 def test_policy_ask_is_the_default_and_reviews(nvim, workspace):
     path = make_file(workspace)
-    nvim.exec_lua("_G.notes = {} vim.notify = function(msg) table.insert(_G.notes, msg) end")
+    capture_notes(nvim)
     nvim.command("Ai")
     wait_idle(nvim)
     nvim.command("Ai policy")

@@ -13,24 +13,11 @@ import pynvim
 import pytest
 
 from conftest import ROOT, start_nvim
-from helpers import buffer_text, wait_for
+from helpers import NOTIFY, SELECT, buffer_text, chat, notes, wait_for
 
 pytestmark = pytest.mark.timeout(120)
 
-CAPTURE = """
-_G.notes = {}
-vim.notify = function(msg, level) table.insert(_G.notes, msg) end
-_G.picked = {}
-_G.choose = {}
-vim.ui.select = function(items, opts, on_choice)
-  table.insert(_G.picked, { prompt = opts.prompt, items = items })
-  local pattern = table.remove(_G.choose, 1)
-  for i, item in ipairs(items) do
-    if pattern and item:find(pattern, 1, true) then return on_choice(item, i) end
-  end
-  on_choice(nil, nil)
-end
-"""
+CAPTURE = NOTIFY + SELECT
 SETUP = """
 local dir, history, pythonpath = ...
 require('acp_nvim').setup({ default_agent = 'saved', history = history, agents = { saved = {
@@ -78,20 +65,12 @@ def editors(nvim_env: dict[str, str], tmp_path: Path) -> Iterator[Editors]:
             made.quit(nvim)
 
 
-def chat(nvim: pynvim.Nvim, key: str) -> str:
-    return buffer_text(nvim, f"acp://chat/{key}")
-
-
 def state(nvim: pynvim.Nvim, key: str) -> dict:
     return nvim.exec_lua("return require('acp_nvim.state').sessions[...] or vim.empty_dict()", key)
 
 
 def idle(nvim: pynvim.Nvim, key: str) -> None:
     wait_for(lambda: state(nvim, key).get("state") == "idle", timeout=30, what=f"{key} idle")
-
-
-def notes(nvim: pynvim.Nvim) -> list[str]:
-    return nvim.exec_lua("return _G.notes")
 
 
 def wait_note(nvim: pynvim.Nvim, text: str) -> str:

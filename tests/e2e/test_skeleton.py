@@ -7,14 +7,11 @@ import os
 
 import pytest
 
-from helpers import buffer_text, wait_for
+from helpers import buffer_text, notify_stub, wait_for
 
 CHAT = "acp://chat/demo/1"
 
-CAPTURE_NOTIFY = """
-_G.acp_test_notes = {}
-vim.notify = function(msg, level) table.insert(_G.acp_test_notes, msg) end
-"""
+CAPTURE_NOTIFY = notify_stub("acp_test_notes")
 
 
 def notes(nvim) -> list[str]:

@@ -8,15 +8,11 @@ from pathlib import Path
 import pytest
 
 from acp_nvim.core.agent.process_tree import descendants
-from helpers import buffer_text, wait_for
+from helpers import buffer_text, chat, wait_for
 
 pytestmark = pytest.mark.timeout(90)
 
 CHAT = "acp://chat/demo/1"
-
-
-def chat(nvim) -> str:
-    return buffer_text(nvim, CHAT)
 
 
 def turns(nvim, count: int) -> str:

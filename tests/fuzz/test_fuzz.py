@@ -8,14 +8,14 @@ strict-xfail test below with its minimal payload, so that fixing it flips the te
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from . import payloads
-from .findings import KNOWN, Finding, new
+from .findings import KNOWN, Finding, Known, new
 from .harness import Fuzzer
 from .payloads import Payload
 
@@ -67,7 +67,11 @@ def test_raw_lines(fuzzer: Fuzzer, batch: list[Payload]) -> None:
 # -- known today: each flips to a pass when its bug is fixed (then drop the marker and the KNOWN entry) ----
 
 def known(test: str) -> pytest.MarkDecorator:
-    entry = next(k for k in KNOWN if k.test == test)
+    return known_as(next(k for k in KNOWN if k.test == test))
+
+
+def known_as(entry: Known) -> pytest.MarkDecorator:
+    """The strict xfail that pins ``entry``: its test passes once the bug is fixed, and then fails."""
     return pytest.mark.xfail(strict=True, reason=entry.reason)
 
 
@@ -125,9 +129,33 @@ def test_nul_in_a_permission_option(fuzzer: Fuzzer) -> None:
     replay(fuzzer, PERMISSION % (b"title", b"a\\u0000b"), request=True)
 
 
+def unpinned(known: list[Known], namespace: Mapping[str, object]) -> list[str]:
+    """How ``known`` and the tests of ``namespace`` disagree: a known bug without its strict-xfail test,
+    or an xfail test that no known bug names."""
+    xfails = {name: [m.kwargs for m in getattr(value, "pytestmark", []) if m.name == "xfail"]
+              for name, value in namespace.items() if name.startswith("test_")}
+    wrong = [f"{k.test}: no such test" if k.test not in xfails else f"{k.test}: not strict-xfail for {k.reason!r}"
+             for k in known if {"strict": True, "reason": k.reason} not in xfails.get(k.test, [])]
+    named = {k.test for k in known}
+    return wrong + [f"{name}: xfail but not a known bug" for name, marks in xfails.items()
+                    if marks and name not in named]
+
+
 def test_every_known_bug_has_its_test() -> None:
-    names = {name for name in globals() if name.startswith("test_")}
-    assert {k.test for k in KNOWN} <= names
+    assert unpinned(KNOWN, globals()) == []
+    # KNOWN is empty today, so the line above alone could never fail: the check must see each way to go wrong
+    bug = Known("x", "why", "test_nul_in_a_permission_option")
+    assert unpinned([bug, Known("y", "why", "test_no_such_test")], globals()) == [
+        "test_nul_in_a_permission_option: not strict-xfail for 'why'", "test_no_such_test: no such test"]
+
+    @known_as(bug)
+    def test_a() -> None: ...
+
+    @pytest.mark.xfail(reason="other")
+    def test_b() -> None: ...
+
+    assert unpinned([Known("x", "why", "test_a")], {"test_a": test_a, "test_b": test_b}) == [
+        "test_b: xfail but not a known bug"]
 
 
 def test_strategies_make_schema_valid_payloads() -> None:

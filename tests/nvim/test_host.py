@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from helpers import buffer_text, wait_for
+from helpers import buffer_text, capture_notes, wait_for
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -58,7 +58,7 @@ def test_prestart_can_be_turned_off_and_reports_a_bad_config(nvim):
     nvim.exec_lua("require('acp_nvim').setup({ prestart = false })")
     nvim.exec_lua("require('acp_nvim.host').prestart()")
     assert nvim.exec_lua("return require('acp_nvim.host').channel") is None
-    nvim.exec_lua("_G.notes = {}; vim.notify = function(msg) table.insert(_G.notes, msg) end")
+    capture_notes(nvim)
     nvim.exec_lua("require('acp_nvim').setup({ chat = { position = 'top' } })")
     nvim.exec_lua("require('acp_nvim.host').prestart()")
     assert nvim.exec_lua("return _G.notes")[0].startswith("[acp.nvim] acp_nvim.setup: chat.position")

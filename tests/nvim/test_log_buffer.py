@@ -9,17 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from helpers import buffer_text, wait_for
+from helpers import buffer_text, notify_stub, wait_for
 
 CHAT = "acp://chat/demo/1"
 LOG = "acp://log/demo/1"
 HEADER = re.compile(r"^\d\d:\d\d:\d\d\.\d{3} (TRC|DBG|INF|WRN|ERR) [→←·] ")
 PYTHON_DIR = str(Path(__file__).resolve().parents[2] / "python")
 
-CAPTURE_NOTIFY = """
-_G.acp_test_notes = {}
-vim.notify = function(msg, level) table.insert(_G.acp_test_notes, msg) end
-"""
+CAPTURE_NOTIFY = notify_stub("acp_test_notes")
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import answer_keys, wait_armed, wait_for
+from helpers import answer_keys, capture_notes, wait_armed, wait_for
 
 pytestmark = pytest.mark.timeout(40)
 
@@ -220,7 +220,7 @@ def test_control_characters_are_shown_and_ids_go_back_as_sent(prompt):
 
 
 def test_a_request_that_cannot_be_shown_is_answered_empty(prompt):
-    prompt.exec_lua("_G.msgs = {} vim.notify = function(m) table.insert(_G.msgs, m) end")
+    capture_notes(prompt, "msgs")
     prompt.exec_lua("require('acp_nvim.permission').ask(1, { session = 'demo/1', title = 't', kind = 'execute', "
                     "detail = '', options = { { id = 'y', name = 'Yes', kind = 'allow_once' } }, rules = {} })")
     prompt.exec_lua("require('acp_nvim.kit.float').config = function() error('no room') end")
@@ -254,6 +254,6 @@ def test_dismiss_drops_the_request_without_answering(prompt):
 
 
 def test_nothing_pending(prompt):
-    prompt.exec_lua("_G.msgs = {} vim.notify = function(m) table.insert(_G.msgs, m) end")
+    capture_notes(prompt, "msgs")
     prompt.command("Ai permissions")
     assert prompt.exec_lua("return _G.msgs") == ["[acp.nvim] no permission request is pending"]

@@ -13,7 +13,7 @@ import pytest
 
 from acp_nvim.core.permissions.review import Current, ProposedEdit, Review, reconstruct
 from acp_nvim.nvim.review_spec import review_table
-from helpers import answer_keys, wait_for
+from helpers import answer_keys, capture_notes, wait_for
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -383,7 +383,7 @@ def test_verdict_keys_wait_until_the_review_was_visible_long_enough(view, worksp
 
 
 def test_a_review_never_takes_the_cursor_from_typing(view, workspace):
-    view.exec_lua("_G.msgs = {} vim.notify = function(m) table.insert(_G.msgs, m) end")
+    capture_notes(view, "msgs")
     path = workspace / "notes.txt"
     view.command(f"edit {path}")
     view.input("iAl")

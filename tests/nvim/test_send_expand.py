@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from helpers import buffer_text, wait_for
+from helpers import buffer_text, capture_notes, wait_for
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -60,7 +60,7 @@ def test_a_special_that_names_no_file_is_a_clear_error(nvim):
 
 
 def test_nothing_is_sent_when_expansion_fails(nvim):
-    nvim.exec_lua("_G.notes = {} vim.notify = function(msg) table.insert(_G.notes, msg) end")
+    capture_notes(nvim)
     nvim.command("Ai send explain %:p")
     assert nvim.exec_lua("return _G.notes") == [
         "[acp.nvim] `%` names no file: the current buffer has no name (write \\% for a literal %)"]

@@ -11,6 +11,7 @@ import pytest
 from acp_nvim.nvim import subcommand_docs
 from acp_nvim.nvim.subcommands import SUBCOMMANDS, Arg, Subcommand
 from conftest import NVIM, ROOT
+from helpers import capture_notes
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -80,7 +81,7 @@ def test_dynamic_sources_read_the_state_kept_in_lua(nvim, workspace):
 
 
 def test_lua_side_subcommand_runs_without_the_host(nvim):
-    nvim.exec_lua("_G.notes = {} vim.notify = function(msg) table.insert(_G.notes, msg) end")
+    capture_notes(nvim)
     nvim.command("Ai permissions")
     assert nvim.exec_lua("return _G.notes") == ["[acp.nvim] no permission request is pending"]
     assert not host_running(nvim)

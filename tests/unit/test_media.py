@@ -4,18 +4,12 @@ from __future__ import annotations
 
 import base64
 import os
-import sys
 from pathlib import Path
 
 import pytest
-from fake_editor import FakeEditor
 
-from acp_nvim.core.config import PACKAGE_ROOT, parse_settings
 from acp_nvim.core.session import attachments, media
 from acp_nvim.core.session.attachments import Accepts, Packer
-from acp_nvim.core.session.manager import SessionManager
-from acp_nvim.core.session.session import Prompt
-from helpers import async_wait_for
 from media_samples import JPEG_HEAD, png, wav
 
 pytestmark = pytest.mark.timeout(30)
@@ -106,20 +100,3 @@ async def test_blocks_per_capabilities_and_cap(tmp_path: Path):
     assert capped[0]["type"] == "resource_link"
     assert notes == [(f"shot.png (image, {len(png())} B): {len(png())} B is more than media.max_bytes (16 B): "
                       "sent as a link", "error")]
-
-
-async def test_the_image_reaches_the_agent_as_an_image_block(tmp_path: Path):
-    (tmp_path / "shot.png").write_bytes(png())
-    agent = {"command": sys.executable, "args": ["-m", "acp_nvim.demo_agent"],
-             "env": {"PYTHONPATH": str(PACKAGE_ROOT), "ACP_DEMO_CAPABILITIES": "image"}}
-    manager = SessionManager(FakeEditor(), parse_settings({"agents": {"d": agent}, "default_agent": "d"}))
-    session = manager.create(None, str(tmp_path))
-    await session.start()
-    try:
-        session.submit(Prompt("echo", attachments=attachments.mentions("echo @shot.png", str(tmp_path))))
-        text = lambda: "\n".join(b.text() for b in session.transcript.blocks)  # noqa: E731
-        await async_wait_for(lambda: "turn ended" in text())
-        assert f"— attached: shot.png (image, {len(png())} B)" in text()
-        assert '"type": "image"' in text() and base64.b64encode(png()).decode() in text()
-    finally:
-        await session.close()

@@ -35,4 +35,12 @@ def test_every_port_method_is_implemented_with_the_ports_signature(implementatio
 
 
 def test_the_fake_answers_only_what_it_implements():
-    assert not hasattr(FakeEditor(), "no_such_port_method")
+    """Core tests see the fake's own methods: no catch-all answers a port method it lacks (one that
+    answers only the port's names passes a check of a made-up name) and no instance attribute hides one."""
+    fake = FakeEditor()
+    assert not hasattr(fake, "no_such_port_method")
+    catch_alls = [f"{klass.__name__}.{hook}" for klass in type(fake).__mro__ if klass is not object
+                  for hook in ("__getattr__", "__getattribute__") if hook in vars(klass)]
+    assert catch_alls == []
+    assert [name for name in PORT_METHODS if getattr(getattr(fake, name), "__func__", None) is not
+            getattr(FakeEditor, name)] == []

@@ -1,17 +1,13 @@
-"""Rules allow no more than the user saw: the shell reading of commands (checked against bash) and
-the table of commands that must and must not match stored rules."""
+"""Rules allow no more than the user saw: the shell reading of commands (checked against bash in
+tests/e2e/test_rule_table_bash.py) and the table of commands that must and must not match stored rules."""
 
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from acp_nvim.core.permissions.command import Command, from_input, parse, parse_shell, scope_of
+from acp_nvim.core.permissions.command import from_input, parse, parse_shell, scope_of
 from acp_nvim.core.permissions.exec_tables import SCOPED
 from acp_nvim.core.permissions.rules import Rule, RuleRequest, RuleStore, offer
 
@@ -255,35 +251,3 @@ def test_a_request_setting_the_environment_matches_no_rule(env, why):
     harmless = from_input({"command": "git status -s", "env": {"TERM": "dumb", "LC_ALL": "C"}})
     assert harmless is not None and harmless.problem is None
 
-
-# -- the lexer against bash -------------------------------------------------------------------
-
-BASH = shutil.which("bash")
-SIMPLE = [c for c in [*APPROVED, *MUST_MATCH] if "*" not in c]
-
-
-def bash_words(command: str) -> list[str]:
-    """The words bash passes for ``command`` (globs and braces off, no program of PATH can run)."""
-    script = f"set -f +B; printf '%s\\0' {command}"
-    done = subprocess.run([BASH, "--norc", "--noprofile", "-c", script], capture_output=True, timeout=10,
-                          env={"PATH": "/nonexistent", "HOME": "~"}, check=False)
-    assert done.returncode == 0, done.stderr
-    return done.stdout.decode().split("\0")[:-1]
-
-
-@pytest.mark.skipif(BASH is None, reason="bash is not installed")
-@pytest.mark.parametrize("command", SIMPLE)
-def test_simple_commands_split_as_bash_splits_them(command):
-    assert list(parse_shell(command).texts) == bash_words(command)
-
-
-TRICKY = st.text(alphabet="ab '\"\\*?[]{}~#=-,./;|&<>()$`\n\t", max_size=14)
-
-
-@pytest.mark.skipif(BASH is None, reason="bash is not installed")
-@settings(max_examples=300, deadline=None, derandomize=True, database=None)
-@given(TRICKY)
-def test_whatever_is_read_as_one_simple_command_is_one_for_bash(command):
-    parsed: Command = parse_shell(command)
-    if parsed.problem is None:
-        assert list(parsed.texts) == bash_words(command), parsed

@@ -17,6 +17,7 @@ from acp_nvim.core.session.session import Prompt
 from acp_nvim.core.session.unreviewed import UnreviewedEdits
 from acp_nvim.core.transcript.transcript import Transcript
 from helpers import async_wait_for
+from helpers.core import chat_text as chat
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -31,10 +32,6 @@ async def started(tmp_path, mode: str, policy: str = "ask", answer: str = "allow
     session = manager.create("probe", str(tmp_path))
     await session.start()
     return editor, session
-
-
-def chat(session) -> str:
-    return "\n".join(block.text() for block in session.transcript.blocks)
 
 
 async def write(session, path: Path, text: str) -> None:

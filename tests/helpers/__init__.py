@@ -1,7 +1,9 @@
-"""Polling helpers for tests: wait with a deadline, never sleep-and-hope.
+"""Shared test helpers. Polling: wait with a deadline, never sleep-and-hope.
 
 The only polling code of the tests: ``wait_for`` (blocking, for tests driving Neovim) and
-``async_wait_for`` (its asyncio twin, for core tests on the event loop).
+``async_wait_for`` (its asyncio twin, for core tests on the event loop). ``helpers.lua`` holds the
+Lua stubs (``vim.notify``, ``vim.ui.select``), ``helpers.core`` the core tests' session helpers
+(import it only where tests/unit is on the path: unit and e2e tests).
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ import asyncio
 import time
 from collections.abc import Callable
 from typing import TypeVar
+
+from helpers.lua import NOTIFY, SELECT, capture_notes, notes, notify_stub
 
 T = TypeVar("T")
 
@@ -51,6 +55,11 @@ def buffer_text(nvim, name: str) -> str:
     return "\n".join(nvim.api.buf_get_lines(buf, 0, -1, False))
 
 
+def chat(nvim, key: str = "demo/1") -> str:
+    """The text of the chat buffer of session ``key`` (``acp://chat/<key>``)."""
+    return buffer_text(nvim, f"acp://chat/{key}")
+
+
 ARMED_LUA = "return require('acp_nvim.permission').armed() or require('acp_nvim.review').armed()"
 
 
@@ -64,3 +73,6 @@ def answer_keys(nvim, keys: str, timeout: float = 10.0) -> None:
     """Type ``keys`` into the prompt or review in front once its keys count, as a user who reads first."""
     wait_armed(nvim, timeout)
     nvim.input(keys)
+
+__all__ = ["ARMED_LUA", "NOTIFY", "SELECT", "WaitTimeout", "answer_keys", "async_wait_for", "buffer_text",
+           "capture_notes", "chat", "notes", "notify_stub", "wait_armed", "wait_for"]

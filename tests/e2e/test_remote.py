@@ -5,28 +5,20 @@ from __future__ import annotations
 import signal
 
 import pytest
-from fake_editor import FakeEditor
 
 from acp_nvim.core.config import parse_settings
 from acp_nvim.core.errors import AgentStartError
-from acp_nvim.core.session.manager import SessionManager
 from acp_nvim.core.session.session import Prompt
-from helpers import async_wait_for
+from helpers import async_wait_for, core
+from helpers.core import chat_text
 from ws_server import demo_ws_server
 
 pytestmark = pytest.mark.timeout(60)
 
 
-def chat_text(session) -> str:
-    return "\n\n".join(block.text() for block in session.transcript.blocks)
-
-
 async def remote_session(tmp_path, url, headers=None):
     agent = {"url": url, **({"headers": headers} if headers else {})}
-    manager = SessionManager(FakeEditor(), parse_settings({"agents": {"far": agent}}))
-    session = manager.create("far", str(tmp_path))
-    await session.start()
-    return session
+    return (await core.started(tmp_path, {"agents": {"far": agent}}, agent="far"))[2]
 
 
 @pytest.mark.parametrize(("flags", "how"), [((), "reloaded"), (("--resume",), "resumed")])

@@ -15,6 +15,7 @@ from acp_nvim.core.permissions.review import FileVerdict, ReviewVerdict
 from acp_nvim.core.session.manager import SessionManager
 from acp_nvim.core.session.session import Prompt
 from helpers import async_wait_for
+from helpers.core import chat_text as chat
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -50,10 +51,6 @@ async def started(tmp_path, editor, settings=None):
     session = manager.create(None, str(tmp_path))
     await session.start()
     return session
-
-
-def chat(session) -> str:
-    return "\n\n".join(block.text() for block in session.transcript.blocks)
 
 
 async def turn(session, text: str, count: int) -> str:

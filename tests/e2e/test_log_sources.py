@@ -7,14 +7,11 @@ import json
 import sys
 
 import pytest
-from fake_editor import FakeEditor
 
 from acp_nvim.core.agent.wire import NoiseReporter, WireTransport
-from acp_nvim.core.config import parse_settings
-from acp_nvim.core.session.manager import SessionManager
 from acp_nvim.core.session.session import Prompt
 from acp_nvim.demo_agent.misbehave import GARBAGE_LINE
-from helpers import async_wait_for
+from helpers import async_wait_for, core
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -57,10 +54,7 @@ def test_noise_reporter_shows_the_first_few_lines_whatever_they_say():
 
 
 async def run_turn(tmp_path, text, level="trace", editor=None):
-    editor = editor or FakeEditor()
-    manager = SessionManager(editor, parse_settings({"log": {"level": level}}))
-    session = manager.create(None, str(tmp_path))
-    await session.start()
+    editor, _, session = await core.started(tmp_path, {"log": {"level": level}}, editor=editor)
     session.submit(Prompt(text))
     await async_wait_for(lambda: session.state in ("idle", "failed") and any(
         op[0] == "new" and op[2] in ("turn_end", "error") for op in editor.ops), timeout=15, what="the turn's end")
@@ -126,9 +120,7 @@ async def test_a_huge_stderr_line_keeps_a_short_entry_line(tmp_path):
     from acp_nvim.core.config import PACKAGE_ROOT
 
     agents = {"demo": {"command": sys.executable, "args": [str(script)], "env": {"PYTHONPATH": str(PACKAGE_ROOT)}}}
-    manager = SessionManager(FakeEditor(), parse_settings({"agents": agents}))
-    session = manager.create(None, str(tmp_path))
-    await session.start()
+    _, _, session = await core.started(tmp_path, {"agents": agents})
     try:
         await async_wait_for(lambda: any(e.kind == "stderr" for e in session.log.entries()))
         entry = next(e for e in session.log.entries() if e.kind == "stderr")

@@ -9,13 +9,11 @@ from pathlib import Path
 
 import pytest
 from acp import RequestError
-from fake_editor import FakeEditor
 
-from acp_nvim.core.config import PACKAGE_ROOT, parse_settings
-from acp_nvim.core.session.manager import SessionManager
+from acp_nvim.core.config import PACKAGE_ROOT
 from acp_nvim.core.session.session import Prompt
 from acp_nvim.replay.script import ScriptError, load
-from helpers import async_wait_for
+from helpers import async_wait_for, core
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -26,10 +24,8 @@ def replay_agent(path: Path) -> dict:
 
 
 async def run_session(tmp_path, prompts, agent=None, agents=None, editor=None):
-    editor = editor or FakeEditor()
-    manager = SessionManager(editor, parse_settings({"agents": agents or {}, "log": {"level": "trace"}}))
-    session = manager.create(agent, str(tmp_path))
-    await session.start()
+    raw = {"agents": agents or {}, "log": {"level": "trace"}}
+    editor, _, session = await core.started(tmp_path, raw, editor=editor, agent=agent)
     for count, text in enumerate(prompts, 1):
         session.submit(Prompt(text))
         await async_wait_for(lambda n=count: sum(b.kind == "turn_end" for b in session.transcript.blocks) >= n,

@@ -8,16 +8,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from fake_editor import FakeEditor
 from test_mcp_server import FakeState
 
 from acp_nvim.core.config import PACKAGE_ROOT, parse_settings
 from acp_nvim.core.mcp.http_server import EditorMcpServer
 from acp_nvim.core.mcp.tools import EditorTools
-from acp_nvim.core.session.manager import SessionManager
 from acp_nvim.core.session.session import Prompt
 from acp_nvim.nvim.app import notification_redactor
-from helpers import async_wait_for
+from helpers import async_wait_for, core
+from helpers.core import chat_text as chat
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -37,10 +36,6 @@ def config(capabilities: str = "mcp-http", **extra: object) -> dict:
                 "events": {"type": "sse", "url": "http://127.0.0.1:9/sse",
                            "headers": {"Authorization": f"Bearer {HEADER_SECRET}"}}},
             **extra}
-
-
-def chat(session) -> str:
-    return "\n\n".join(block.text() for block in session.transcript.blocks)
 
 
 async def turn(session, text: str) -> str:
@@ -64,10 +59,7 @@ async def host(tmp_path: Path):
 
 
 async def started(tmp_path: Path, host: EditorMcpServer | None, raw: dict):
-    manager = SessionManager(FakeEditor(), parse_settings(raw), editor_mcp=host)
-    session = manager.create(None, str(tmp_path))
-    await session.start()
-    return session
+    return (await core.started(tmp_path, raw, editor_mcp=host))[2]
 
 
 async def test_servers_follow_the_agents_capabilities(tmp_path, host):
@@ -162,9 +154,7 @@ async def test_without_a_host_sessions_still_get_the_configured_servers(tmp_path
 
 
 async def opened(tmp_path: Path, host: EditorMcpServer, raw: dict):
-    manager = SessionManager(FakeEditor(), parse_settings(raw), editor_mcp=host)
-    session = manager.create(None, str(tmp_path))
-    await session.start()
+    _, manager, session = await core.started(tmp_path, raw, editor_mcp=host)
     return manager, session
 
 

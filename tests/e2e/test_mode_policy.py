@@ -14,6 +14,7 @@ from acp_nvim.core.session.manager import SessionManager
 from acp_nvim.core.session.mode_policy import MAX_SWITCHES, MODE_TABLE, find, judge
 from acp_nvim.core.session.session import Prompt
 from helpers import async_wait_for
+from helpers.core import chat_text as chat
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -98,10 +99,6 @@ async def started(tmp_path, policy="ask", mode=None, **env):
     session = manager.create("probe", str(tmp_path))
     await session.start()
     return editor, session
-
-
-def chat(session) -> str:
-    return "\n".join(block.text() for block in session.transcript.blocks)
 
 
 CLAUDE = {"ACP_TEST_AGENT_NAME": "@agentclientprotocol/claude-agent-acp",

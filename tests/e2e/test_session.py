@@ -5,24 +5,16 @@ from __future__ import annotations
 import pytest
 from fake_editor import FakeEditor
 
-from acp_nvim.core.config import parse_settings
 from acp_nvim.core.errors import AgentStartError
-from acp_nvim.core.session.manager import SessionManager
-from helpers import async_wait_for
+from helpers import async_wait_for, core
+from helpers.core import chat_text
 
 pytestmark = pytest.mark.timeout(30)
 
 
 async def started(tmp_path, editor=None, agents=None, agent=None):
-    editor = editor or FakeEditor()
-    manager = SessionManager(editor, parse_settings({"agents": agents or {}}))
-    session = manager.create(agent, str(tmp_path))
-    await session.start()
+    editor, _, session = await core.started(tmp_path, {"agents": agents or {}}, editor=editor, agent=agent)
     return editor, session
-
-
-def chat_text(session) -> str:
-    return "\n\n".join(block.text() for block in session.transcript.blocks)
 
 
 async def test_prompt_turn_streams_and_ends(tmp_path):
