@@ -33,15 +33,15 @@ local DEFS = {
     },
   },
   codex = {
+    -- @agentclientprotocol/codex-acp. It starts in 'agent' (auto review), which edits the
+    -- workspace unasked; 'read-only' asks before every edit and every command that writes.
+    -- 'workspace-write' edits the workspace unasked and asks to go beyond it.
     command = 'codex-acp',
     args = {},
-    -- In a trusted project Codex starts in 'auto', which edits the workspace unasked; 'read-only'
-    -- asks before every edit and every command that writes. (An approval_policy override via
-    -- `-c` would also ask, but then Codex offers no modes to switch to.)
     policy = {
       ask = { mode = 'read-only' },
-      ['auto-edit'] = { mode = 'auto' },
-      trust = { mode = 'full-access' },
+      ['auto-edit'] = { mode = 'workspace-write' },
+      trust = { mode = 'agent-full-access' },
     },
   },
   gemini = {

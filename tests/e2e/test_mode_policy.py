@@ -20,7 +20,9 @@ pytestmark = pytest.mark.timeout(30)
 
 MODE_AGENT = Path(__file__).resolve().parents[1] / "e2e" / "mode_agent.py"
 CLAUDE_MODES = {"default", "acceptEdits", "plan", "auto"}  # as claude-agent-acp 0.101 offers them
-CODEX_MODES = {"read-only", "auto", "full-access"}
+CODEX_MODES = {"read-only", "workspace-write", "agent", "agent-full-access"}  # @agentclientprotocol/codex-acp 2.6
+LEGACY_CODEX_MODES = {"read-only", "auto", "full-access"}  # @zed-industries/codex-acp 0.16
+LEGACY = "Codex (zed-industries)"
 GEMINI_MODES = {"default", "autoEdit", "yolo", "plan"}
 BY_LABEL = {entry.label: entry for entry in MODE_TABLE}
 
@@ -28,11 +30,13 @@ BY_LABEL = {entry.label: entry for entry in MODE_TABLE}
 @pytest.mark.parametrize(("name", "offered", "label"), [
     ("@agentclientprotocol/claude-agent-acp", CLAUDE_MODES, "Claude Code"),
     ("@zed-industries/claude-code-acp", CLAUDE_MODES, "Claude Code"),
-    ("codex-acp", CODEX_MODES, "Codex"),
+    ("@agentclientprotocol/codex-acp", CODEX_MODES, "Codex"),
+    ("codex-acp", LEGACY_CODEX_MODES, LEGACY),
     ("gemini-cli", GEMINI_MODES, "Gemini CLI"),
     ("OpenCode", set(), "opencode"),
     ("my-wrapper", {"default", "acceptEdits", "bypassPermissions"}, "Claude Code"),
-    ("my-wrapper", {"read-only", "auto", "full-access"}, "Codex"),
+    ("my-wrapper", CODEX_MODES, "Codex"),
+    ("my-wrapper", LEGACY_CODEX_MODES, LEGACY),
     ("my-wrapper", {"default", "autoEdit", "yolo"}, "Gemini CLI"),
     ("acp-nvim-demo", {"ask", "code"}, None),
     ("", set(), None),
@@ -56,10 +60,17 @@ ASKS_ENV = {"OPENCODE_PERMISSION": '{"edit":"ask","bash":"ask"}'}
     ("Claude Code", "auto", CLAUDE_MODES, "trust", None, {}, None),
     ("Claude Code", "acceptEdits", CLAUDE_MODES, "ask", "acceptEdits", {}, "note"),
     ("Claude Code", "auto", {"auto", "plan"}, "ask", None, {}, "warn"),
-    ("Codex", "auto", CODEX_MODES, "ask", None, {}, "switch read-only"),
-    ("Codex", "full-access", CODEX_MODES, "auto-edit", None, {}, "switch read-only"),
+    ("Codex", "agent", CODEX_MODES, "ask", None, {}, "switch read-only"),
+    ("Codex", "workspace-write", CODEX_MODES, "ask", None, {}, "switch read-only"),
+    ("Codex", "agent-full-access", CODEX_MODES, "auto-edit", None, {}, "switch read-only"),
     ("Codex", "read-only", CODEX_MODES, "ask", None, {}, None),
-    ("Codex", "auto", CODEX_MODES, "ask", "auto", {}, "note"),
+    ("Codex", "agent", CODEX_MODES, "ask", "agent", {}, "note"),
+    ("Codex", "permission-profile:custom", CODEX_MODES | {"permission-profile:custom"}, "ask", None, {}, None),
+    ("Codex", "agent", CODEX_MODES, "trust", None, {}, None),
+    (LEGACY, "auto", LEGACY_CODEX_MODES, "ask", None, {}, "switch read-only"),
+    (LEGACY, "full-access", LEGACY_CODEX_MODES, "auto-edit", None, {}, "switch read-only"),
+    (LEGACY, "read-only", LEGACY_CODEX_MODES, "ask", None, {}, None),
+    (LEGACY, "auto", LEGACY_CODEX_MODES, "ask", "auto", {}, "note"),
     ("Gemini CLI", "yolo", GEMINI_MODES, "ask", None, {}, "switch default"),
     ("Gemini CLI", "autoEdit", GEMINI_MODES, "ask", None, {}, "switch default"),
     ("Gemini CLI", "autoEdit", GEMINI_MODES, "auto-edit", None, {}, None),
@@ -206,5 +217,18 @@ async def test_an_agent_answering_a_switch_with_another_mode_is_switched_back_a_
         await async_wait_for(lambda: "keeps switching itself to mode auto" in chat(session), what="the warning")
         assert chat(session).count("the agent switched itself to mode auto") == MAX_SWITCHES
         assert any("keeps switching itself" in text and level == "warn" for text, level in editor.notes)
+    finally:
+        await session.close()
+
+
+CODEX = {"ACP_TEST_AGENT_NAME": "@agentclientprotocol/codex-acp",
+         "ACP_TEST_MODES": "read-only,workspace-write,agent,agent-full-access", "ACP_TEST_MODE": "agent"}
+
+
+async def test_codex_starting_in_agent_is_switched_to_read_only(tmp_path):
+    _, session = await started(tmp_path, **CODEX)
+    try:
+        assert session.mode == "read-only"
+        assert "the agent started in mode agent, which asks nothing; switched to mode read-only" in chat(session)
     finally:
         await session.close()

@@ -24,7 +24,7 @@ def test_every_preset_builds_a_valid_agent_for_setup(nvim):
 
 @pytest.mark.parametrize(("name", "policy", "mode"), [
     ("claude", "ask", "default"), ("claude", "auto-edit", "acceptEdits"), ("claude", "trust", "bypassPermissions"),
-    ("codex", "ask", "read-only"), ("codex", "auto-edit", "auto"), ("codex", "trust", "full-access"),
+    ("codex", "ask", "read-only"), ("codex", "auto-edit", "workspace-write"), ("codex", "trust", "agent-full-access"),
     ("gemini", "ask", "default"), ("gemini", "auto-edit", "autoEdit"), ("gemini", "trust", "yolo"),
 ])
 def test_policy_selects_the_agent_mode(nvim, name, policy, mode):

@@ -15,9 +15,24 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENTS_DIR = Path(os.environ.get("ACP_NVIM_TEST_AGENTS", ROOT / ".cache" / "agents"))
-BIN_DIR = AGENTS_DIR / "node_modules" / ".bin"
-NAMES = ("claude", "codex", "gemini", "opencode")
-EXECUTABLES = {"claude": "claude-agent-acp", "codex": "codex-acp", "gemini": "gemini", "opencode": "opencode"}
+MODULES = AGENTS_DIR / "node_modules"
+BIN_DIR = MODULES / ".bin"
+NAMES = ("claude", "codex", "codex_legacy", "gemini", "opencode")
+EXECUTABLES = {
+    "claude": BIN_DIR / "claude-agent-acp",
+    # Both Codex adapters claim `.bin/codex-acp`: each runs by its own path.
+    "codex": MODULES / "@agentclientprotocol" / "codex-acp" / "dist" / "index.js",
+    "codex_legacy": MODULES / "@zed-industries" / "codex-acp" / "bin" / "codex-acp.js",
+    "gemini": BIN_DIR / "gemini",
+    "opencode": BIN_DIR / "opencode",
+}
+LAUNCH = {
+    "codex": "require('acp_nvim.presets').codex({{ command = 'node', args = {{ {path} }}, "
+             "env = vim.json.decode(env_json) }})",
+    # the archived adapter, as the codex preset launched it: its mode that asks is read-only too
+    "codex_legacy": "{{ command = {path}, mode = 'read-only', env = vim.json.decode(env_json) }}",
+}
+"""Agents not launched as ``presets.<name>()`` alone: a Lua expression, ``{path}`` its executable."""
 
 
 @dataclass(slots=True)
@@ -49,10 +64,10 @@ def sdk_example() -> AgentSetup:
 
 def unavailable(name: str) -> str | None:
     """Why agent ``name`` cannot run here (the reason a test skips with), or None."""
-    if not (BIN_DIR / EXECUTABLES[name]).exists():
-        return (f"{EXECUTABLES[name]} is not installed in {BIN_DIR}: run `make agents` "
+    if not EXECUTABLES[name].exists():
+        return (f"{EXECUTABLES[name].relative_to(MODULES)} is not installed in {MODULES}: run `make agents` "
                 "(npm ci of tests/agents/package-lock.json; needs npm and the npm registry)")
-    if name == "codex" and shutil.which("bwrap") is None:
+    if name.startswith("codex") and shutil.which("bwrap") is None:
         return "Codex's sandbox needs bubblewrap (bwrap): `apt-get install bubblewrap` (done by `make agents` as root)"
     return None
 
@@ -83,7 +98,8 @@ def prepare(name: str, base_url: str, home: Path) -> AgentSetup:
         "PATH": f"{BIN_DIR}{os.pathsep}{os.environ.get('PATH', '')}",
     }
     env.update(_SETUPS[name](base_url, home))
-    return AgentSetup(name, env)
+    launch = LAUNCH.get(name, "").format(path=json.dumps(str(EXECUTABLES[name])))
+    return AgentSetup(name, env, launch)
 
 
 def _claude(base_url: str, home: Path) -> dict[str, str]:
@@ -125,11 +141,13 @@ def _opencode(base_url: str, home: Path) -> dict[str, str]:
     }
 
 
-def _codex(base_url: str, home: Path) -> dict[str, str]:
+def _codex(base_url: str, home: Path, model: str = "gpt-5.5") -> dict[str, str]:
+    """Codex's provider block. The model must be in Codex's own catalog: an unknown one loses
+    ``apply_patch`` (Codex 0.166 knows ``gpt-5.5``; the legacy adapter's Codex ``gpt-5.3-codex``)."""
     codex_home = home / ".codex"
     codex_home.mkdir(parents=True, exist_ok=True)
     (codex_home / "config.toml").write_text(
-        'model = "gpt-5.3-codex"\n'
+        f'model = "{model}"\n'
         'model_provider = "mock"\n'
         "[model_providers.mock]\n"
         'name = "mock"\n'
@@ -159,4 +177,9 @@ def _gemini(base_url: str, home: Path) -> dict[str, str]:
     }
 
 
-_SETUPS = {"claude": _claude, "opencode": _opencode, "codex": _codex, "gemini": _gemini}
+def _codex_legacy(base_url: str, home: Path) -> dict[str, str]:
+    return _codex(base_url, home, model="gpt-5.3-codex")
+
+
+_SETUPS = {"claude": _claude, "opencode": _opencode, "codex": _codex, "codex_legacy": _codex_legacy,
+           "gemini": _gemini}

@@ -29,6 +29,8 @@ class Turn:
     wants_json: dict[str, Any] | None = None
     images: list[MediaPart] = field(default_factory=list)
     """Image (and audio) parts of the conversation, as the API carried them."""
+    searches: int = 0
+    """Tool searches the agent answered (Codex's ``tool_search``: the tools it found are in ``tools``)."""
 
     def add(self, role: str, text: str) -> None:
         self.items.append((role, text))
@@ -202,6 +204,9 @@ def script_image(sc: Scenario, tools: dict[str, ToolShape], turn: Turn) -> Reply
 def script_editor_diagnostics(sc: Scenario, tools: dict[str, ToolShape], turn: Turn) -> Reply:
     """Call the editor's ``diagnostics`` tool (the MCP server ``nvim``) for ``file``, then report."""
     if sc.step == 0:
+        search = search_call(tools, turn, "diagnostics")
+        if search is not None:
+            return Reply(chunks=["Looking for the editor's tools. "], call=search, delay=search_delay(turn))
         tool = editor_tool(tools, "diagnostics")
         return Reply(chunks=["Asking the editor. "], call=ToolCall(tool.name, {"path": sc.params["file"]}))
     expect = sc.params.get("expect", "").replace("+", " ")
@@ -212,6 +217,9 @@ def script_editor_diagnostics(sc: Scenario, tools: dict[str, ToolShape], turn: T
 def script_mcp_probe(sc: Scenario, tools: dict[str, ToolShape], turn: Turn) -> Reply:
     """Call ``reveal`` of the configured stdio MCP server ``probe`` (tests/real_agents/probe_mcp.py)."""
     if sc.step == 0:
+        search = search_call(tools, turn, "reveal", server="probe")
+        if search is not None:
+            return Reply(chunks=["Looking for the probe's tools. "], call=search, delay=search_delay(turn))
         tool = editor_tool(tools, "reveal", server="probe")
         return Reply(chunks=["Asking the probe. "], call=ToolCall(tool.name, {"what": "env"}))
     return Reply(chunks=_words("probe-ok" if "probe-env-ok" in sc.last_result else "probe-missing"))
@@ -233,6 +241,16 @@ SCRIPTS = {
 
 
 # -- binding abstract actions to the tools this agent offers ---------------------------
+
+
+TOOL_SEARCH = "tool_search"
+"""The tool-search tool of the Responses API: its call is a ``tool_search_call`` item."""
+SEARCHES = 12
+
+
+def search_delay(turn: Turn) -> float:
+    """How long to wait before searching again: a server that was not found may still be starting."""
+    return 0.5 if turn.searches else TEXT_DELAY
 
 
 class NoTool(LookupError):
@@ -264,6 +282,19 @@ def editor_tool(tools: dict[str, ToolShape], name: str, server: str = "nvim") ->
     if found:
         return tools[found[0]]
     raise NoTool(f"no editor tool {name!r} among {sorted(tools)}")
+
+
+def search_call(tools: dict[str, ToolShape], turn: Turn, name: str, server: str = "nvim") -> ToolCall | None:
+    """A ``tool_search`` for MCP tool ``name`` when the agent defers its MCP tools behind one (Codex
+    0.166) and no search has found it yet; None when the tool is offered (or searches gave up).
+    An MCP server still starting is not searched yet: the search is repeated, ``SEARCHES`` times."""
+    if TOOL_SEARCH not in tools or turn.searches >= SEARCHES:
+        return None
+    try:
+        editor_tool(tools, name, server)
+    except NoTool:
+        return ToolCall(TOOL_SEARCH, {"query": f"{server} {name}", "limit": 8})
+    return None
 
 
 def read_call(tools: dict[str, ToolShape], path: str) -> ToolCall:

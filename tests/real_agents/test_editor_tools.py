@@ -27,7 +27,8 @@ from .test_real_agents import ALL, agents
 
 pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(150)]
 
-IMAGE_SHAPES = {"claude": "anthropic_image", "opencode": "image_url", "codex": "input_image", "gemini": "inlineData"}
+IMAGE_SHAPES = {"claude": "anthropic_image", "opencode": "image_url", "codex": "input_image",
+                "codex_legacy": "input_image", "gemini": "inlineData"}
 DIAGNOSTIC = "undefined-name-zeta"
 
 

@@ -1,4 +1,5 @@
-"""End to end with the real agents (Claude Code, Codex, Gemini CLI, opencode) in headless Neovim.
+"""End to end with the real agents (Claude Code, Codex and its archived adapter, Gemini CLI, opencode)
+in headless Neovim.
 
 Each agent is installed from ``tests/agents/package-lock.json``, started through its shipped
 preset, and talks to the scripted model server (``model_server.py``) on 127.0.0.1. The
@@ -17,11 +18,15 @@ from .model_server import ModelServer
 
 pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(150)]
 
-ALL = ["claude", "codex", "gemini", "opencode"]
-SENDS_USAGE = ["claude", "codex", "opencode"]  # Gemini CLI sends no usage_update
-SENDS_PLAN = ["claude", "codex"]  # Gemini and opencode show their todo list as a tool call
-HAS_MODES = {"claude": "acceptEdits", "codex": "auto", "gemini": "autoEdit"}  # opencode: configOptions only
-PRESET_MODE = {"claude": "default", "codex": "read-only", "gemini": "default"}  # what the "ask" policy selects
+ALL = ["claude", "codex", "codex_legacy", "gemini", "opencode"]
+SENDS_USAGE = ["claude", "codex", "codex_legacy", "opencode"]  # Gemini CLI sends no usage_update
+SENDS_PLAN = ["claude", "codex_legacy"]
+"""Gemini and opencode show their todo list as a tool call; Codex 0.166 (under codex-acp 2.6) offers
+its model no ``update_plan`` tool (goals instead), so it sends no plan to script."""
+HAS_MODES = {"claude": "acceptEdits", "codex": "agent", "codex_legacy": "auto",
+             "gemini": "autoEdit"}  # opencode: configOptions only
+PRESET_MODE = {"claude": "default", "codex": "read-only", "codex_legacy": "read-only",
+               "gemini": "default"}  # what the "ask" policy selects
 
 ORIGINAL = "first line\nanswer_41\nlast line\n"
 EDITED = "first line\nanswer_42\nlast line\n"

@@ -20,7 +20,7 @@ from .model_server import ModelServer
 
 pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(240)]
 
-REOPENS = ["claude", "codex", "opencode"]
+REOPENS = ["claude", "codex", "codex_legacy", "opencode"]
 """They offer session/resume and session/load. Gemini CLI (0.61) offers load only, and its load of
 a session made by an earlier process sometimes answers -32603 "No previous sessions found for this
 project" (when it had not written the session before it was stopped), and replays after it answers:

@@ -6,8 +6,9 @@ import json
 import urllib.request
 from typing import Any
 
+from . import wire_responses
 from .model_server import ModelServer
-from .script import ToolShape, Turn, edit_call, find_scenario, json_for_schema, reply_for
+from .script import SEARCHES, ToolShape, Turn, edit_call, find_scenario, json_for_schema, reply_for
 
 MARK = "[scenario=edit file=/w/a.txt old=answer_41 new=answer_42] go"
 
@@ -48,6 +49,25 @@ def test_side_requests_without_tools_get_plain_text() -> None:
 def test_codex_edits_through_a_freeform_patch() -> None:
     call = edit_call({"apply_patch": ToolShape("apply_patch", set(), freeform=True)}, "/w/a.txt", "x", "y")
     assert call.text == "*** Begin Patch\n*** Update File: /w/a.txt\n@@\n-x\n+y\n*** End Patch\n"
+
+
+def test_codex_mcp_tools_behind_a_tool_search_are_searched_first() -> None:
+    body: dict[str, Any] = {"tools": [{"type": "function", "name": "exec_command"}, {"type": "tool_search"}],
+                            "input": [{"type": "message", "role": "user", "content": [
+                                {"type": "input_text", "text": "[scenario=mcp_probe] ask"}]}]}
+    search = wire_responses._call_item(reply_for(wire_responses.parse(body)), "1")
+    assert search["type"] == "tool_search_call" and search["execution"] == "client"
+    assert search["arguments"]["query"] == "probe reveal"
+    body["input"] += [search, {"type": "tool_search_output", "call_id": search["call_id"], "tools": []}]
+    again = reply_for(wire_responses.parse(body))
+    assert again.call is not None and again.call.name == "tool_search" and again.delay > 0.1
+    body["input"][-1]["tools"] = [{"type": "namespace", "name": "mcp__probe", "tools": [
+        {"type": "function", "name": "reveal", "parameters": {"properties": {"what": {}}}}]}]
+    call = wire_responses._call_item(reply_for(wire_responses.parse(body)), "2")
+    assert (call["type"], call["namespace"], call["name"]) == ("function_call", "mcp__probe", "reveal")
+    assert find_scenario(wire_responses.parse(body)).step == 0
+    body["input"] = body["input"][:1] + [{"type": "tool_search_output", "tools": []}] * SEARCHES
+    assert "no editor tool 'reveal'" in reply_for(wire_responses.parse(body)).chunks[0]
 
 
 def test_json_side_requests_get_a_value_of_their_schema() -> None:

@@ -5,22 +5,28 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .script import Reply, ToolShape, Turn, data_url
+from .script import TOOL_SEARCH, Reply, ToolShape, Turn, data_url
 from .sink import Sink
 
 
 def parse(body: dict[str, Any]) -> Turn:
     turn = Turn()
-    for tool in body.get("tools") or []:
+    _add_tools(turn, body.get("tools") or [])
+    for item in body.get("input") or []:
+        _add_item(turn, item)
+    return turn
+
+
+def _add_tools(turn: Turn, tools: list[dict[str, Any]]) -> None:
+    for tool in tools:
         name = tool.get("name")
         if tool.get("type") == "namespace":  # Codex groups an MCP server's tools: mcp__nvim.{diagnostics, ...}
             for inner in tool.get("tools") or []:
                 _add_tool(turn, inner, f"{name}__{inner.get('name')}")
+        elif tool.get("type") == TOOL_SEARCH:  # Codex 0.166 defers MCP tools behind a search
+            turn.tools[TOOL_SEARCH] = ToolShape(TOOL_SEARCH, {"query", "limit"})
         elif name:
             _add_tool(turn, tool, name)
-    for item in body.get("input") or []:
-        _add_item(turn, item)
-    return turn
 
 
 def _add_tool(turn: Turn, tool: dict[str, Any], name: str) -> None:
@@ -30,7 +36,10 @@ def _add_tool(turn: Turn, tool: dict[str, Any], name: str) -> None:
 
 def _add_item(turn: Turn, item: dict[str, Any]) -> None:
     kind = item.get("type", "message")
-    if kind in ("function_call_output", "custom_tool_call_output"):
+    if kind == "tool_search_output":  # the tools a search found are offered from here on
+        turn.searches += 1
+        _add_tools(turn, item.get("tools") or [])
+    elif kind in ("function_call_output", "custom_tool_call_output"):
         turn.add("tool_result", _text(item.get("output")))
     elif kind == "message":
         turn.add("user" if item.get("role") == "user" else "assistant", _text(item.get("content")))
@@ -92,6 +101,9 @@ def _call_item(reply: Reply, step_id: str) -> dict[str, Any]:
     if call.text is not None:
         return {"type": "custom_tool_call", "id": f"ctc_{step_id}", "call_id": f"call_{step_id}",
                 "name": call.name, "input": call.text, "status": "completed"}
+    if call.name == TOOL_SEARCH:
+        return {"type": "tool_search_call", "id": f"ts_{step_id}", "call_id": f"call_{step_id}",
+                "execution": "client", "status": "completed", "arguments": call.args or {}}
     item = {"type": "function_call", "id": f"fc_{step_id}", "call_id": f"call_{step_id}",
             "name": call.name, "arguments": json.dumps(call.args or {}), "status": "completed"}
     if call.name.startswith("mcp__") and call.name.count("__") >= 2:  # a tool of a namespace (see parse)

@@ -1,5 +1,8 @@
-"""``:Ai login`` and ``:Ai logout``: the agent's ``authMethods`` — its own login (``authenticate``),
-a ``terminal`` method in a Neovim terminal, an ``env_var`` method asked with ``inputsecret``."""
+"""``:Ai login`` and ``:Ai logout``. ``:Ai login`` runs one of the agent's ``authMethods``: its own
+login (``authenticate`` with the method's id) or a ``terminal`` method (the agent's command with the
+method's arguments in a Neovim terminal; a new agent process then finds the login, as ACP asks:
+no ``authenticate`` for a terminal method). ``env_var`` methods, which ACP's schema no longer has,
+are still run for older agents that send them: each variable asked with ``inputsecret``."""
 
 from __future__ import annotations
 
@@ -75,7 +78,8 @@ async def _login(ctx: CommandContext, agent: str, cwd: str) -> None:
 
 
 async def _terminal(ctx: CommandContext, agent: str, cwd: str, method: TerminalAuthMethod) -> None:
-    """The agent's command with the method's arguments, in a terminal; ``authenticate`` after it succeeds."""
+    """The agent's command with the method's arguments, in a terminal; after it exits with 0, a new
+    session on a new process (one that was running before may not see the login)."""
     spec = ctx.manager.settings.all_agents()[agent]
     argv = [spec.command, *spec.args, *(method.args or [])]
     env = {**spec.env, **ctx.manager.login_env[agent], **(method.env or {})}
@@ -84,11 +88,12 @@ async def _terminal(ctx: CommandContext, agent: str, cwd: str, method: TerminalA
     if code != "0":
         ctx.notify(f"{agent}: {method.name} ended with {code}: not logged in", "error")
         return
-    await _authenticate(ctx, agent, method)
+    await _new_session(ctx, agent, f"{agent}: logged in with {method.name}")
 
 
 async def _env_var(ctx: CommandContext, agent: str, method: EnvVarAuthMethod) -> None:
-    """Ask each variable without echo; they go only into the environment of the agent's new processes."""
+    """An older agent's ``env_var`` method: ask each variable without echo; they go only into the
+    environment of the agent's new processes."""
     values: dict[str, str] = {}
     for var in method.vars:
         value = str(await ctx.bridge.lua("return require('acp_nvim.login').secret(...)", var.label or var.name))

@@ -1,4 +1,8 @@
-"""Authentication when the agent asks for it: ``session/new`` fails with ``auth_required``."""
+"""Authentication when the agent asks for it: ``session/new`` fails with ``auth_required``.
+
+ACP's methods are the agent's own (``authenticate`` with its id; a method without a type, or with
+one the SDK does not know, is one) and ``terminal`` ones. ``env_var`` left the schema; older agents
+still send it, and the SDK still reads it."""
 
 from __future__ import annotations
 
@@ -54,7 +58,7 @@ async def authenticate(agent: AgentProcess, methods: list[AuthMethod], choose: C
     if index is None:
         raise AgentStartError(f"authentication of agent {name!r} was cancelled")
     method = methods[index]
-    if isinstance(method, (TerminalAuthMethod, EnvVarAuthMethod)):  # sessions lane: the client's part first
+    if isinstance(method, (TerminalAuthMethod, EnvVarAuthMethod)):  # the user's part comes first
         how = "in a terminal" if isinstance(method, TerminalAuthMethod) else "with a secret you type"
         raise AgentStartError(f"{_label(method)} logs in {how}: run :Ai login {name}")
     try:

@@ -67,7 +67,10 @@ def _opencode_asks(env: Mapping[str, str]) -> bool:
 MODE_TABLE: tuple[AgentModes, ...] = (
     AgentModes("Claude Code", ("claude",), frozenset({"default", "acceptEdits"}), asks="default",
                skips_edits=frozenset({"acceptEdits"}), skips_all=frozenset({"auto", "bypassPermissions"})),
-    AgentModes("Codex", ("codex",), frozenset({"read-only", "full-access"}), asks="read-only",
+    # @agentclientprotocol/codex-acp: its name contains the archived adapter's, so it comes first
+    AgentModes("Codex", ("agentclientprotocol/codex",), frozenset({"workspace-write", "agent-full-access"}),
+               asks="read-only", skips_all=frozenset({"workspace-write", "agent", "agent-full-access"})),
+    AgentModes("Codex (zed-industries)", ("codex",), frozenset({"read-only", "full-access"}), asks="read-only",
                skips_all=frozenset({"auto", "full-access"})),
     AgentModes("Gemini CLI", ("gemini",), frozenset({"autoEdit", "yolo"}), asks="default",
                skips_edits=frozenset({"autoEdit"}), skips_all=frozenset({"yolo"})),
