@@ -33,7 +33,7 @@ install_agents() {
   if [ -d "$DEST/node_modules" ] && cmp -s "$SRC/package-lock.json" "$DEST/package-lock.json"; then
     return 0  # installed from this very lockfile already
   fi
-  say "npm ci of the test agents into $DEST (once; about 1.2 GB)"
+  say "npm ci of the test agents into $DEST (once; about 1.5 GB)"
   mkdir -p "$DEST"
   cp "$SRC/package.json" "$SRC/package-lock.json" "$DEST/"
   # npm ci refuses a lockfile that lacks other platforms' optional binaries (opencode-darwin-*, ...),
