@@ -38,7 +38,7 @@ function M.run(opts)
     text = expanded
   end
   require('acp_nvim')._started = true
-  require('acp_nvim.guard').start() -- prompts must know whether the user is typing (:help acp_nvim-permissions)
+  require('acp_nvim.guard').start() -- prompts must know whether the user is typing (:help acp_nvim-permission-keys)
   require('acp_nvim.host').notify('command', {
     sub = sub,
     args = vim.list_slice(opts.fargs, 2),

@@ -33,7 +33,7 @@ M.defaults = {
   permissions = {
     policy = 'ask', -- 'ask' | 'auto-edit' | 'trust': the policy new sessions start with
     close_is_reject = true, -- closing a review view rejects it (false: hides it, still pending)
-    -- A prompt or review never takes the keys you type (:help acp_nvim-permissions):
+    -- A prompt or review never takes the keys you type (:help acp_nvim-permission-keys):
     focus = 'idle', -- 'idle': it enters its window only when you are in normal mode and not typing;
     --                 'never': it never does (go to it with :Ai permissions or keymaps.permissions)
     arm_ms = 500, -- its keys count only once it has been visible this long (0..10000) ...
@@ -230,7 +230,7 @@ local function whole(path, value, max)
   end
 end
 
---- The key guard and the rejected copies (`permissions.*`, see :help acp_nvim-permissions).
+--- The key guard and the rejected copies (`permissions.*`, see :help acp_nvim-permission-keys).
 local function validate_guard(permissions)
   if not vim.tbl_contains({ 'idle', 'never' }, permissions.focus) then
     fail('permissions.focus', "expected 'idle' or 'never'")

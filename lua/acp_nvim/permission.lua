@@ -3,7 +3,7 @@
 --- title says "1/3"); `q` hides the prompt without answering; |:Ai-permissions| lists every pending
 --- request, reviews included, and goes to the one picked.
 ---
---- Nothing is answered by accident (|acp_nvim-permissions|):
+--- Nothing is answered by accident (|acp_nvim-permission-keys|):
 ---   - the prompt enters its window only when the user is idle in normal mode; otherwise it shows
 ---     in the top-right corner and the cursor stays where they type (`:Ai permissions` or the chat's
 ---     `keymaps.permissions` key goes to it);
