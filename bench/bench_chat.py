@@ -1,4 +1,4 @@
-"""Chat flood (issue 13): the plugin against a bare ACP SDK client, in paired rounds.
+"""Chat flood: the plugin against a bare ACP SDK client, in paired rounds.
 
 The demo agent's ``load N 24`` (N = 100k chunks of exactly 24 bytes, pre-serialized so the
 agent is never the bottleneck) goes, in every round, to:

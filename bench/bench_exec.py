@@ -1,4 +1,4 @@
-"""Exec gate benchmark (issue 19): what the folder check adds to a terminal's start.
+"""Exec gate benchmark: what the folder check adds to a terminal's start.
 
 A terminal's command starts behind ``core/terminal/place.py``'s ``/bin/sh`` check (enter the
 approved folder, compare its device and inode, then ``exec`` the argv). Here ``/bin/true`` is

@@ -1,4 +1,4 @@
-"""fs/read_text_file benchmark (issue 4): a 100,000-line buffer with unsaved changes.
+"""fs/read_text_file benchmark: a 100,000-line buffer with unsaved changes.
 
 A real headless Neovim runs the plugin; a real agent process (tests/e2e/files_probe_agent.py)
 sends ``fs/read_text_file`` requests one after another and times each round trip over

@@ -1,4 +1,4 @@
-"""Log benchmark (issue 6): what the per-session log costs the chat flood, and its memory bound.
+"""Log benchmark: what the per-session log costs the chat flood, and its memory bound.
 
 The demo agent's ``flood N`` runs through the plugin in a real headless Neovim, with the
 log off (capacity 0), at the default level, and at level ``trace`` (every chunk logged),

@@ -1,11 +1,11 @@
-"""Memory under a long session (issue 12): 1M streamed chunks and 10k tool calls in one turn.
+"""Memory under a long session: 1M streamed chunks and 10k tool calls in one turn.
 
 A fresh Neovim with a UI attached runs one demo session of the plugin under test. After a
 small warm-up turn (so first-use imports and caches are not counted), the Python host's
 resident memory is read, then the demo agent's ``load 1000000 24 10000`` streams 1M chunks of
 24 bytes with 10k tool calls (each announced, updated in progress, completed) spread among
 them. ``memory_1m_chunks_rss_growth`` is the host's RSS once the turn has ended minus before
-it; the peak during the turn is printed beside it. Target (issue 12): growth <= 50 MiB.
+it; the peak during the turn is printed beside it. Target: growth <= 50 MiB.
 ``ACP_BENCH_MEMORY_CHUNKS`` / ``ACP_BENCH_MEMORY_TOOLS`` scale the load (the line names stay).
 """
 

@@ -1,4 +1,4 @@
-"""Review benchmark (issue 5): opening the review of a 10,000-line file. Target: <= 200 ms.
+"""Review benchmark: opening the review of a 10,000-line file. Target: <= 200 ms.
 
 A real headless Neovim with a UI attached (a socket client that drains every ``redraw``
 batch, so drawing the two diff windows counts) runs lua/acp_nvim/review.lua. One sample is

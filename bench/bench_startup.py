@@ -1,4 +1,4 @@
-"""Startup (issue 13): what the plugin adds to Neovim's start, :Ai to a ready chat, typed-key stalls.
+"""Startup: what the plugin adds to Neovim's start, :Ai to a ready chat, typed-key stalls.
 
 - ``startup_added_ms``: ``nvim --startuptime`` total ("NVIM STARTED") of an init that calls
   ``require('acp_nvim').setup()`` with the plugin on the runtimepath (its plugin/ file and its

@@ -41,13 +41,12 @@ M.defaults = {
     -- copies of rejected proposals kept in stdpath('state')/acp_nvim/rejected (0: no bound)
     rejected = { max_files = 200, max_age_days = 30, max_bytes = 50 * 1024 * 1024 },
   },
-  -- terminals (issue 15): commands agents run through terminal/* (pty jobs in terminal buffers)
+  -- commands agents run through terminal/* (pty jobs in terminal buffers)
   terminals = {
     output_limit = 1024 * 1024, -- bytes of output kept per terminal when the agent names no limit
     max_output_limit = 16 * 1024 * 1024, -- the most an agent's outputByteLimit may ask for
     preview_lines = 12, -- last lines of a running terminal shown live in the chat
   },
-  -- end terminals
   -- Start the Python host and load the protocol once Neovim is idle after startup, so the first
   -- :Ai is ready sooner (false: start it on the first :Ai).
   prestart = true,
@@ -139,7 +138,7 @@ local function validate_mcp_servers(path, servers)
   end
 end
 
--- remote agents and terminals (issue 15): `url`, `headers`, `terminal` --------------------
+-- remote agents and terminals: `url`, `headers`, `terminal` --------------------
 local AGENT_KEYS = 'command, args, env, cwd, mode, mcp_servers, terminal, url, headers, insecure'
 
 --- Whether a ws:// address names this machine (127.0.0.0/8, ::1, localhost).
@@ -183,7 +182,6 @@ local function validate_agent_extra(path, key, value)
   end
   return key == 'url' or key == 'headers' or key == 'insecure' -- checked by validate_remote
 end
--- end remote agents and terminals
 
 local function validate_agent(name, agent)
   local path = 'agents.' .. name
@@ -272,7 +270,7 @@ local function validate_timeouts(timeouts)
   end
 end
 
--- sessions lane (issue 14): history = false | { max_sessions, max_bytes }
+-- history = false | { max_sessions, max_bytes }
 local HISTORY_MIN = { max_sessions = 1, max_bytes = 1024 }
 
 local function validate_history(history)
@@ -341,7 +339,7 @@ function M.validate(config)
       fail('chat.' .. name, 'must be at least 1')
     end
   end
-  for _, name in ipairs({ 'output_limit', 'max_output_limit', 'preview_lines' }) do -- terminals (issue 15)
+  for _, name in ipairs({ 'output_limit', 'max_output_limit', 'preview_lines' }) do -- terminals
     local value = config.terminals[name]
     expect('terminals.' .. name, value, 'number')
     if value < (name == 'preview_lines' and 0 or 1) or value ~= math.floor(value) then

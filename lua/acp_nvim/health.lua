@@ -48,7 +48,7 @@ local function check_host()
   end
 end
 
--- remote agents (issue 15): reached over WebSocket, which needs the websockets package
+-- reached over WebSocket, which needs the websockets package
 local function check_remote(name, agent)
   local prog = vim.g.python3_host_prog or 'python3'
   vim.fn.system({ prog, '-c', 'import websockets' })
@@ -64,7 +64,7 @@ local function check_agents()
   local config = require('acp_nvim').config
   health.ok(('default agent: %s'):format(config.default_agent))
   for name, agent in pairs(config.agents) do
-    if agent.url then -- remote agents (issue 15)
+    if agent.url then -- remote agents
       check_remote(name, agent)
     elseif vim.fn.executable(agent.command) == 1 then
       health.ok(('agent %s: %s found'):format(name, agent.command))

@@ -1,4 +1,4 @@
-"""Many permission requests at once, end to end (issue 12): the real host and the fault matrix's agent
+"""Many permission requests at once, end to end: the real host and the fault matrix's agent
 (``perms N`` sends N requests at once). They are shown in the order the agent sent them, each typed
 answer answers the one shown and only it, and ``:Ai cancel`` answers the rest ``cancelled``."""
 

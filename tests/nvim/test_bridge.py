@@ -1,4 +1,4 @@
-"""The bridge's last line of defence: text msgpack cannot encode never costs a call (issue 12)."""
+"""The bridge's last line of defence: text msgpack cannot encode never costs a call."""
 
 from __future__ import annotations
 

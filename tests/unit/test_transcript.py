@@ -147,7 +147,7 @@ def test_clip_lines_caps_lines_and_width():
     assert shown == ["aaaaa…", "b", marker_text(2, 4)]
 
 
-# -- bounded memory (issue 12): finished blocks and tool calls held compressed ------------------
+# -- bounded memory: finished blocks and tool calls held compressed ------------------
 
 
 def test_a_finished_streamed_block_is_held_compressed_and_reads_back_whole():

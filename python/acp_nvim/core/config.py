@@ -122,8 +122,7 @@ class AgentSpec(BaseModel):
     mcp_servers: dict[str, McpEntry] = Field(default_factory=dict)
     """This agent's MCP servers: they win over the global ones; ``False`` removes a global one."""
     terminal: bool = True
-    """Offer ``terminal/*`` to this agent (issue 15): commands run in Neovim terminal buffers."""
-    # -- remote agents (issue 15) --
+    """Offer ``terminal/*`` to this agent: commands run in Neovim terminal buffers."""
     url: str | None = None
     """A remote agent's WebSocket address (``ws://`` or ``wss://``) instead of a command."""
     headers: dict[str, str] = Field(default_factory=dict)
@@ -160,7 +159,6 @@ class AgentSpec(BaseModel):
     def remote(self) -> bool:
         """Reached over WebSocket (``url``), not spawned."""
         return self.url is not None
-    # -- end remote agents
 
 
 class LogSettings(BaseModel):
@@ -225,10 +223,8 @@ class Settings(BaseModel):
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     workspace_roots: list[str] = Field(default_factory=list)
     """Folders besides the cwd that the agent's fs requests may read and write."""
-    # -- terminals (issue 15) --
     terminals: TerminalSettings = Field(default_factory=TerminalSettings)
     """Output bounds of the commands agents run through ``terminal/*``."""
-    # -- end terminals
     redaction: RedactionSettings = Field(default_factory=RedactionSettings)
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
     restart_key: str = "<C-r>"

@@ -266,7 +266,6 @@ class DemoAgent:
             state.cancel()
         return CloseSessionResponse()
 
-    # -- end of saved sessions ----------------------------------------------------------
 
     def _session(self, session_id: str) -> SessionState:
         state = self._sessions.get(session_id)

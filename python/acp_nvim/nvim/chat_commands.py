@@ -130,7 +130,7 @@ def chat_action(ctx: CommandContext, name: str, key: str, arg: Any) -> None:
 
 def _open_block(ctx: CommandContext, session: Session, block_id: int, state: ToolCallState | None) -> None:
     terminal = next((t for t in (state.terminal_ids() if state else []) if session.terminals.shown(t)), None)
-    if terminal is not None:  # terminals (issue 15): <CR> opens the terminal buffer
+    if terminal is not None:  # <CR> opens the terminal buffer
         ctx.bridge.lua_async("require('acp_nvim.terminal').show(...)", terminal)
         return
     if state is not None and state.diffs():

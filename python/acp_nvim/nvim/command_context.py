@@ -77,7 +77,7 @@ class CommandContext:
         """The ``:Ai`` request being run (or the last one, for chat keys and prompts)."""
         self._services: dict[Callable[[], Any], Any] = {}
         self.recorder = Recorder(editor, lambda: manager.settings.history, self.report)
-        """The local session history (sessions lane: ``:Ai resume``)."""
+        """The local session history (``:Ai resume``)."""
 
     # -- messages and tasks --------------------------------------------------------
 

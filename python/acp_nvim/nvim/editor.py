@@ -140,7 +140,7 @@ class NvimEditor:
         if ticket is not None and ticket.view == REVIEW:
             ticket.answer(ReviewVerdict.from_editor(verdict if isinstance(verdict, dict) else {"files": []}))
 
-    # -- terminals (issue 15): lua/acp_nvim/terminal.lua runs them --------------------------
+    # -- terminals: lua/acp_nvim/terminal.lua runs them --------------------------
 
     async def start_terminal(self, spec: TerminalSpec, sink: TerminalSink) -> int:
         self._terminal_sinks[spec.terminal_id] = sink

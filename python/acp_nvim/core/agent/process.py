@@ -44,7 +44,7 @@ TAIL_CHARS = 300
 CLIENT_INFO = Implementation(name="acp.nvim", title="acp.nvim", version="0.1.0")
 CAPABILITIES = ClientCapabilities(
     fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False,
-    auth=AuthCapabilities(terminal=True),  # sessions lane: :Ai login runs terminal methods in a Neovim terminal
+    auth=AuthCapabilities(terminal=True),  # :Ai login runs terminal methods in a Neovim terminal
 )
 
 CONNECTION_CLOSE = 1.0

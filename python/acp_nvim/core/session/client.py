@@ -147,7 +147,7 @@ class SessionClient:
         await self._own(session_id).files.write(path, content)
         return WriteTextFileResponse()
 
-    # -- terminal/* (issue 15): core/terminal/service.py -----------------------------------
+    # -- terminal/*: core/terminal/service.py -----------------------------------
 
     async def create_terminal(self, session_id: str, command: str, args: list[str] | None = None,
                               env: list[EnvVariable] | None = None, cwd: str | None = None,

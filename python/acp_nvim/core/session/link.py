@@ -61,13 +61,13 @@ class AgentLink:
         self._mcp_servers = mcp_servers
         """The ``mcpServers`` for session/new, load and resume, per the agent's capabilities (core/mcp)."""
         self.roots: list[str] = []
-        """``workspace_roots``, sent as additionalDirectories where offered (sessions lane)."""
+        """``workspace_roots``, sent as additionalDirectories where offered."""
         self.process = self._new_process()
         self.retiring: set[AgentProcess] = set()
         """Replaced processes that may still be ending (editor exit ends them too)."""
 
     def _new_process(self) -> AgentProcess:
-        kind = RemoteAgent if self.spec.remote else AgentProcess  # remote agents (issue 15): over WebSocket
+        kind = RemoteAgent if self.spec.remote else AgentProcess  # over WebSocket
         return kind(self.agent, self.spec, self._client, self._log, self.cwd, self._hooks)
 
     @property

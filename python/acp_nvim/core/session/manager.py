@@ -30,7 +30,7 @@ class SessionManager:
         self._counters: defaultdict[str, int] = defaultdict(int)
         self.login_env: defaultdict[str, dict[str, str]] = defaultdict(dict)
         """Per agent, variables ``:Ai login`` asked for (env_var methods): in memory only, added to the
-        environment of that agent's new processes (sessions lane)."""
+        environment of that agent's new processes."""
 
     def create(self, agent: str | None, cwd: str) -> Session:
         """A new, not yet started session of ``agent`` (the default agent when None)."""

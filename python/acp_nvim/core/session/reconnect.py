@@ -1,4 +1,4 @@
-"""Remote agents (issue 15): after a dropped connection, reconnect and resume the session.
+"""Remote agents: after a dropped connection, reconnect and resume the session.
 
 Tries again with a bounded backoff; each try is a restart of the link (a fresh connection,
 then ``session/resume`` where offered, else ``session/load``, else a new session, as

@@ -117,13 +117,12 @@ class Session:
         """Every write passes it (fs writes, buffer writes, reverts, corrections); it follows disk writers."""
         self.files.gate = self.write_gate
         self.files.changes.listeners.append(self.write_gate.disk_changed)
-        # -- terminals (issue 15): terminal/* through the editor, gated by the permission policy
+        # -- terminal/* through the editor, gated by the permission policy
         self.terminal_gate = ExecGate(self.permissions, self.transcript, cwd)
         self.terminals = TerminalService(key, editor, self.files.policy, cwd, settings.terminals,
                                          allow=self.terminal_gate.allow, refresh=self.transcript.refresh_terminal,
                                          log=self.log)
         self.transcript.terminal_view = self.terminals.preview
-        # -- end terminals
         self.mode_watch = mode_policy.ModeWatch(self)
         self._updates = UpdateRouter(self.transcript, self.details, self.log, self._tool_call_changed, self._changed,
                                      self.mode_watch.reported)
@@ -150,7 +149,7 @@ class Session:
         self._reconnector = Reconnector(self._link, self.transcript, self.log, closed=lambda: self.state == "closed")
         self._link.roots = list(settings.workspace_roots)
         self.watchers: list[Callable[[Session], None]] = []
-        """Told of every change (sessions lane: the local history's recorder)."""
+        """Told of every change (the local history's recorder)."""
         self._before_prompt: list[Callable[[], None]] = []
         self._holding_replay = False
 
@@ -225,7 +224,7 @@ class Session:
         if error is not None:
             raise error
 
-    # -- sessions lane (issue 14): a past session, a fork (core/session/reopen.py) ------
+    # -- a past session, a fork (core/session/reopen.py) ------
 
     async def start_past(self, session_id: str, replay: bool) -> str:
         """Spawn the agent and reopen past session ``session_id`` (``replay``: show what session/load
@@ -293,7 +292,6 @@ class Session:
         else:
             self.before_next_prompt(lambda: self._hold_replay(False))
 
-    # -- end of the sessions lane's hook ---------------------------------------------
 
     async def restart(self) -> None:
         """A fresh agent process, back on the same conversation (resume, else load, else a new
@@ -425,7 +423,7 @@ class Session:
         """The agent process exited. Expected (closed, replaced) or reported by the start: nothing to do."""
         if process is not self.process or process.closing or self.state in ("closed", "starting"):
             return
-        if reconnect.wanted(process):  # remote agents (issue 15): a closed connection reconnects and resumes
+        if reconnect.wanted(process):  # a closed connection reconnects and resumes
             self._cancel_questions()
             self._set_state("starting")
             tasks.spawn(self._reconnect_quietly(code), self._report, f"{self.key} reconnect")
@@ -454,7 +452,7 @@ class Session:
             if self.state != "closed":
                 self._cancel_questions()
                 self._fail("the connection to the agent was lost")
-                await self.terminals.close_all()  # terminals (issue 15): none outlives its agent
+                await self.terminals.close_all()  # none outlives its agent
             return
         response, how = reopened
         try:
@@ -467,7 +465,7 @@ class Session:
         self._ready()
 
     def _close_terminals(self) -> None:
-        """The agent is gone: its terminals go with it (issue 15)."""
+        """The agent is gone: its terminals go with it."""
         tasks.spawn(self.terminals.close_all(), self._report, f"{self.key} terminals")
 
     async def close(self) -> None:
@@ -484,8 +482,8 @@ class Session:
             unsent = [notices.not_sent(p, "the session was closed") for p in self.queue]
             self.queue.clear()
             self.transcript.notice("\n".join(["session closed; stopping the agent", *unsent]), "info")
-            await reopen.close_remote(self._link)  # sessions lane: session/close where offered
-        await self.terminals.close_all()  # terminals (issue 15): none outlives its session
+            await reopen.close_remote(self._link)  # session/close where offered
+        await self.terminals.close_all()  # none outlives its session
         await self.process.close()
 
     @property
@@ -501,7 +499,7 @@ class Session:
         "starting", or "restarting" (the agent had stopped, or ignores a cancel: it restarts first)."""
         if self.state == "closed":
             raise SessionClosedError(f"session {self.key} is closed: start a new one with :Ai new")
-        self._prompting()  # sessions lane: a reopened session's replay ends here
+        self._prompting()  # a reopened session's replay ends here
         self.queue.append(prompt)
         if self.state == "failed" or self._stuck:
             why = "ignores the cancel" if self._stuck else "is not running"
@@ -646,7 +644,7 @@ class Session:
     def on_update(self, update: SessionUpdate) -> None:
         """Dispatch one ``session/update`` to the transcript and session state; after a cancel, the
         turn's late output is dropped (ACP: the turn ends with the agent's answer to the prompt)."""
-        if self._holding_replay and reopen.replayed(update):  # sessions lane: a replay already shown
+        if self._holding_replay and reopen.replayed(update):  # a replay already shown
             return
         turn = self._turn
         if self._cancelling and turn is not None and self._late(update):
@@ -659,11 +657,11 @@ class Session:
             return update.tool_call_id not in self.transcript.tool_calls
         return isinstance(update, LATE_AFTER_CANCEL)
 
-    # -- the wire's hot path (core/agent/wire.py → client.py; the speed lane's hook) ------------
+    # -- the wire's hot path (core/agent/wire.py → client.py) ------------
 
     def on_chunk(self, kind: str, text: str) -> None:
         """A streamed text chunk the wire checked by hand (no model); dropped after a cancel, as
-        ``on_update`` drops the turn's late output (and a held replay: sessions lane)."""
+        ``on_update`` drops the turn's late output (and a held replay)."""
         if self._holding_replay:
             return
         turn = self._turn
