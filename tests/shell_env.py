@@ -13,6 +13,9 @@ import os
 import shutil
 from pathlib import Path
 
+ENV = shutil.which("env") or "/usr/bin/env"
+"""Found once, when tests start: a test may put only its own stand-ins on PATH."""
+
 
 def shell_env(workspace: Path) -> dict[str, str]:
     """The variables a shell sets for a program started in ``workspace``."""
@@ -29,4 +32,4 @@ def shell_env(workspace: Path) -> dict[str, str]:
 
 def shell_argv(workspace: Path, argv: list[str]) -> list[str]:
     """``argv`` run as a shell in ``workspace`` would run it (``env -C``: its cwd and variables)."""
-    return ["env", "-C", str(workspace), *(f"{name}={value}" for name, value in shell_env(workspace).items()), *argv]
+    return [ENV, "-C", str(workspace), *(f"{name}={value}" for name, value in shell_env(workspace).items()), *argv]

@@ -150,22 +150,30 @@ class Opener:
         """(device, inode) of the file at ``path`` as a read would find it: a regular file with one
         link (any number with ``links_ok``: Neovim may load it, its text is not for the agent),
         reached without a symlink; else the usual RequestError (missing, refused, ...)."""
+        return file_id_of(self._regular_info(path, links_ok))
+
+    def _regular_info(self, path: Path, links_ok: bool = False) -> os.stat_result:
         name = str(path)
         with self._folder(path, create=False) as (folder, leaf):
             info = _lstat_regular(folder, leaf, name)
         if not links_ok:
             _check_links(name, info)
-        return file_id_of(info)
+        return info
 
     def source_of(self, path: Path) -> FileId | None:
         """The source a buffer of ``path`` must have to be served as the file: ``identity``,
         ``NEW_FILE`` when no file is there, None when what is there may not be read (never raising)."""
+        return self.source_and_stamp(path)[0]
+
+    def source_and_stamp(self, path: Path) -> tuple[FileId | None, Stamp | None]:
+        """``source_of`` and the file's stamp (None without a readable file), from one ``lstat``."""
         try:
-            return self.identity(path)
+            info = self._regular_info(path)
         except RequestError as exc:
-            return NEW_FILE if exc.code == NOT_FOUND else None
+            return (NEW_FILE if exc.code == NOT_FOUND else None), None
         except OSError:
-            return None
+            return None, None
+        return file_id_of(info), stamp_of(info)
 
     def stamp_or_none(self, path: Path) -> Stamp | None:
         """``stamp``, with None also for a path that may not be used (never raising)."""

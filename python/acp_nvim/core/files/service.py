@@ -79,14 +79,15 @@ class FileService:
         source is the file the opener finds there, or it is a new file and there is none); else
         the disk's, through the opener. The file is looked up while Neovim answers."""
         key = str(resolved)
-        state, on_disk = await asyncio.gather(self.editor.read_buffer(key),
-                                              asyncio.to_thread(self.opener.source_of, resolved))
-        if state is not None and state.source is not None and state.source == on_disk:
+        state, (on_disk, stamp) = await asyncio.gather(self.editor.read_buffer(key),
+                                                       asyncio.to_thread(self.opener.source_and_stamp, resolved))
+        if state is not None and _serves(state, on_disk, stamp):
             _check_buffer_text(key, state.text)
             self._ledger.note_read(key, state.tick, state.text)
             return state.text
         if state is not None:
-            self._voice.log("info", f"fs/read_text_file {key}: its buffer is not served: {_why_not(state, on_disk)}; "
+            self._voice.log("info", f"fs/read_text_file {key}: its buffer is not served: "
+                            f"{_why_not(state, on_disk, stamp)}; "
                             "reading the disk")
         text = await asyncio.to_thread(self.opener.read_text, resolved)
         self._ledger.note_read(key, None, text)
@@ -279,7 +280,18 @@ class FileService:
             raise
 
 
-def _why_not(state: BufferState, on_disk: FileId | None) -> str:
+def _serves(state: BufferState, on_disk: FileId | None, stamp: Stamp | None) -> bool:
+    """Whether the buffer is the view of the file at its path now: the same file (an inode number
+    can be reused once its file is gone, so a buffer without unsaved changes must also agree with
+    the file's stamp: it holds nothing the disk does not)."""
+    if state.source is None or state.source != on_disk:
+        return False
+    return state.modified or state.disk is None or stamp is None or tuple(state.disk) == stamp
+
+
+def _why_not(state: BufferState, on_disk: FileId | None, stamp: Stamp | None) -> str:
+    if state.source is not None and state.source == on_disk and state.disk != stamp:
+        return "the file changed on disk since the buffer read it (and the buffer holds no unsaved change)"
     if state.source is None:
         return "Neovim does not know which file its text came from"
     if on_disk is None:
