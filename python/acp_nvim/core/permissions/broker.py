@@ -96,10 +96,11 @@ class PermissionBroker:
         if bases:
             self._bases[tool_call.tool_call_id] = bases
         try:
-            with self._questions.open(self._scope.session_key, PERMISSION) as ticket:
-                earlier = review_model.content_edits(self._transcript.tool_calls.get(tool_call.tool_call_id))
-                state = self._transcript.tool_call(tool_call)
-                for _ in range(MAX_ASKS):
+            earlier = review_model.content_edits(self._transcript.tool_calls.get(tool_call.tool_call_id))
+            state = self._transcript.tool_call(tool_call)
+            for _ in range(MAX_ASKS):
+                # a new ticket for each asking: an answer meant for what was shown before never counts
+                with self._questions.open(self._scope.session_key, PERMISSION) as ticket:
                     approval = self.approvals.open(state)  # what the question shows, fixed before it is built
                     for hook in self.opened:
                         hook(approval)
@@ -107,9 +108,11 @@ class PermissionBroker:
                     if not approval.void:
                         self.approvals.answer(approval, options, response)
                         return response
-                    self._transcript.notice(f"the agent changed {state.title or 'its request'} while it was "
-                                            "asked: asking again with what it says now", "info")
-                return cancelled()
+                    if ticket.cancelled:
+                        return cancelled()
+                self._transcript.notice(f"the agent changed {state.title or 'its request'} while it was "
+                                        "asked: asking again with what it says now", "info")
+            return cancelled()
         finally:
             self._bases.pop(tool_call.tool_call_id, None)
 

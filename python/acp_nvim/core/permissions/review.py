@@ -162,8 +162,8 @@ def _apply(text: str | None, edit: ProposedEdit) -> tuple[str, str, str] | None:
         if text is None:
             return edit.new_text, "new", "a new file"
         return edit.new_text, "whole", "" if text == "" else "the agent replaces the whole file"
-    if text is None:
-        return None
+    if text is None:  # an empty old text of a missing file creates it (Gemini CLI sends new files so)
+        return (edit.new_text, "new", "a new file") if edit.old_text == "" else None
     whole = _as_whole_file(text, edit)
     if whole is not None:
         return whole, "whole", ""

@@ -620,20 +620,20 @@ class Session:
     # -- modes and options -----------------------------------------------------------
 
     async def set_mode(self, mode_id: str) -> None:
+        self.mode_watch.asked(mode_id)  # before the request: agents report the new mode before they answer
         await self.process.ask("session/set_mode", self._link.connection.set_session_mode(
             session_id=self._link.session, mode_id=mode_id))
         self.details.mode = mode_id
-        self.mode_watch.asked(mode_id)
         self._changed()
 
     async def set_config_option(self, config_id: str, value: str | bool) -> None:
         """``session/set_config_option``; the response carries every option's new value (an agent
         that answers with another mode than the one asked switched itself: the mode policy judges it)."""
-        response = await self.process.ask("session/set_config_option", self._link.connection.set_config_option(
-            config_id=config_id, session_id=self._link.session, value=value))
         option = self.details.option("mode")
         if option is not None and option.id == config_id and isinstance(value, str):
-            self.mode_watch.asked(value)
+            self.mode_watch.asked(value)  # before the request: agents report the new mode before they answer
+        response = await self.process.ask("session/set_config_option", self._link.connection.set_config_option(
+            config_id=config_id, session_id=self._link.session, value=value))
         self.details.set_options(response.config_options)
         self.details.mode_from_options()
         self.mode_watch.reported(self.details.mode)
