@@ -126,7 +126,9 @@ def test_a_buffer_read_through_a_symlink_to_outside_is_never_served(nvim, worksp
     refused = agent.read(key)
     assert not refused["ok"] and "outside the workspace" in refused["message"]
 
-    assert MARK in lines(nvim, buf), "the user's buffer is untouched"
+    # the turn-end reconcile may reload the clean buffer from the file at its name (never from outside)
+    shown = lines(nvim, buf)
+    assert MARK in shown or shown in ("a regular file now", "inside target"), shown
     agent.nothing_leaked()
     assert tree(outside) == before
     assert nvim.api.get_mode()["blocking"] is False
