@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from helpers import wait_for
+from helpers.files import tree
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -53,17 +54,6 @@ def outside(tmp_path) -> Path:
     (folder / "victim.txt").write_text(f"{MARK} VICTIM\n")
     return folder
 
-
-def tree(folder: Path) -> dict[str, tuple[str, int, int, int]]:
-    """Every entry below ``folder`` (no symlink followed): its kind and bytes, mode, inode, mtime."""
-    found = {}
-    for base, dirs, files in os.walk(folder):
-        for name in dirs + files:
-            path = Path(base) / name
-            info = path.lstat()
-            body = path.read_bytes().hex() if stat.S_ISREG(info.st_mode) else stat.filemode(info.st_mode)
-            found[str(path.relative_to(folder))] = (body, info.st_mode, info.st_ino, info.st_mtime_ns)
-    return found
 
 
 def send(nvim, tmp: Path, request: dict, timeout: float = 30) -> dict:
