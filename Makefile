@@ -45,7 +45,7 @@ profile: $(STAMP)
 	@test -x $(VENV)/bin/py-spy || $(PY) -m pip install -q 'py-spy>=0.4,<0.5' || echo "no py-spy: cProfile instead"
 	$(PY) bench/profile_flood.py
 
-# Files made from the :Ai subcommand registry (python/acp_nvim/nvim/subcommands.py): the Lua table
+# Files made from the :Ai subcommand registry (python/acp_nvim/nvim/commands/subcommands.py): the Lua table
 # for completion, the README command table, the command index of doc/acp_nvim.txt.
 docs: $(STAMP)
 	$(PY) scripts/gen_docs.py

@@ -17,7 +17,7 @@ from harness import Nvim, listening_nvim, percentiles, sandbox
 from report import line
 
 from acp_nvim.core.permissions.review import Current, ProposedEdit, Review, reconstruct
-from acp_nvim.nvim.review_spec import review_table
+from acp_nvim.nvim.permissions.review_spec import review_table
 
 LINES = 10_000
 RUNS = int(os.environ.get("ACP_BENCH_REVIEW_RUNS", "15"))

@@ -1,6 +1,6 @@
 """`make docs`: write the files made from the :Ai subcommand registry; `--check` only reports stale ones.
 
-The registry is python/acp_nvim/nvim/subcommands.py; see subcommand_docs.py for what it makes.
+The registry is python/acp_nvim/nvim/commands/subcommands.py; see subcommand_docs.py for what it makes.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
-from acp_nvim.nvim.subcommand_docs import ROOT, generated, stale
+from acp_nvim.nvim.commands.subcommand_docs import ROOT, generated, stale
 
 
 def main(argv: list[str]) -> int:

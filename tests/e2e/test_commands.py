@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from acp_nvim.nvim.subcommands import SUBCOMMANDS
+from acp_nvim.nvim.commands.subcommands import SUBCOMMANDS
 from conftest import ROOT
 from helpers import NOTIFY, SELECT, buffer_text, notes, wait_for
 

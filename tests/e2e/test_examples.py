@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_nvim.nvim.subcommand_docs import README_BEGIN, README_END, VIMDOC_BEGIN
+from acp_nvim.nvim.commands.subcommand_docs import README_BEGIN, README_END, VIMDOC_BEGIN
 from conftest import ROOT
 from helpers import answer_keys, buffer_text, wait_for
 

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from acp_nvim.core.config import TimeoutSettings
-from acp_nvim.core.session.prompt import Prompt
+from acp_nvim.core.conversation.prompt import Prompt
 from helpers import async_wait_for
 from helpers.core import chat_text, started
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from acp_nvim.core.config import PACKAGE_ROOT
-from acp_nvim.core.session import attachments
+from acp_nvim.core.prompting import attachments
 from acp_nvim.core.session.session import Prompt
 from helpers import async_wait_for, core
 from media_samples import png

@@ -10,8 +10,8 @@ import pytest
 from fake_editor import FakeEditor
 
 from acp_nvim.core.config import parse_settings
+from acp_nvim.core.connection.mode_policy import MAX_SWITCHES, MODE_TABLE, find, judge
 from acp_nvim.core.session.manager import SessionManager
-from acp_nvim.core.session.mode_policy import MAX_SWITCHES, MODE_TABLE, find, judge
 from acp_nvim.core.session.session import Prompt
 from helpers import async_wait_for
 from helpers.core import chat_text as chat

@@ -12,9 +12,9 @@ from fake_editor import FakeEditor
 
 from acp_nvim.core.config import parse_settings
 from acp_nvim.core.files.changes import FileChange
+from acp_nvim.core.permissions.unreviewed import UnreviewedEdits
 from acp_nvim.core.session.manager import SessionManager
 from acp_nvim.core.session.session import Prompt
-from acp_nvim.core.session.unreviewed import UnreviewedEdits
 from acp_nvim.core.transcript.transcript import Transcript
 from helpers import async_wait_for
 from helpers.core import chat_text as chat

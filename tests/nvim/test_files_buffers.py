@@ -194,7 +194,7 @@ def test_loaded_lists_file_buffers_with_state(nvim, workspace):
 
 
 def delta_read(nvim, cache, path):
-    from acp_nvim.nvim.buffer_cache import BufferCache
+    from acp_nvim.nvim.files.buffer_cache import BufferCache
 
     assert isinstance(cache, BufferCache)
     for _ in range(2):
@@ -208,7 +208,7 @@ def delta_read(nvim, cache, path):
 def test_read_delta_follows_every_kind_of_change(nvim, workspace):
     import random
 
-    from acp_nvim.nvim.buffer_cache import BufferCache
+    from acp_nvim.nvim.files.buffer_cache import BufferCache
 
     path = workspace / "delta.txt"
     path.write_text("".join(f"line {n}\n" for n in range(200)))
@@ -239,7 +239,7 @@ def test_read_delta_follows_every_kind_of_change(nvim, workspace):
 
 
 def test_read_delta_starts_over_for_a_stale_copy(nvim, workspace):
-    from acp_nvim.nvim.buffer_cache import BufferCache
+    from acp_nvim.nvim.files.buffer_cache import BufferCache
 
     path = workspace / "stale.txt"
     path.write_text("a\nb\nc\n")

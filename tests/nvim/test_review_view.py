@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from acp_nvim.core.permissions.review import Current, ProposedEdit, Review, reconstruct
-from acp_nvim.nvim.review_spec import review_table
+from acp_nvim.nvim.permissions.review_spec import review_table
 from helpers import answer_keys, capture_notes, wait_for
 
 pytestmark = pytest.mark.timeout(30)

@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
-from acp_nvim.nvim import subcommand_docs
-from acp_nvim.nvim.subcommands import SUBCOMMANDS, Arg, Subcommand
+from acp_nvim.nvim.commands import subcommand_docs
+from acp_nvim.nvim.commands.subcommands import SUBCOMMANDS, Arg, Subcommand
 from conftest import NVIM, ROOT
 from helpers import capture_notes
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from test_layers import RANKS, SHIM_NAME
 
-from acp_nvim.nvim.render_queue import FLUSH_DELAY
+from acp_nvim.nvim.chat.render_queue import FLUSH_DELAY
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")

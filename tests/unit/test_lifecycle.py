@@ -11,9 +11,9 @@ from acp.schema import ToolCallStart
 from acp_nvim.core.agent import deadline
 from acp_nvim.core.agent.stderr import LineCutter, drain
 from acp_nvim.core.config import TimeoutSettings, parse_settings
+from acp_nvim.core.conversation.prompt import Prompt, Turn
+from acp_nvim.core.conversation.watch import TurnWatch, WatchHooks
 from acp_nvim.core.errors import ConfigError
-from acp_nvim.core.session.prompt import Prompt, Turn
-from acp_nvim.core.session.watch import TurnWatch, WatchHooks
 from acp_nvim.core.transcript.transcript import Transcript
 
 pytestmark = pytest.mark.timeout(60)

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from acp_nvim.core.log.ring import LogRing
-from acp_nvim.nvim.log_view import body_lines, entry_item, header_line
+from acp_nvim.nvim.log.log_view import body_lines, entry_item, header_line
 
 pytestmark = pytest.mark.timeout(10)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from acp.schema import SessionInfo
 
+from acp_nvim.core.connection.past import merge
 from acp_nvim.core.history.record import SessionRecord
-from acp_nvim.core.session.past import merge
 
 
 def _record(agent: str, session_id: str, updated: float, prompt: str = "fix the bug") -> SessionRecord:

@@ -8,7 +8,7 @@ import pytest
 from fake_editor import FakeEditor
 
 from acp_nvim.core.port import EditorPort
-from acp_nvim.nvim.editor import NvimEditor
+from acp_nvim.nvim.files.editor import NvimEditor
 
 PORT_METHODS = sorted(name for name, value in vars(EditorPort).items()
                       if inspect.isfunction(value) and not name.startswith("_"))

@@ -17,7 +17,7 @@ from acp_nvim.core.permissions.review import (
 )
 from acp_nvim.core.permissions.text_merge import carry_over
 from acp_nvim.core.transcript.tool_calls import ToolCallState
-from acp_nvim.nvim.review_spec import review_table, split_lines
+from acp_nvim.nvim.permissions.review_spec import review_table, split_lines
 
 TEXT = "".join(f"line {i}\n" for i in range(1, 11))
 P = "/ws/a.txt"

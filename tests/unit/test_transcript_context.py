@@ -17,10 +17,10 @@ from acp.schema import (
 from fake_editor import FakeEditor
 
 from acp_nvim.core.config import parse_settings
-from acp_nvim.core.session import attachments
-from acp_nvim.core.session.details import SessionDetails
+from acp_nvim.core.conversation.details import SessionDetails
+from acp_nvim.core.prompting import attachments
 from acp_nvim.core.session.manager import SessionManager
-from acp_nvim.nvim.render_queue import RenderQueue
+from acp_nvim.nvim.chat.render_queue import RenderQueue
 from helpers import async_wait_for
 
 pytestmark = pytest.mark.timeout(30)

@@ -404,7 +404,7 @@ def test_a_model_path_update_is_what_the_sdk_would_deliver():
     assert inbound.validated({"sessionId": SID}) == "update: Field required"
 
 
-# -- the session's side (core/session/client.py) ---------------------------------------------------
+# -- the session's side (core/conversation/client.py) ---------------------------------------------------
 
 
 class Served:
@@ -431,7 +431,7 @@ class Served:
 
 
 def test_the_client_side_delivers_in_order_and_skips_other_sessions():
-    from acp_nvim.core.session.client import SessionClient
+    from acp_nvim.core.conversation.client import SessionClient
 
     served = Served()
     client = SessionClient(served)  # type: ignore[arg-type]
@@ -444,7 +444,7 @@ def test_the_client_side_delivers_in_order_and_skips_other_sessions():
 
 
 def test_before_the_session_is_open_any_session_id_is_taken():
-    from acp_nvim.core.session.client import SessionClient
+    from acp_nvim.core.conversation.client import SessionClient
 
     served = Served(session_id=None)
     SessionClient(served).updates([("new", "agent_thought_chunk", "t")])  # type: ignore[arg-type]
@@ -452,7 +452,7 @@ def test_before_the_session_is_open_any_session_id_is_taken():
 
 
 def test_a_failing_update_is_reported_and_the_rest_still_shown_and_telling_is_capped():
-    from acp_nvim.core.session.client import TELL_LIMIT, SessionClient
+    from acp_nvim.core.conversation.client import TELL_LIMIT, SessionClient
 
     served = Served()
     client = SessionClient(served)  # type: ignore[arg-type]
@@ -467,7 +467,7 @@ def test_a_failing_update_is_reported_and_the_rest_still_shown_and_telling_is_ca
 
 def test_the_line_cap_comes_from_the_wire_settings():
     from acp_nvim.core.config import parse_settings
-    from acp_nvim.core.session.client import SessionClient
+    from acp_nvim.core.conversation.client import SessionClient
 
     settings = parse_settings({"wire": {"max_line_bytes": 4096}})
     assert SessionClient(Served(), settings.wire).max_line_bytes == 4096  # type: ignore[arg-type]
@@ -475,9 +475,9 @@ def test_the_line_cap_comes_from_the_wire_settings():
 
 
 def test_hot_chunks_reach_the_transcript_like_the_models_and_not_while_replaying():
+    from acp_nvim.core.conversation.details import SessionDetails
+    from acp_nvim.core.conversation.updates import UpdateRouter
     from acp_nvim.core.log.ring import LogRing
-    from acp_nvim.core.session.details import SessionDetails
-    from acp_nvim.core.session.updates import UpdateRouter
     from acp_nvim.core.transcript.transcript import Transcript
 
     def ops_of(feed: str) -> list[list[object]]:

@@ -22,12 +22,12 @@ from ..core.mcp.tools import EditorTools
 from ..core.questions import Questions
 from ..core.session.manager import SessionManager
 from .bridge import Bridge
-from .chat_commands import chat_action, describe_chat
-from .command_context import CommandContext, CommandRequest
-from .context import prompt_from_text
-from .editor import NvimEditor
-from .editor_tools import NvimEditorState
-from .subcommands import BY_NAME, handler_of
+from .chat.chat_commands import chat_action, describe_chat
+from .chat.context import prompt_from_text
+from .commands.command_context import CommandContext, CommandRequest
+from .commands.subcommands import BY_NAME, handler_of
+from .files.editor import NvimEditor
+from .files.editor_tools import NvimEditorState
 
 
 class App:

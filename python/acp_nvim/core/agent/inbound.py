@@ -34,7 +34,7 @@ of the SDK's models that a ``SessionNotification`` carries)."""
 @runtime_checkable
 class Inbound(Protocol):
     """Where the transport delivers ``session/update`` and reports what it dropped or repaired
-    (the session's client side, ``core/session/client.py``)."""
+    (the session's client side, ``core/conversation/client.py``)."""
 
     @property
     def max_line_bytes(self) -> int:

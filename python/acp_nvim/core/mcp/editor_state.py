@@ -1,6 +1,6 @@
 """What the editor's MCP tools need from the editor: live state, read on request.
 
-Neovim implements it in ``nvim/editor_tools.py``; core tests fake it. Entries are plain JSON
+Neovim implements it in ``nvim/files/editor_tools.py``; core tests fake it. Entries are plain JSON
 objects (as Lua sends them); paths are absolute and resolved, lines and columns 1-based. An
 entry from a loaded buffer carries the buffer's source as ``file_id`` (``[dev, ino]`` of the file
 its text came from, ``[0, 0]`` for a new file, None: unknown); the tools check it and drop the key.

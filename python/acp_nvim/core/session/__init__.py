@@ -1,7 +1,5 @@
-"""Sessions: one agent process and one ACP session each (``session.py`` composes the parts and runs
-the state and the prompt queue), the link to the agent that opens and reopens the ACP session
-(``link.py``, with ``auth.py`` and ``reattach.py``), one prompt turn (``prompt.py``), the routing
-of ``session/update`` (``updates.py``), the ACP ``Client`` side that serves the agent's requests
-(``client.py``), prompt attachments, details shown in the statusline, and the manager that knows
-every session and the current one.
+"""Sessions: ``session.py`` composes one agent session from its parts (``connection/``,
+``conversation/``, ``prompting/``, ``permissions/``) and runs its state and prompt queue;
+``manager.py`` knows every session and the current one; ``recording.py`` keeps local history;
+``notices.py`` words what the chat says when an agent fails or comes back.
 """

@@ -6,8 +6,8 @@ Every notice about a stuck or dead agent names the way back: the chat's restart 
 
 from __future__ import annotations
 
-from .prompt import Prompt
-from .reattach import RELOADED, RESUMED
+from ..connection.reattach import RELOADED, RESUMED
+from ..conversation.prompt import Prompt
 
 PREVIEW = 80
 HOW = {RESUMED: "resumed the session (session/resume)", RELOADED: "reloaded the session (session/load)"}

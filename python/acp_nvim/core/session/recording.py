@@ -11,11 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import tasks
+from ..connection.past import now
 from ..history.record import ENTRY_KINDS, Entry, HistorySettings, SessionRecord
 from ..history.store import HistoryStore
 from ..port import EditorPort
 from ..transcript.transcript import Block
-from .past import now
 from .session import Session
 
 SAVED_STATES = ("idle", "closed", "failed")

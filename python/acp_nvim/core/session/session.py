@@ -39,6 +39,15 @@ from ..agent import remote
 from ..agent.process import AgentHooks, AgentProcess, exit_summary
 from ..agent.wire import NoiseReporter
 from ..config import AgentSpec, Settings
+from ..connection import mode_policy, reconnect, reopen
+from ..connection.link import NEW, AgentLink, Attached
+from ..connection.reconnect import Reconnector
+from ..conversation.client import client_for
+from ..conversation.details import SessionDetails
+from ..conversation.prompt import Link, Turn, TurnRunner
+from ..conversation.prompt import Prompt as Prompt
+from ..conversation.updates import UpdateRouter
+from ..conversation.watch import TurnWatch, WatchHooks
 from ..errors import AcpNvimError, SessionClosedError
 from ..files.paths import PathPolicy
 from ..files.side import FileSide
@@ -48,22 +57,15 @@ from ..mcp.session_mcp import EditorMcpHost, SessionMcp
 from ..permissions.accepted import AcceptedEdits
 from ..permissions.broker import PermissionBroker, Scope
 from ..permissions.exec_gate import ExecGate
+from ..permissions.unreviewed import UnreviewedEdits
 from ..permissions.write_gate import WriteGate
 from ..port import EditorPort
+from ..prompting import attachments
 from ..questions import CHOICE, Questions, Ticket, choice_index
 from ..terminal.service import TerminalService
 from ..transcript.tool_calls import ToolCallState
 from ..transcript.transcript import Transcript
-from . import attachments, mode_policy, notices, reconnect, reopen
-from .client import client_for
-from .details import SessionDetails
-from .link import NEW, AgentLink, Attached
-from .prompt import Link, Turn, TurnRunner
-from .prompt import Prompt as Prompt
-from .reconnect import Reconnector
-from .unreviewed import UnreviewedEdits
-from .updates import UpdateRouter
-from .watch import TurnWatch, WatchHooks
+from . import notices
 
 STATES = ("starting", "idle", "running", "waiting", "closed", "failed")
 ENDED = ("closed", "failed")
@@ -224,7 +226,7 @@ class Session:
         if error is not None:
             raise error
 
-    # -- a past session, a fork (core/session/reopen.py) ------
+    # -- a past session, a fork (core/connection/reopen.py) ------
 
     async def start_past(self, session_id: str, replay: bool) -> str:
         """Spawn the agent and reopen past session ``session_id`` (``replay``: show what session/load

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pynvim
 
-from ..core.session import attachments
-from ..core.session.session import Prompt
-from .command_context import CommandRequest
+from ...core.prompting import attachments
+from ...core.session.session import Prompt
+from ..commands.command_context import CommandRequest
 
 
 def prompt_from_request(nvim: pynvim.Nvim, request: CommandRequest, cwd: str) -> Prompt:

@@ -9,11 +9,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..core.config import LOG_LEVELS
-from ..core.errors import AcpNvimError
-from ..core.permissions.rules import write_atomic
-from ..core.session.session import Session
-from .command_context import CommandContext, CommandRequest
+from ...core.config import LOG_LEVELS
+from ...core.errors import AcpNvimError
+from ...core.permissions.rules import write_atomic
+from ...core.session.session import Session
+from ..commands.command_context import CommandContext, CommandRequest
 from .log_view import LogView
 
 SESSION_BUFFER = re.compile(r"^acp://(?:chat|log)/(.+)$")

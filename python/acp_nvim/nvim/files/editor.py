@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..core.log.redact import Redactor
-from ..core.port import (
+from ...core.log.redact import Redactor
+from ...core.port import (
     BufferState,
     BufferWrite,
     PermissionQuestion,
@@ -18,12 +18,12 @@ from ..core.port import (
     TerminalSpec,
     ThreeWay,
 )
-from ..core.questions import CHOICE, PERMISSION, REVIEW, Questions, Ticket, choice_index
-from ..core.terminal.place import launch_argv
-from .bridge import Bridge
+from ...core.questions import CHOICE, PERMISSION, REVIEW, Questions, Ticket, choice_index
+from ...core.terminal.place import launch_argv
+from ..bridge import Bridge
+from ..chat.render_queue import RenderQueue
+from ..permissions.review_spec import review_table
 from .buffer_cache import BufferCache
-from .render_queue import RenderQueue
-from .review_spec import review_table
 
 Describe = Callable[[str], dict[str, Any]]
 """A session's state for Lua (statusline, completion), by session key."""

@@ -16,9 +16,9 @@ from typing import Any
 
 import pynvim
 
-from ..core import tasks
-from ..core.log.ring import WIRE_KINDS, LogEntry, LogRing
-from .bridge import Bridge
+from ...core import tasks
+from ...core.log.ring import WIRE_KINDS, LogEntry, LogRing
+from ..bridge import Bridge
 
 FLUSH_DELAY = 0.016
 LEVEL_TAGS = {"trace": "TRC", "debug": "DBG", "info": "INF", "warn": "WRN", "error": "ERR"}

@@ -20,9 +20,9 @@ from acp.helpers import ContentBlock, embedded_text_resource, resource_block
 from acp.schema import Usage
 
 from ..files.side import FileSide
+from ..prompting import attachments
 from ..transcript.tool_calls import OPEN_STATUSES, ToolCallState
 from ..transcript.transcript import Transcript
-from . import attachments
 from .details import SessionDetails
 
 CONTEXT_URI = "acp-nvim://conversation"

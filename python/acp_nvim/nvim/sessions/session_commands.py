@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..core.errors import AcpNvimError
-from ..core.session.session import Session
-from .command_context import CommandContext, CommandRequest
-from .context import prompt_from_request
+from ...core.errors import AcpNvimError
+from ...core.session.session import Session
+from ..chat.context import prompt_from_request
+from ..commands.command_context import CommandContext, CommandRequest
 
 
 def cmd_open(ctx: CommandContext, request: CommandRequest) -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..core.errors import AcpNvimError
-from ..core.session.details import ConfigOption
-from ..core.session.session import Session
-from .command_context import CommandContext, CommandRequest
+from ...core.conversation.details import ConfigOption
+from ...core.errors import AcpNvimError
+from ...core.session.session import Session
+from ..commands.command_context import CommandContext, CommandRequest
 
 
 def cmd_mode(ctx: CommandContext, request: CommandRequest) -> None:

@@ -1,5 +1,5 @@
 """``:Ai resume``, ``fork`` and ``delete``: past sessions of this cwd, from every agent and the
-local history (``core/session/past.py``, ``recording.py``), reopened in a new chat."""
+local history (``core/connection/past.py``, ``recording.py``), reopened in a new chat."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from datetime import datetime
 
 from acp.schema import SessionInfo
 
-from ..core.agent.process import AgentProcess
-from ..core.errors import AcpNvimError
-from ..core.history.record import Entry
-from ..core.session import past
-from ..core.session.past import PastSession
-from ..core.session.session import Session
-from .command_context import CommandContext, CommandRequest
+from ...core.agent.process import AgentProcess
+from ...core.connection import past
+from ...core.connection.past import PastSession
+from ...core.errors import AcpNvimError
+from ...core.history.record import Entry
+from ...core.session.session import Session
+from ..commands.command_context import CommandContext, CommandRequest
 
 HISTORY_START = "── earlier conversation{when} ──"
 HISTORY_END = "── end of the earlier conversation ──"

@@ -9,13 +9,13 @@ from __future__ import annotations
 from acp import RequestError
 from acp.schema import AuthMethodAgent, EnvVarAuthMethod, InitializeResponse, TerminalAuthMethod
 
-from ..core.agent.process import AgentProcess
-from ..core.errors import AcpNvimError
-from ..core.questions import CHOICE
-from ..core.session import past
-from ..core.session.auth import AuthMethod
-from ..core.session.session import Session
-from .command_context import CommandContext, CommandRequest
+from ...core.agent.process import AgentProcess
+from ...core.connection import past
+from ...core.connection.auth import AuthMethod
+from ...core.errors import AcpNvimError
+from ...core.questions import CHOICE
+from ...core.session.session import Session
+from ..commands.command_context import CommandContext, CommandRequest
 
 
 def cmd_login(ctx: CommandContext, request: CommandRequest) -> None:

@@ -14,14 +14,14 @@ from typing import Any, TypeVar
 
 import pynvim
 
-from ..core import tasks
-from ..core.errors import AcpNvimError
-from ..core.session.manager import SessionManager
-from ..core.session.recording import Recorder
-from ..core.session.session import Prompt, Session
-from ..core.transcript.block_view import ViewLimits
-from .bridge import Bridge
-from .editor import NvimEditor
+from ...core import tasks
+from ...core.errors import AcpNvimError
+from ...core.session.manager import SessionManager
+from ...core.session.recording import Recorder
+from ...core.session.session import Prompt, Session
+from ...core.transcript.block_view import ViewLimits
+from ..bridge import Bridge
+from ..files.editor import NvimEditor
 
 S = TypeVar("S")
 

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.port import BufferState, FileId, Stamp
+from ...core.port import BufferState, FileId, Stamp
 
 BOM = "\ufeff"
 MAX_COPIES = 32

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.errors import AcpNvimError
-from ..core.session.session import Prompt, Session
-from ..core.transcript.tool_calls import ToolCallState
-from .command_context import CommandContext, CommandRequest
-from .unreviewed import diff_flagged, revert_flagged
+from ...core.errors import AcpNvimError
+from ...core.session.session import Prompt, Session
+from ...core.transcript.tool_calls import ToolCallState
+from ..commands.command_context import CommandContext, CommandRequest
+from ..permissions.unreviewed import diff_flagged, revert_flagged
 
 QUEUE_PREVIEW = 80
 

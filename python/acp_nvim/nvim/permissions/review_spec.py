@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.permissions.review import FileReview, Review
+from ...core.permissions.review import FileReview, Review
 
 
 def review_table(review: Review) -> dict[str, Any]:

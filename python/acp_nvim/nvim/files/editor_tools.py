@@ -11,9 +11,9 @@ import asyncio
 import itertools
 from typing import Any
 
-from ..core.mcp.editor_state import Json, LspQuery
-from ..core.port import FileId
-from .bridge import Bridge
+from ...core.mcp.editor_state import Json, LspQuery
+from ...core.port import FileId
+from ..bridge import Bridge
 
 LUA = "require('acp_nvim.editor_tools')"
 LSP_TIMEOUT = 10.0

@@ -28,10 +28,10 @@ from typing import Protocol
 
 from ..agent.process import AgentProcess
 from ..config import AgentSpec
+from ..conversation.details import SessionDetails
 from ..port import EditorPort
 from ..tasks import spawn
 from ..transcript.transcript import Transcript
-from .details import SessionDetails
 
 
 @dataclass(frozen=True, slots=True)

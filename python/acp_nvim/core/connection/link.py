@@ -22,12 +22,13 @@ from acp.schema import (
 from ..agent.process import AgentHooks, AgentProcess
 from ..agent.remote import RemoteAgent
 from ..config import AgentSpec
+from ..conversation.details import SessionDetails
 from ..errors import AgentTimeoutError, SessionClosedError
 from ..log.ring import LogRing
 from ..mcp.servers import SessionMcpServer
 from ..mcp.session_mcp import McpServersFor
-from . import attachments, auth, reattach
-from .details import SessionDetails
+from ..prompting import attachments
+from . import auth, reattach
 from .past import extra_dirs
 
 Attached = NewSessionResponse | LoadSessionResponse | ResumeSessionResponse

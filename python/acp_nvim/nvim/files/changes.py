@@ -13,10 +13,10 @@ import os
 
 from acp import RequestError
 
-from ..core.errors import AcpNvimError
-from ..core.files.changes import FileChange
-from ..core.session.session import Session
-from .command_context import CommandContext, CommandRequest
+from ...core.errors import AcpNvimError
+from ...core.files.changes import FileChange
+from ...core.session.session import Session
+from ..commands.command_context import CommandContext, CommandRequest
 
 REVERT = "revert"
 

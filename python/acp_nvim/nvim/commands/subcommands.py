@@ -15,18 +15,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from ..core.config import LOG_LEVELS
-from ..core.permissions.policy import POLICIES
-from .changes import cmd_changes
-from .chat_commands import cmd_locations, cmd_queue, cmd_sessions
+from ...core.config import LOG_LEVELS
+from ...core.permissions.policy import POLICIES
+from ..chat.chat_commands import cmd_locations, cmd_queue, cmd_sessions
+from ..chat.paste_commands import cmd_paste
+from ..files.changes import cmd_changes
+from ..log.log_commands import cmd_log
+from ..permissions.permission_commands import cmd_policy, cmd_rules
+from ..sessions.history_commands import cmd_delete, cmd_fork, cmd_resume
+from ..sessions.login_commands import cmd_login, cmd_logout
+from ..sessions.option_commands import cmd_config, cmd_mode, cmd_model
+from ..sessions.session_commands import cmd_cancel, cmd_close, cmd_new, cmd_open, cmd_restart, cmd_send
 from .command_context import CommandContext, CommandRequest
-from .history_commands import cmd_delete, cmd_fork, cmd_resume
-from .log_commands import cmd_log
-from .login_commands import cmd_login, cmd_logout
-from .option_commands import cmd_config, cmd_mode, cmd_model
-from .paste_commands import cmd_paste
-from .permission_commands import cmd_policy, cmd_rules
-from .session_commands import cmd_cancel, cmd_close, cmd_new, cmd_open, cmd_restart, cmd_send
 
 Handler = Callable[[CommandContext, CommandRequest], None]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from .subcommands import DEFAULT, SOURCES, SUBCOMMANDS, Arg, Subcommand
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 LUA_FILE = ROOT / "lua" / "acp_nvim" / "subcommands.lua"
 README = ROOT / "README.md"
 VIMDOC = ROOT / "doc" / "acp_nvim.txt"

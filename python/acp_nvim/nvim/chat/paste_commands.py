@@ -12,10 +12,10 @@ import secrets
 import time
 from pathlib import Path
 
-from ..core.errors import AcpNvimError
-from ..core.session import attachments, clipboard, media
-from ..core.session.session import Prompt, Session
-from .command_context import CommandContext, CommandRequest
+from ...core.errors import AcpNvimError
+from ...core.prompting import attachments, clipboard, media
+from ...core.session.session import Prompt, Session
+from ..commands.command_context import CommandContext, CommandRequest
 
 EXTENSIONS = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
 KEEP_SECONDS = 7 * 24 * 3600

@@ -1,13 +1,13 @@
-"""The chat's keys on a "⚠ not reviewed" flag (core/session/unreviewed.py): ``X`` reverts the
+"""The chat's keys on a "⚠ not reviewed" flag (core/permissions/unreviewed.py): ``X`` reverts the
 file as ``:Ai changes``' ``X`` does, the ``open`` key shows its diff against the turn's start."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..core.files.changes import FileChange
-from ..core.session.session import Session
-from .command_context import CommandContext
+from ...core.files.changes import FileChange
+from ...core.session.session import Session
+from ..commands.command_context import CommandContext
 
 REVERT_LUA = """
 local entry = ...

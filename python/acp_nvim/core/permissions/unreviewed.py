@@ -1,5 +1,5 @@
 """Disk changes no review can be shown for: flagged in the chat, with a one-key revert where
-the file's text before the turn is known (``X`` on the flag, see ``nvim/unreviewed.py``).
+the file's text before the turn is known (``X`` on the flag, see ``nvim/permissions/unreviewed.py``).
 
 Every other change of a file nobody reviewed opens a review of its own (the write gate,
 ``core/permissions/write_gate.py``); this is what is left: a change whose "before" is unknown

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..core.errors import AcpNvimError
-from ..core.permissions.broker import RULES_FILE
-from ..core.permissions.policy import POLICIES
-from ..core.permissions.rules import RuleStore
-from .command_context import CommandContext, CommandRequest
+from ...core.errors import AcpNvimError
+from ...core.permissions.broker import RULES_FILE
+from ...core.permissions.policy import POLICIES
+from ...core.permissions.rules import RuleStore
+from ..commands.command_context import CommandContext, CommandRequest
 
 
 class RulesFile:

@@ -1,0 +1,1 @@
+"""Session logs: :Ai log and its buffer."""
