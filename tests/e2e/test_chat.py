@@ -8,7 +8,8 @@ import re
 import pytest
 
 from acp_nvim.demo_agent import SCENARIOS
-from helpers import buffer_text, wait_for
+from helpers import buffer_text, status, wait_for
+from helpers import session_state as state
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -32,14 +33,6 @@ def text(nvim, name: str = CHAT) -> str:
 def turns(nvim, count: int, name: str = CHAT, timeout: float = 30) -> str:
     return wait_for(lambda: text(nvim, name).count("── turn ended") >= count and text(nvim, name),
                     timeout=timeout, what=f"{count} turn(s) to end in {name}")
-
-
-def state(nvim, key: str = "demo/1") -> dict:
-    return nvim.exec_lua("return require('acp_nvim.state').sessions[...] or vim.empty_dict()", key)
-
-
-def status(nvim) -> str:
-    return nvim.exec_lua("return require('acp_nvim').status()")
 
 
 def virt_lines(nvim, name: str = CHAT) -> list[str]:

@@ -10,7 +10,9 @@ import pytest
 
 from acp_nvim.nvim.commands.subcommands import SUBCOMMANDS
 from conftest import ROOT
-from helpers import NOTIFY, SELECT, buffer_text, notes, wait_for
+from helpers import NOTIFY, SELECT, buffer_text, notes, status, wait_for
+from helpers import session_state as state
+from helpers import wait_idle as start
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -35,18 +37,6 @@ def choose(nvim, *patterns: str) -> None:
 
 def last_picker(nvim) -> dict:
     return wait_for(lambda: nvim.exec_lua("return _G.picked[#_G.picked]"), timeout=20, what="a picker")
-
-
-def state(nvim, key: str = "demo/1") -> dict:
-    return nvim.exec_lua("return require('acp_nvim.state').sessions[...] or vim.empty_dict()", key)
-
-
-def status(nvim) -> str:
-    return nvim.exec_lua("return require('acp_nvim').status()")
-
-
-def start(nvim, key: str = "demo/1") -> None:
-    wait_for(lambda: state(nvim, key).get("state") == "idle", timeout=30, what=f"{key} to be idle")
 
 
 def chat(nvim, name: str = CHAT) -> str:

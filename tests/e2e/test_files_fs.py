@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import buffer_text, notify_stub, wait_for
+from helpers import NOTIFY, buffer_text, notes, wait_for
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -23,7 +23,7 @@ CHAT = "acp://chat/probe/1"
 
 SETUP = """
 local python, script = ...
-""" + notify_stub("acp_test_notes") + """require('acp_nvim').setup({
+""" + NOTIFY + """require('acp_nvim').setup({
   agents = {probe = {command = python, args = {script}}},
   default_agent = 'probe',
   workspace_roots = _G.acp_test_roots or {},
@@ -46,9 +46,6 @@ def probe(nvim, tmp: Path, op: str, **request) -> dict:
     wait_for(lambda: out.exists() and out.stat().st_size > 0, timeout=20, what=f"probe {op}")
     return json.loads(out.read_text())
 
-
-def notes(nvim) -> list[str]:
-    return nvim.exec_lua("return _G.acp_test_notes")
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import signal
 
 import pytest
 
-from helpers import buffer_text, wait_for
+from helpers import NOTIFY, buffer_text, notes, wait_for
 from ws_server import demo_ws_server
 
 pytestmark = pytest.mark.timeout(90)
@@ -51,14 +51,7 @@ def test_a_remote_agent_chats_runs_terminals_logs_and_survives_a_dropped_connect
         assert "sekrit-token-123" not in log
 
 
-CAPTURE_NOTIFY = """
-_G.acp_test_notes = {}
-vim.notify = function(msg, level) table.insert(_G.acp_test_notes, msg) end
-"""
-
-
-def notes(nvim) -> list[str]:
-    return nvim.exec_lua("return _G.acp_test_notes")
+CAPTURE_NOTIFY = NOTIFY
 
 
 def outward_address() -> str | None:

@@ -14,6 +14,7 @@ import pytest
 
 from conftest import ROOT, start_nvim
 from helpers import NOTIFY, SELECT, buffer_text, chat, notes, wait_for
+from helpers import session_state as state
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -63,10 +64,6 @@ def editors(nvim_env: dict[str, str], tmp_path: Path) -> Iterator[Editors]:
     finally:
         for nvim in list(made.running):
             made.quit(nvim)
-
-
-def state(nvim: pynvim.Nvim, key: str) -> dict:
-    return nvim.exec_lua("return require('acp_nvim.state').sessions[...] or vim.empty_dict()", key)
 
 
 def idle(nvim: pynvim.Nvim, key: str) -> None:

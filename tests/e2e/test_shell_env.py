@@ -10,16 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from helpers import buffer_text, wait_for
+from helpers import buffer_text, chat, wait_for
 
 pytestmark = pytest.mark.timeout(90)
 
-CHAT = "acp://chat/demo/1"
 REDACTED_VARIABLE = "[redacted:$"
-
-
-def chat(nvim) -> str:
-    return buffer_text(nvim, CHAT)
 
 
 def turns(nvim, count: int) -> str:

@@ -7,15 +7,12 @@ import os
 
 import pytest
 
-from helpers import buffer_text, notify_stub, wait_for
+from helpers import NOTIFY, buffer_text, notes, wait_for
 
 CHAT = "acp://chat/demo/1"
 
-CAPTURE_NOTIFY = notify_stub("acp_test_notes")
+CAPTURE_NOTIFY = NOTIFY
 
-
-def notes(nvim) -> list[str]:
-    return nvim.exec_lua("return _G.acp_test_notes")
 
 
 @pytest.mark.timeout(60)

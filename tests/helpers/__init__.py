@@ -60,6 +60,22 @@ def chat(nvim, key: str = "demo/1") -> str:
     return buffer_text(nvim, f"acp://chat/{key}")
 
 
+def session_state(nvim, key: str = "demo/1") -> dict:
+    """The Lua side's state of session ``key`` (``require('acp_nvim.state').sessions[key]``; {} when none)."""
+    return nvim.exec_lua("return require('acp_nvim.state').sessions[...] or vim.empty_dict()", key)
+
+
+def wait_idle(nvim, key: str = "demo/1", timeout: float = 30.0) -> dict:
+    """Wait until session ``key`` is idle; its state."""
+    return wait_for(lambda: (found := session_state(nvim, key)).get("state") == "idle" and found,
+                    timeout=timeout, what=f"{key} to be idle")
+
+
+def status(nvim) -> str:
+    """The statusline text (``require('acp_nvim').status()``)."""
+    return nvim.exec_lua("return require('acp_nvim').status()")
+
+
 ARMED_LUA = "return require('acp_nvim.permission').armed() or require('acp_nvim.review').armed()"
 
 
@@ -75,4 +91,5 @@ def answer_keys(nvim, keys: str, timeout: float = 10.0) -> None:
     nvim.input(keys)
 
 __all__ = ["ARMED_LUA", "NOTIFY", "SELECT", "WaitTimeout", "answer_keys", "async_wait_for", "buffer_text",
-           "capture_notes", "chat", "notes", "notify_stub", "wait_armed", "wait_for"]
+           "capture_notes", "chat", "notes", "notify_stub", "session_state", "status", "wait_armed",
+           "wait_for", "wait_idle"]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_nvim.core.prompting.attachments import Accepts, Packer
 from acp_nvim.core.prompting import attachments, media
+from acp_nvim.core.prompting.attachments import Accepts, Packer
 from media_samples import JPEG_HEAD, png, wav
 
 pytestmark = pytest.mark.timeout(30)
