@@ -37,7 +37,7 @@ function M.run(opts)
     end
     text = expanded
   end
-  require('acp_nvim')._started = true
+  M.started = true -- acp_nvim.shutdown() stops the host only then
   require('acp_nvim.guard').start() -- prompts must know whether the user is typing (:help acp_nvim-permission-keys)
   require('acp_nvim.host').notify('command', {
     sub = sub,
@@ -53,7 +53,7 @@ function M.run(opts)
     bufname = vim.api.nvim_buf_get_name(0),
     -- the config travels with the request: fetching it would yield the handler's greenlet,
     -- and a second :Ai could then overtake the first
-    config = require('acp_nvim').config,
+    config = require('acp_nvim.options').config,
     cwd = vim.fn.getcwd(),
   })
 end
@@ -68,7 +68,7 @@ local SOURCES = {
     return current and current.modes or {}
   end,
   agents = function()
-    return vim.list_extend({ 'demo' }, vim.tbl_keys(require('acp_nvim').config.agents))
+    return vim.list_extend({ 'demo' }, vim.tbl_keys(require('acp_nvim.options').config.agents))
   end,
   files = function(arglead)
     return vim.fn.getcompletion(arglead, 'file')

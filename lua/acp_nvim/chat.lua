@@ -3,20 +3,49 @@
 --- Layout: a header line (with the session's details as a virtual line below it), then
 --- transcript blocks, then the prompt area. Each block starts at an extmark and ends with
 --- one blank separator line; the prompt area starts at its own extmark, which also carries
---- the queued prompts and the separator as virtual lines above it. Render operations (from
---- Python, see python/acp_nvim/core/transcript/transcript.py):
----   { "new", id, kind, lines, meta }  { "append", id, text }  { "set", id, lines, meta }
----   { "clip", id, marker }
+--- the queued prompts and the separator as virtual lines above it. Render operations come from
+--- Python (python/acp_nvim/core/render_ops.py) as maps with named fields, declared below.
+---
+--- Each chat is an acp_nvim.Chat object that owns its buffer and block state; the module keeps
+--- only the registry of chats by session key.
 local M = {}
 
 local api = vim.api
+local labels = require('acp_nvim.labels')
 local markdown = require('acp_nvim.markdown')
+local options = require('acp_nvim.options')
+local prompt = require('acp_nvim.prompt')
 local scratch = require('acp_nvim.kit.scratch')
 local ns = api.nvim_create_namespace('acp_nvim.chat')
 local ns_hl = api.nvim_create_namespace('acp_nvim.chat.hl') -- extmark id = block id
 local ns_blocks = api.nvim_create_namespace('acp_nvim.chat.blocks') -- extmark id = block id
 local ns_clip = api.nvim_create_namespace('acp_nvim.chat.clip') -- extmark id = block id
 local ns_lines = api.nvim_create_namespace('acp_nvim.chat.lines') -- per-line marks (plan progress)
+
+---@class acp_nvim.RenderOp.New
+---@field op 'new'
+---@field id integer             block id
+---@field kind string            user|heading|agent|thought|tool|plan|notice|info|error|turn_end|…
+---@field lines string[]
+---@field meta { status: string? }|nil
+
+---@class acp_nvim.RenderOp.Append
+---@field op 'append'
+---@field id integer
+---@field text string            extends the block's last line (may hold newlines)
+
+---@class acp_nvim.RenderOp.Set
+---@field op 'set'
+---@field id integer
+---@field lines string[]
+---@field meta { status: string? }|nil
+
+---@class acp_nvim.RenderOp.Clip
+---@field op 'clip'
+---@field id integer
+---@field marker string          shown below the block: it is cut in the view
+
+---@alias acp_nvim.RenderOp acp_nvim.RenderOp.New|acp_nvim.RenderOp.Append|acp_nvim.RenderOp.Set|acp_nvim.RenderOp.Clip
 
 ---@class acp_nvim.Chat
 ---@field buf integer
@@ -30,8 +59,16 @@ local ns_lines = api.nvim_create_namespace('acp_nvim.chat.lines') -- per-line ma
 ---@field label string           the separator text
 ---@field queue string[]         queued prompts, shown above the separator
 ---@field md table?              markdown highlighting state (markdown.lua)
+---@field header integer?        extmark id of the details line
+---@field recovery string?       why the agent stopped (the restart offer), '' when it did not
+---@field history_pos integer?   position in the prompt history while browsing it (prompt.lua)
+---@field draft string?          the prompt typed before browsing the history (prompt.lua)
+---@field command_info { name: string, description: string }[]? the agent's slash commands (completion)
+local Chat = {}
+Chat.__index = Chat
+M.Chat = Chat
 
----@type table<string, acp_nvim.Chat>
+---@type table<string, acp_nvim.Chat> the registry: chats by session key
 M.chats = {}
 
 -- Whole-block highlight per kind; kinds not listed highlight only their first line.
@@ -44,16 +81,24 @@ local function row_of(chat, id)
   return api.nvim_buf_get_extmark_by_id(chat.buf, ns_blocks, id, {})[1]
 end
 
-local function prompt_row(chat)
-  return api.nvim_buf_get_extmark_by_id(chat.buf, ns, chat.prompt, {})[1]
+--- The first row (0-based) of the prompt area.
+function Chat:prompt_row()
+  return api.nvim_buf_get_extmark_by_id(self.buf, ns, self.prompt, {})[1]
 end
 
---- First row of the block and the row just past its blank separator.
-local function block_range(chat, id)
-  local next_id = chat.order[chat.index[id] + 1]
-  return row_of(chat, id), next_id and row_of(chat, next_id) or prompt_row(chat)
+local function prompt_row(chat)
+  return chat:prompt_row()
 end
-M.block_range = block_range
+
+--- First row of block `id` and the row just past its blank separator.
+function Chat:block_range(id)
+  local next_id = self.order[self.index[id] + 1]
+  return row_of(self, id), next_id and row_of(self, next_id) or self:prompt_row()
+end
+
+local function block_range(chat, id)
+  return chat:block_range(id)
+end
 
 local function last_line_len(chat, row)
   return #(api.nvim_buf_get_lines(chat.buf, row, row + 1, false)[1] or '')
@@ -113,21 +158,25 @@ local function byte_size(lines)
   return size
 end
 
-local function op_new(chat, id, kind, lines, meta)
+---@param op acp_nvim.RenderOp.New
+local function op_new(chat, op)
+  local id, kind, lines = op.id, op.kind, op.lines
   local row = prompt_row(chat)
   local with_blank = vim.list_extend(vim.list_slice(lines), { '' })
   api.nvim_buf_set_lines(chat.buf, row, row, false, with_blank)
-  M.place_prompt(chat, row + #with_blank)
+  chat:place_prompt(row + #with_blank)
   api.nvim_buf_set_extmark(chat.buf, ns_blocks, row, 0, { id = id, right_gravity = false })
   chat.order[#chat.order + 1] = id
   chat.index[id] = #chat.order
   chat.kinds[id] = kind
   chat.sizes[id] = byte_size(lines)
-  highlight(chat, id, lines, nil_if_null(meta))
+  highlight(chat, id, lines, nil_if_null(op.meta))
   markdown.on_new(chat, id, kind)
 end
 
-local function op_append(chat, id, text)
+---@param op acp_nvim.RenderOp.Append
+local function op_append(chat, op)
+  local id, text = op.id, op.text
   if not chat.index[id] then
     return
   end
@@ -139,7 +188,9 @@ local function op_append(chat, id, text)
   markdown.on_append(chat, id)
 end
 
-local function op_set(chat, id, lines, meta)
+---@param op acp_nvim.RenderOp.Set
+local function op_set(chat, op)
+  local id, lines = op.id, op.lines
   if not chat.index[id] then
     return
   end
@@ -147,42 +198,50 @@ local function op_set(chat, id, lines, meta)
   api.nvim_buf_set_lines(chat.buf, start, stop - 1, false, lines)
   api.nvim_buf_set_extmark(chat.buf, ns_blocks, start, 0, { id = id, right_gravity = false })
   chat.sizes[id] = byte_size(lines)
-  highlight(chat, id, lines, nil_if_null(meta))
+  highlight(chat, id, lines, nil_if_null(op.meta))
 end
 
-local function op_clip(chat, id, marker)
+---@param op acp_nvim.RenderOp.Clip
+local function op_clip(chat, op)
+  local id = op.id
   if not chat.index[id] then
     return
   end
   local _, stop = block_range(chat, id)
-  local keys = require('acp_nvim').config.keymaps
+  local keys = options.config.keymaps
   chat.clipped[id] = true
   api.nvim_buf_set_extmark(chat.buf, ns_clip, stop - 2, 0, {
     id = id,
-    virt_lines = { { { ('%s · %s shows all'):format(marker, keys.open), 'AcpNvimClip' } } },
+    virt_lines = { { { ('%s · %s shows all'):format(op.marker, keys.open), 'AcpNvimClip' } } },
   })
 end
 
 local OPS = { new = op_new, append = op_append, set = op_set, clip = op_clip }
 
+--- Apply render operations in order.
+---@param ops acp_nvim.RenderOp[]
+function Chat:apply(ops)
+  for _, op in ipairs(ops) do
+    OPS[op.op](self, op)
+  end
+  markdown.sync(self)
+end
+
 --- Apply render operations to the chat of `key` (ignored when its buffer is gone).
+---@param ops acp_nvim.RenderOp[]
 function M.apply(key, ops)
   local chat = M.chats[key]
-  if not chat or not api.nvim_buf_is_valid(chat.buf) then
-    return
+  if chat and api.nvim_buf_is_valid(chat.buf) then
+    chat:apply(ops)
   end
-  for _, op in ipairs(ops) do
-    OPS[op[1]](chat, op[2], op[3], op[4])
-  end
-  markdown.sync(chat)
 end
 
 --- The id of the block at `row` (0-based), or nil in the header or prompt area.
-function M.block_at(chat, row)
-  if row >= prompt_row(chat) then
+function Chat:block_at(row)
+  if row >= self:prompt_row() then
     return nil
   end
-  local found = api.nvim_buf_get_extmarks(chat.buf, ns_blocks, { row, 0 }, 0, { limit = 1 })[1]
+  local found = api.nvim_buf_get_extmarks(self.buf, ns_blocks, { row, 0 }, 0, { limit = 1 })[1]
   return found and found[1] or nil
 end
 
@@ -194,10 +253,6 @@ function M.of_buffer(buf)
       return chat
     end
   end
-end
-
-function M.prompt_row(chat)
-  return prompt_row(chat)
 end
 
 -- The prompt area -----------------------------------------------------------------
@@ -218,19 +273,19 @@ local function recovery_line(chat)
   if (chat.recovery or '') == '' then
     return nil
   end
-  local key = require('acp_nvim').config.keymaps.restart
+  local key = options.config.keymaps.restart
   local how = key ~= '' and (key .. ' restarts the agent and reopens this session · :Ai restart') or ':Ai restart'
   return { { ('  ⚠ %s · %s'):format(chat.recovery, how), 'AcpNvimError' } }
 end
 
---- (Re)place the prompt area's mark: queued prompts, the restart offer and the separator as
---- virtual lines above it.
-function M.place_prompt(chat, row)
-  local virt = queue_lines(chat)
-  virt[#virt + 1] = recovery_line(chat)
-  virt[#virt + 1] = { { chat.label, 'AcpNvimPromptSeparator' } }
-  chat.prompt = api.nvim_buf_set_extmark(chat.buf, ns, row or prompt_row(chat), 0, {
-    id = chat.prompt,
+--- (Re)place the prompt area's mark (at `row`, or where it is): queued prompts, the restart offer
+--- and the separator as virtual lines above it.
+function Chat:place_prompt(row)
+  local virt = queue_lines(self)
+  virt[#virt + 1] = recovery_line(self)
+  virt[#virt + 1] = { { self.label, 'AcpNvimPromptSeparator' } }
+  self.prompt = api.nvim_buf_set_extmark(self.buf, ns, row or self:prompt_row(), 0, {
+    id = self.prompt,
     virt_lines = virt,
     virt_lines_above = true,
     right_gravity = false, -- text typed at the start of the prompt stays in the prompt
@@ -239,18 +294,20 @@ end
 
 local SEPARATOR = '── prompt · %s or <CR> sends · %s cancels · %s/%s history · <C-x><C-o> completes / and @ ──'
 
-local function create(key)
+--- A new chat buffer for session `key`, registered; its prompt area gets keys and completion.
+---@return acp_nvim.Chat
+function Chat.new(key)
   local buf = scratch.create({ name = 'acp://chat/' .. key, kind = 'chat', buftype = 'nofile', bufhidden = 'hide',
     undolevels = -1, -- streamed output must not become undo steps the user could undo
     filetype = 'acp_chat', lines = { '# acp.nvim · ' .. key, '' } })
   api.nvim_buf_set_extmark(buf, ns, 0, 0, { line_hl_group = 'AcpNvimHeader' })
-  local keys = require('acp_nvim').config.keymaps
-  local chat = { buf = buf, key = key, order = {}, index = {}, kinds = {}, sizes = {}, clipped = {},
-    queue = {}, label = SEPARATOR:format(keys.send, keys.cancel, keys.history_prev, keys.history_next) }
-  M.place_prompt(chat, 1)
+  local keys = options.config.keymaps
+  local chat = setmetatable({ buf = buf, key = key, order = {}, index = {}, kinds = {}, sizes = {}, clipped = {},
+    queue = {}, label = SEPARATOR:format(keys.send, keys.cancel, keys.history_prev, keys.history_next) }, Chat)
+  chat:place_prompt(1)
   M.chats[key] = chat
   markdown.attach(chat)
-  require('acp_nvim.prompt').attach(chat)
+  prompt.attach(chat)
   if keys.restart ~= '' then
     vim.keymap.set('n', keys.restart, function()
       vim.cmd('Ai restart')
@@ -266,7 +323,7 @@ local function create(key)
 end
 
 local function split_cmd()
-  local chat_cfg = require('acp_nvim').config.chat
+  local chat_cfg = options.config.chat
   local function size(value, total)
     return value > 1 and math.floor(value) or math.floor(total * value)
   end
@@ -279,7 +336,9 @@ local function split_cmd()
   return ('%s %dvsplit'):format(side, size(chat_cfg.width, vim.o.columns))
 end
 
-local function show(chat, focus)
+--- Show the chat in a window (split per `chat.position`); `focus` moves the cursor there.
+function Chat:show(focus)
+  local chat = self
   local win = vim.fn.bufwinid(chat.buf)
   if win == -1 then
     local previous = api.nvim_get_current_win()
@@ -306,17 +365,17 @@ end
 function M.open(key, focus, replay)
   local chat = M.chats[key]
   if not chat or not api.nvim_buf_is_valid(chat.buf) then
-    chat = create(key)
-    M.apply(key, replay or {})
+    chat = Chat.new(key)
+    chat:apply(replay or {})
   end
-  show(chat, focus)
+  chat:show(focus)
   return chat.buf
 end
 
 -- Session state: header, details line, queue --------------------------------------
 
 local function details(key, s)
-  local parts = { ('%s · %s'):format(s.agent or key, require('acp_nvim.state').label(s.state)) }
+  local parts = { ('%s · %s'):format(s.agent or key, labels.state(s.state)) }
   if (s.mode or '') ~= '' then
     parts[#parts + 1] = 'mode ' .. s.mode
   end
@@ -345,12 +404,10 @@ local function same_list(a, b)
   return true
 end
 
---- Reflect the session's title, details and queue in its chat buffer.
-function M.set_state(key, s)
-  local chat = M.chats[key]
-  if not chat or not api.nvim_buf_is_valid(chat.buf) or s.closed then
-    return
-  end
+--- Reflect the session's title, details and queue in the buffer.
+---@param s acp_nvim.SessionState
+function Chat:set_state(s)
+  local chat, key = self, self.key
   local title = (s.title or '') ~= '' and (' · ' .. s.title) or ''
   local header = ('# acp.nvim · %s%s'):format(key, title)
   if api.nvim_buf_get_lines(chat.buf, 0, 1, false)[1] ~= header then
@@ -365,7 +422,20 @@ function M.set_state(key, s)
   if not same_list(queue, chat.queue) or recovery ~= (chat.recovery or '') then
     chat.queue = queue
     chat.recovery = recovery
-    M.place_prompt(chat)
+    chat:place_prompt()
+  end
+end
+
+--- Reflect the state of session `key` in its chat (ignored without one; once closed, only its
+--- commands are forgotten).
+---@param s acp_nvim.SessionState
+function M.set_state(key, s)
+  local chat = M.chats[key]
+  if chat then
+    chat.command_info = not s.closed and type(s.command_info) == 'table' and s.command_info or nil
+  end
+  if chat and api.nvim_buf_is_valid(chat.buf) and not s.closed then
+    chat:set_state(s)
   end
 end
 

@@ -3,14 +3,12 @@
 --- Nothing here runs at startup but setup(): modules load on first use.
 local M = {}
 
---- The configuration: setup()'s options merged over the defaults and checked key by key when first
---- read (an invalid option raises, naming its key path); the defaults without setup().
+--- The configuration (acp_nvim.options): setup()'s options merged over the defaults and checked key
+--- by key when first read (an invalid option raises, naming its key path); the defaults without setup().
 setmetatable(M, {
   __index = function(_, key)
     if key == 'config' then
-      local built = require('acp_nvim.config').build(M._opts)
-      rawset(M, 'config', built)
-      return built
+      return require('acp_nvim.options').config
     end
   end,
 })
@@ -20,8 +18,7 @@ setmetatable(M, {
 --- prestart) or at the first :Ai, and an invalid option is reported then, naming its key path.
 ---@param opts table|nil
 function M.setup(opts)
-  M._opts = opts
-  rawset(M, 'config', nil)
+  require('acp_nvim.options').set(opts)
 end
 
 --- Entry point of :Ai (see plugin/acp_nvim.lua and acp_nvim.ai).
@@ -42,7 +39,8 @@ end
 
 --- Called on VimLeavePre: stop agent processes (only when a command reached the Python host).
 function M.shutdown()
-  if M._started then
+  local ai = package.loaded['acp_nvim.ai'] -- no :Ai ran when it was never loaded
+  if ai and ai.started then
     require('acp_nvim.host').shutdown()
   end
 end

@@ -45,7 +45,7 @@ function M.prewarm()
 end
 
 local function content_rows(chat, id)
-  local start, stop = require('acp_nvim.chat').block_range(chat, id)
+  local start, stop = chat:block_range(id)
   return chat.kinds[id] == 'user' and start + 1 or start, stop - 1
 end
 

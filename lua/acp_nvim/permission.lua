@@ -15,25 +15,51 @@
 ---     cut into pieces that fit; no allow option is offered until every line has been on screen:
 ---     a request taller than the float must be scrolled through to its end (the winbar says so).
 --- Text from the agent is shown with control characters made visible; option ids go back as sent.
+---
+--- The float is an acp_nvim.PermissionPrompt object (`M.prompt`, the only one: one float at a
+--- time); the requests wait in acp_nvim.pending, with the reviews.
 local M = {}
 
 local api = vim.api
 local float = require('acp_nvim.kit.float')
 local guard = require('acp_nvim.guard')
+local options = require('acp_nvim.options')
+local pending = require('acp_nvim.pending')
+local review = require('acp_nvim.review')
 local scratch = require('acp_nvim.kit.scratch')
 
----@type { id: integer, q: table, shown_at: number|nil }[] pending prompts in arrival order
-M.queue = {}
-M.win = nil
-M.buf = nil
---- What the float shows: { entry, confirm = option|nil, shown_at, note = string|nil }
-M.view = nil
+---@class acp_nvim.PermissionEntry: acp_nvim.Pending
+---@field q table                 the question (python/acp_nvim/nvim/editor.py `_question_table`)
+---@field shown_at number?        when it was first put before the user (ms, acp_nvim.guard)
+---@field seen boolean?           every line has been on screen (allow is offered)
+---@field seen_to integer?        the last line seen so far, from the top down
+
+---@class acp_nvim.PermissionView
+---@field entry acp_nvim.PermissionEntry
+---@field confirm table?          the "always" option whose rule is being confirmed
+---@field shown_at number
+---@field note string?            said on the hint line instead of the hint
+
+---@class acp_nvim.PermissionPrompt
+---@field win integer?            the float
+---@field buf integer?
+---@field view acp_nvim.PermissionView? what the float shows
+---@field stop_watch fun()?       stops redrawing the hint when the keys arm
+local Prompt = {}
+Prompt.__index = Prompt
+
+---@return acp_nvim.PermissionPrompt
+function Prompt.new()
+  return setmetatable({}, Prompt)
+end
+
+--- The float (the registry of one).
+M.prompt = Prompt.new()
 
 local KIND_KEYS = { allow_once = 'a', allow_always = 'A', reject_once = 'r', reject_always = 'R' }
 local ALWAYS = { allow_always = true, reject_always = true }
 local NS = api.nvim_create_namespace('acp_nvim_permission')
 local UNSEEN = ' ↓ scroll through the whole request (j, <C-d>, <C-f>): allow is not offered until you have seen it all'
-local stop_watch
 
 --- `text` with control characters shown (a newline as ↵, others as ^X): one buffer line.
 function M.clean(text)
@@ -50,24 +76,26 @@ function M.clean(text)
   end))
 end
 
+--- The pending permission prompts, oldest first.
+---@return acp_nvim.PermissionEntry[]
+function M.pending()
+  return pending.list('prompt')
+end
+
 local function find(id)
-  for i, entry in ipairs(M.queue) do
-    if entry.id == id then
-      return entry, i
-    end
-  end
+  return pending.find('prompt', id)
 end
 
-local function total_pending()
-  return #M.queue + #require('acp_nvim.review').list()
+function Prompt:is_open()
+  return self.win ~= nil and api.nvim_win_is_valid(self.win)
 end
 
-local function focused()
-  return M.win ~= nil and api.nvim_win_is_valid(M.win) and api.nvim_get_current_win() == M.win
+function Prompt:focused()
+  return self:is_open() and api.nvim_get_current_win() == self.win
 end
 
 local function reach_hint()
-  local key = (require('acp_nvim').config.keymaps or {}).permissions
+  local key = (options.config.keymaps or {}).permissions
   local via = key and key ~= '' and (key .. ' in the chat or ') or ''
   return ('  %s:Ai permissions goes to this prompt (it does not take the keys you type)'):format(via)
 end
@@ -133,7 +161,7 @@ local function prompt_lines(entry)
     disabled[#disabled + 1] = #lines
   end
   lines[#lines + 1] = ''
-  local others = total_pending() - 1
+  local others = pending.count() - 1
   if others > 0 then
     lines[#lines + 1] = ('  %d more request%s waiting: :Ai permissions lists them'):format(others, others > 1 and 's' or '')
   end
@@ -154,9 +182,9 @@ local function confirm_lines(entry, opt)
   return lines, {}
 end
 
-local function hint_line()
-  local view = M.view
-  if not focused() then
+function Prompt:hint_line()
+  local view = self.view
+  if not self:focused() then
     return reach_hint(), 'AcpNvimPromptHint'
   elseif view.note then
     return '  ' .. view.note, 'AcpNvimPromptLocked'
@@ -172,50 +200,51 @@ end
 
 -- -- the float -----------------------------------------------------------------------------
 
-local function title()
-  local _, index = find(M.view.entry.id)
-  return (' acp.nvim · permission %d/%d '):format(index or 1, #M.queue)
+function Prompt:title()
+  local _, index = find(self.view.entry.id)
+  return (' acp.nvim · permission %d/%d '):format(index or 1, pending.count('prompt'))
 end
 
 --- Put the hint line (the last line) in place and colour it.
-local function draw_hint()
-  if not (M.buf and api.nvim_buf_is_valid(M.buf) and M.view) then
+function Prompt:draw_hint()
+  local buf = self.buf
+  if not (buf and api.nvim_buf_is_valid(buf) and self.view) then
     return
   end
-  local text, group = hint_line()
-  local count = api.nvim_buf_line_count(M.buf)
-  local bo = vim.bo[M.buf]
+  local text, group = self:hint_line()
+  local count = api.nvim_buf_line_count(buf)
+  local bo = vim.bo[buf]
   bo.modifiable = true
-  api.nvim_buf_set_lines(M.buf, count - 1, count, false, { text })
+  api.nvim_buf_set_lines(buf, count - 1, count, false, { text })
   bo.modifiable, bo.modified = false, false
-  api.nvim_buf_clear_namespace(M.buf, NS, count - 1, count)
-  api.nvim_buf_set_extmark(M.buf, NS, count - 1, 0, { line_hl_group = group })
+  api.nvim_buf_clear_namespace(buf, NS, count - 1, count)
+  api.nvim_buf_set_extmark(buf, NS, count - 1, 0, { line_hl_group = group })
 end
 
 --- Record how far the request has been on screen (every line from the top down to `seen_to`);
 --- once that reaches the last line, allow options are offered.
-local function check_seen()
-  local view = M.view
-  if not (view and M.win and api.nvim_win_is_valid(M.win) and M.buf and api.nvim_buf_is_valid(M.buf)) then
+function Prompt:check_seen()
+  local view = self.view
+  if not (view and self:is_open() and self.buf and api.nvim_buf_is_valid(self.buf)) then
     return
   end
   local entry = view.entry
   if view.confirm or entry.seen then
     return
   end
-  local top, bottom = vim.fn.line('w0', M.win), vim.fn.line('w$', M.win)
+  local top, bottom = vim.fn.line('w0', self.win), vim.fn.line('w$', self.win)
   if top <= (entry.seen_to or 0) + 1 then
     entry.seen_to = math.max(entry.seen_to or 0, bottom)
   end
-  if entry.seen_to >= api.nvim_buf_line_count(M.buf) then
+  if entry.seen_to >= api.nvim_buf_line_count(self.buf) then
     entry.seen = true
   end
-  vim.wo[M.win].winbar = entry.seen and '' or UNSEEN
-  draw_hint()
+  vim.wo[self.win].winbar = entry.seen and '' or UNSEEN
+  self:draw_hint()
 end
 
-local function draw()
-  local view = M.view
+function Prompt:draw()
+  local view = self.view
   local lines, disabled
   if view.confirm then
     lines, disabled = confirm_lines(view.entry, view.confirm)
@@ -223,38 +252,36 @@ local function draw()
     lines, disabled = prompt_lines(view.entry)
   end
   lines[#lines + 1] = '' -- the hint line
-  scratch.fill(M.buf, lines)
-  api.nvim_buf_clear_namespace(M.buf, NS, 0, -1)
+  scratch.fill(self.buf, lines)
+  api.nvim_buf_clear_namespace(self.buf, NS, 0, -1)
   for _, row in ipairs(disabled) do
-    api.nvim_buf_set_extmark(M.buf, NS, row - 1, 0, { line_hl_group = 'AcpNvimPromptDisabled' })
+    api.nvim_buf_set_extmark(self.buf, NS, row - 1, 0, { line_hl_group = 'AcpNvimPromptDisabled' })
   end
-  draw_hint()
-  float.fit(M.win, title(), not focused())
-  check_seen()
+  self:draw_hint()
+  float.fit(self.win, self:title(), not self:focused())
+  self:check_seen()
 end
 
-local function close_float()
-  if stop_watch then
-    stop_watch()
-    stop_watch = nil
+function Prompt:close()
+  if self.stop_watch then
+    self.stop_watch()
+    self.stop_watch = nil
   end
-  if M.win and api.nvim_win_is_valid(M.win) then
-    api.nvim_win_close(M.win, true)
+  if self:is_open() then
+    api.nvim_win_close(self.win, true)
   end
-  M.win, M.buf, M.view = nil, nil, nil
+  self.win, self.buf, self.view = nil, nil, nil
 end
 
-local function note(text)
-  M.view.note = text
-  draw_hint()
+function Prompt:note(text)
+  self.view.note = text
+  self:draw_hint()
 end
 
-local press -- forward: the key handler
-
-local function map_keys(buf)
+function Prompt:map_keys(buf)
   local function map(lhs, action)
     vim.keymap.set('n', lhs, function()
-      press(action)
+      self:press(action)
     end, { buffer = buf, nowait = true, desc = 'acp.nvim permission prompt' })
   end
   for i = 1, 9 do
@@ -265,130 +292,138 @@ local function map_keys(buf)
   end
   map('y', { confirm = true })
   map('n', { back = true })
-  vim.keymap.set('n', 'q', function() M.hide() end, { buffer = buf, nowait = true, desc = 'acp.nvim: hide' })
-  vim.keymap.set('n', '<Esc>', function() M.hide() end, { buffer = buf, nowait = true, desc = 'acp.nvim: hide' })
+  vim.keymap.set('n', 'q', function() self:hide() end, { buffer = buf, nowait = true, desc = 'acp.nvim: hide' })
+  vim.keymap.set('n', '<Esc>', function() self:hide() end, { buffer = buf, nowait = true, desc = 'acp.nvim: hide' })
 end
 
-local function open_float(enter)
+function Prompt:open_float(enter)
   require('acp_nvim.highlights').setup()
   local buf = scratch.create({ kind = 'permission', buftype = 'nofile', bufhidden = 'wipe', lines = { '' },
     modifiable = false })
-  map_keys(buf)
-  M.buf = buf
+  self:map_keys(buf)
+  self.buf = buf
   local config = float.config(buf, ' acp.nvim · permission ', not enter)
-  M.win = api.nvim_open_win(buf, enter, config)
-  vim.wo[M.win].wrap = false
+  self.win = api.nvim_open_win(buf, enter, config)
+  vim.wo[self.win].wrap = false
   api.nvim_create_autocmd({ 'WinScrolled', 'CursorMoved' }, { buffer = buf, callback = function()
-    check_seen()
+    self:check_seen()
   end })
   api.nvim_create_autocmd({ 'WinEnter', 'WinLeave' }, { buffer = buf, callback = function()
     vim.schedule(function()
-      if M.view and M.win and api.nvim_win_is_valid(M.win) then
-        draw()
+      if self.view and self:is_open() then
+        self:draw()
       end
     end)
   end })
-  stop_watch = guard.watch(function() return M.view and M.view.shown_at end, draw_hint)
+  self.stop_watch = guard.watch(function() return self.view and self.view.shown_at end, function()
+    self:draw_hint()
+  end)
 end
 
 --- Show `entry` in the float (opened when needed; `enter` moves the cursor into it).
-local function display(entry, enter)
-  if not (M.win and api.nvim_win_is_valid(M.win)) then
-    close_float()
-    open_float(enter)
-  elseif enter and not focused() then
-    api.nvim_set_current_win(M.win)
+function Prompt:display(entry, enter)
+  if not self:is_open() then
+    self:close()
+    self:open_float(enter)
+  elseif enter and not self:focused() then
+    api.nvim_set_current_win(self.win)
   end
   entry.shown_at = entry.shown_at or guard.now()
-  M.view = { entry = entry, shown_at = entry.shown_at }
-  draw()
+  self.view = { entry = entry, shown_at = entry.shown_at }
+  self:draw()
 end
 
 -- -- keys ----------------------------------------------------------------------------------
 
-local function option_for(action)
-  local options = M.view.entry.q.options
+local function option_for(view, action)
+  local opts = view.entry.q.options
   if action.index then
-    return options[action.index]
+    return opts[action.index]
   end
-  for _, opt in ipairs(options) do
+  for _, opt in ipairs(opts) do
     if opt.kind == action.kind then
       return opt
     end
   end
 end
 
-local function confirm(opt)
-  M.view = { entry = M.view.entry, confirm = opt, shown_at = guard.now() }
-  draw()
+function Prompt:confirm(opt)
+  self.view = { entry = self.view.entry, confirm = opt, shown_at = guard.now() }
+  self:draw()
 end
 
-local function back()
-  M.view = { entry = M.view.entry, shown_at = guard.now() }
-  draw()
+function Prompt:back()
+  self.view = { entry = self.view.entry, shown_at = guard.now() }
+  self:draw()
 end
 
-function press(action)
-  local view = M.view
+--- A key of the float: `action` is { index = n } | { kind = k } | { confirm = true } | { back = true }.
+function Prompt:press(action)
+  local view = self.view
   if not view then
     return
   end
   local counts, wait = guard.press(view.shown_at)
   if not counts then
-    return note(('keys wait %.1f s more: the prompt just appeared, or you were typing'):format(wait / 1000))
+    return self:note(('keys wait %.1f s more: the prompt just appeared, or you were typing'):format(wait / 1000))
   end
   if view.confirm then
     if action.confirm then
       return M.choose(view.entry.id, view.confirm.id)
     elseif action.back then
-      return back()
+      return self:back()
     end
-    return note('y stores the rule and answers; n goes back')
+    return self:note('y stores the rule and answers; n goes back')
   end
-  local opt = option_for(action)
+  local opt = option_for(view, action)
   if not opt then
     return
   elseif opt.kind:sub(1, 5) == 'allow' and not view.entry.seen then
-    check_seen()
+    self:check_seen()
     if not view.entry.seen then
-      return note('allow is not offered until the whole request has been on screen: scroll through it to the end')
+      return self:note('allow is not offered until the whole request has been on screen: scroll through it to the end')
     end
   end
   if ALWAYS[opt.kind] and not view.entry.q.rules[opt.kind] then
-    return note('"always" is not offered: ' .. M.clean(view.entry.q.no_rule))
+    return self:note('"always" is not offered: ' .. M.clean(view.entry.q.no_rule))
   elseif ALWAYS[opt.kind] then
-    return confirm(opt)
+    return self:confirm(opt)
   end
   M.choose(view.entry.id, opt.id)
 end
 
 --- `q`/<Esc>: hide the prompt (still pending); on the confirmation, go back to the request.
-function M.hide()
-  if M.view and M.view.confirm then
-    return back()
+function Prompt:hide()
+  if self.view and self.view.confirm then
+    return self:back()
   end
-  close_float()
+  self:close()
+end
+
+--- `q`/<Esc> of the float.
+function M.hide()
+  M.prompt:hide()
 end
 
 -- -- public ----------------------------------------------------------------------------------
 
 --- Go to prompt `entry` (the first queued one by default): the user asked for it.
 function M.show_prompt(entry)
-  entry = entry or M.queue[1]
+  entry = entry or pending.first('prompt')
   if not entry then
     return
   end
   vim.cmd('stopinsert')
-  display(entry, true)
+  M.prompt:display(entry, true)
 end
 
 local function pending_items()
   local items = {}
-  for _, entry in ipairs(M.queue) do
+  for _, entry in ipairs(M.pending()) do
     items[#items + 1] = { label = ('[%s] %s (%s)'):format(M.clean(entry.q.kind), M.clean(entry.q.title),
       M.clean(entry.q.session)), prompt = entry }
   end
-  for _, r in ipairs(require('acp_nvim.review').list()) do
+  for _, r in ipairs(review.list()) do
     local files = r.files > 1 and (' · %d files'):format(r.files) or ''
     local label = ('[review%s] %s (%s)%s'):format(r.state == 'open' and ', open' or '', M.clean(r.title),
       M.clean(r.session), files)
@@ -401,8 +436,8 @@ local function open_item(item)
   if item.prompt then
     M.show_prompt(item.prompt)
   else
-    close_float()
-    require('acp_nvim.review').show(item.review)
+    M.prompt:close()
+    review.show(item.review)
   end
 end
 
@@ -412,7 +447,7 @@ local function show_list(items)
     lines[#lines + 1] = ('  %d. %s'):format(i, item.label)
   end
   vim.list_extend(lines, { '', '  number or <CR> opens one · q closes' })
-  close_float()
+  M.prompt:close()
   local buf = scratch.create({ kind = 'permission', buftype = 'nofile', bufhidden = 'wipe', lines = lines,
     modifiable = false })
   local win = float.centered(buf, (' acp.nvim · %d pending requests '):format(#items))
@@ -460,13 +495,13 @@ end
 
 local function ask(id, q)
   guard.start()
-  local entry = { id = id, q = normalise(q) }
-  M.queue[#M.queue + 1] = entry
-  if M.view and M.win and api.nvim_win_is_valid(M.win) then
-    return draw() -- a prompt is up: the new one waits (the title and "more waiting" line count it)
+  local prompt = M.prompt
+  pending.add('prompt', { id = id, q = normalise(q) })
+  if prompt.view and prompt:is_open() then
+    return prompt:draw() -- a prompt is up: the new one waits (the title and "more waiting" line count it)
   end
   local enter = guard.may_focus()
-  display(M.queue[1], enter)
+  prompt:display(pending.first('prompt'), enter)
   if not enter then
     vim.notify(('[acp.nvim] %s asks permission: %s — %s'):format(M.clean(q.session), M.clean(q.title),
       vim.trim(reach_hint())), vim.log.levels.INFO)
@@ -481,66 +516,71 @@ function M.ask(id, q)
   if ok then
     return
   end
-  local _, pos = find(id)
-  if pos then
-    table.remove(M.queue, pos)
+  local entry = find(id)
+  if entry then
+    pending.remove(entry)
   end
-  pcall(close_float)
+  pcall(Prompt.close, M.prompt)
   vim.notify(('[acp.nvim] cannot show a permission request (%s): answered cancelled'):format(M.clean(err)),
     vim.log.levels.ERROR)
   vim.fn.AcpNvimAnswer(id, vim.NIL)
-  if M.queue[1] then
-    pcall(display, M.queue[1], false)
+  local first = pending.first('prompt')
+  if first then
+    pcall(Prompt.display, M.prompt, first, false)
   end
 end
 
 --- Show the next pending prompt in the float that is up (keeping where the cursor is), or close it.
-local function next_prompt()
-  if M.queue[1] and M.win and api.nvim_win_is_valid(M.win) then
-    M.queue[1].shown_at = nil -- a new request in the same place: its keys wait again
-    display(M.queue[1], false)
+function Prompt:next()
+  local first = pending.first('prompt')
+  if first and self:is_open() then
+    first.shown_at = nil -- a new request in the same place: its keys wait again
+    self:display(first, false)
   else
-    close_float()
+    self:close()
   end
 end
 
 --- Answer request `id` with option `option_id` and show the next one.
 function M.choose(id, option_id)
-  local _, pos = find(id)
-  if not pos then
+  local entry = find(id)
+  if not entry then
     return
   end
-  table.remove(M.queue, pos)
+  pending.remove(entry)
   vim.fn.AcpNvimAnswer(id, option_id)
-  if M.view and M.view.entry.id == id then
-    next_prompt()
-  elseif M.view then
-    draw()
+  local prompt = M.prompt
+  if prompt.view and prompt.view.entry.id == id then
+    prompt:next()
+  elseif prompt.view then
+    prompt:draw()
   end
 end
 
 --- The request was answered elsewhere (cancelled turn): drop it.
 function M.dismiss(id)
-  local _, pos = find(id)
-  if not pos then
+  local entry = find(id)
+  if not entry then
     return
   end
-  table.remove(M.queue, pos)
-  if M.view and M.view.entry.id == id then
-    next_prompt()
-  elseif M.view and M.win and api.nvim_win_is_valid(M.win) then
-    draw()
+  pending.remove(entry)
+  local prompt = M.prompt
+  if prompt.view and prompt.view.entry.id == id then
+    prompt:next()
+  elseif prompt.view and prompt:is_open() then
+    prompt:draw()
   end
 end
 
 --- Whether the prompt that is up has been seen whole (its allow options are offered).
 function M.seen()
-  return M.view ~= nil and M.view.entry.seen == true
+  return M.prompt.view ~= nil and M.prompt.view.entry.seen == true
 end
 
 --- Whether the prompt that is up would take a key pressed now (for tests and the harness).
 function M.armed()
-  return M.view ~= nil and focused() and guard.armed(M.view.shown_at)
+  local prompt = M.prompt
+  return prompt.view ~= nil and prompt:focused() and guard.armed(prompt.view.shown_at)
 end
 
 return M

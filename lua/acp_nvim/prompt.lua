@@ -8,12 +8,11 @@ local api = vim.api
 M.history = {}
 M.HISTORY_MAX = 200
 
-local function chat_mod()
-  return require('acp_nvim.chat')
-end
+---@type table<integer, acp_nvim.Chat> the chats attached, by buffer (for the omnifunc)
+local chats = setmetatable({}, { __mode = 'v' })
 
 local function prompt_row(chat)
-  return chat_mod().prompt_row(chat)
+  return chat:prompt_row()
 end
 
 --- The text typed in the prompt area.
@@ -25,7 +24,7 @@ end
 local function set_text(chat, text)
   local row = prompt_row(chat)
   api.nvim_buf_set_lines(chat.buf, row, -1, false, vim.split(text, '\n', { plain = true }))
-  chat_mod().place_prompt(chat, row)
+  chat:place_prompt(row)
 end
 
 local function remember(text)
@@ -73,10 +72,9 @@ end
 
 -- Completion (omnifunc) -------------------------------------------------------------
 
-local function command_items(base)
-  local s = require('acp_nvim.state').sessions[vim.b.acp_nvim_session or ''] or {}
+local function command_items(chat, base)
   local items = {}
-  for _, cmd in ipairs(type(s.command_info) == 'table' and s.command_info or {}) do
+  for _, cmd in ipairs(chat.command_info or {}) do
     local name, desc = cmd, ''
     if type(cmd) == 'table' then
       name, desc = cmd.name, cmd.description or ''
@@ -98,7 +96,7 @@ end
 
 --- 'omnifunc' of chat buffers: "/command" at the start of the prompt, "@path" anywhere in it.
 function M.omnifunc(findstart, base)
-  local chat = chat_mod().of_buffer()
+  local chat = chats[api.nvim_get_current_buf()]
   if findstart == 1 then
     local row, col = unpack(api.nvim_win_get_cursor(0))
     if not chat or row - 1 < prompt_row(chat) then
@@ -115,7 +113,10 @@ function M.omnifunc(findstart, base)
     end
     return start - 1
   end
-  return vim.startswith(base, '/') and command_items(base) or file_items(base)
+  if vim.startswith(base, '/') then
+    return chat and command_items(chat, base) or {}
+  end
+  return file_items(base)
 end
 
 -- Keys -----------------------------------------------------------------------------
@@ -129,20 +130,20 @@ local function open_key(chat)
     require('acp_nvim.views').jump(path, tonumber(lnum))
     return
   end
-  local id = chat_mod().block_at(chat, row)
+  local id = chat:block_at(row)
   if id then
     vim.fn.AcpNvimChat('open', chat.key, id)
   end
 end
 
 local function locations_key(chat)
-  local id = chat_mod().block_at(chat, api.nvim_win_get_cursor(0)[1] - 1)
+  local id = chat:block_at(api.nvim_win_get_cursor(0)[1] - 1)
   vim.fn.AcpNvimChat('locations', chat.key, id or 0)
 end
 
 --- X on a "not reviewed" warning reverts the file the agent changed unasked; elsewhere, X is X.
 local function revert_key(chat)
-  local id = not in_prompt(chat) and chat_mod().block_at(chat, api.nvim_win_get_cursor(0)[1] - 1)
+  local id = not in_prompt(chat) and chat:block_at(api.nvim_win_get_cursor(0)[1] - 1)
   if id and chat.kinds[id] == 'error' then
     vim.fn.AcpNvimChat('revert', chat.key, id)
   else
@@ -151,7 +152,7 @@ local function revert_key(chat)
 end
 
 local function set_keymaps(chat)
-  local keys = require('acp_nvim').config.keymaps
+  local keys = require('acp_nvim.options').config.keymaps
   local function map(modes, lhs, rhs, desc)
     if lhs and lhs ~= '' then
       vim.keymap.set(modes, lhs, rhs, { buffer = chat.buf, desc = 'acp.nvim: ' .. desc, nowait = true })
@@ -199,7 +200,9 @@ local function set_keymaps(chat)
 end
 
 --- Set up a new chat buffer: keys, completion, the session it belongs to.
+---@param chat acp_nvim.Chat
 function M.attach(chat)
+  chats[chat.buf] = chat
   vim.b[chat.buf].acp_nvim_session = chat.key
   vim.bo[chat.buf].omnifunc = "v:lua.require'acp_nvim.prompt'.omnifunc"
   set_keymaps(chat)

@@ -18,8 +18,11 @@ local queue = require('acp_nvim.review.queue')
 local winbars = require('acp_nvim.review.winbars')
 local windows = require('acp_nvim.review.windows')
 
----@type table[] pending reviews in arrival order (review/queue.lua): { id, spec, files, state }
-M.reviews = queue.reviews
+--- The pending reviews in arrival order (review/queue.lua): { id, spec, files, state, … }.
+---@return acp_nvim.Review[]
+function M.pending()
+  return queue.reviews()
+end
 
 local function notify(msg, level)
   vim.notify('[acp.nvim] ' .. msg, level or vim.log.levels.INFO)
@@ -141,7 +144,7 @@ local function next_queued(in_flow)
 end
 
 local function reach_hint()
-  local key = (require('acp_nvim').config.keymaps or {}).permissions
+  local key = (require('acp_nvim.options').config.keymaps or {}).permissions
   return (key and key ~= '' and (key .. ' in the chat or ') or '') .. ':Ai permissions opens it'
 end
 
@@ -231,7 +234,7 @@ function M.closed_by_user(id)
   if not review or review.closing or review.sent or review.state ~= 'open' then
     return
   end
-  local config = require('acp_nvim').config.permissions or {}
+  local config = require('acp_nvim.options').config.permissions or {}
   if config.close_is_reject == false then
     close_windows(review)
     review.state = 'hidden'

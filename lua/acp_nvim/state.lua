@@ -1,17 +1,38 @@
 --- Session states pushed from Python: the statusline, completion and User events read them here.
 local M = {}
 
----@type table<string, table>
+--- A session's state as Python sends it (python/acp_nvim/nvim/app.py `describe`); only
+--- `closed` when the session is gone.
+---@class acp_nvim.SessionState
+---@field closed boolean?        the session is gone (no other field is set)
+---@field agent string
+---@field state string           starting|idle|running|waiting|failed|closed|…
+---@field mode string            '' when the agent has no modes
+---@field modes string[]         mode ids (completion of :Ai mode)
+---@field title string
+---@field usage string
+---@field queued integer         prompts waiting for the turn to end
+---@field pending integer        questions waiting for the user
+---@field commands string[]
+---@field current boolean        the session :Ai commands go to
+---@field policy string          the permission policy
+---@field model string
+---@field tokens string          '' when the agent reports no usage
+---@field queue string[]         previews of the queued prompts
+---@field command_info { name: string, description: string }[] the agent's slash commands
+---@field turns integer          turns ended so far
+---@field stop_reason string?
+---@field asked integer          permission questions shown so far
+---@field started boolean        the agent's session exists
+---@field recovery string        why the agent stopped or stopped answering ('' when it did not)
+
+---@type table<string, acp_nvim.SessionState>
 M.sessions = {}
 M.current_key_cache = nil
 local status_text = {} ---@type table<string, string>
 
-local LABELS = { waiting = 'waiting for you' }
-
 --- The state as the user reads it ("waiting for you" rather than "waiting").
-function M.label(state)
-  return LABELS[state] or state or '?'
-end
+M.label = require('acp_nvim.labels').state
 
 -- Events fire on counters, not on state pairs: a turn that ends while a queued prompt starts
 -- at once never shows 'idle' here, but its turn counter still moves.
@@ -77,6 +98,17 @@ function M.update(key, new)
   end
 end
 
+--- New states from Python: kept here (events fired), shown in each session's chat and statusline.
+---@param states table<string, acp_nvim.SessionState>
+function M.apply(states)
+  local chat = require('acp_nvim.chat')
+  for key, s in pairs(states) do
+    M.update(key, s)
+    chat.set_state(key, s)
+  end
+  vim.cmd.redrawstatus({ bang = true })
+end
+
 --- The Python host exited: every session it ran is gone (shown as failed; a prompt needs :Ai new).
 function M.host_gone()
   local states = {}
@@ -84,7 +116,7 @@ function M.host_gone()
     states[key] = vim.tbl_extend('force', s, { state = 'failed' })
   end
   if next(states) then
-    require('acp_nvim.ui').flush({}, states)
+    M.apply(states)
   end
 end
 

@@ -1,20 +1,15 @@
 --- The single entry point Python calls to apply a batch of render operations and states.
 local M = {}
 
----@param ops table<string, table[]> render operations per session key
----@param states table<string, table> new session states per key
+---@param ops table<string, acp_nvim.RenderOp[]> render operations per session key
+---@param states table<string, acp_nvim.SessionState> new session states per key
 function M.flush(ops, states)
   local chat = require('acp_nvim.chat')
   for key, list in pairs(ops) do
     chat.apply(key, list)
   end
   if next(states) then
-    local state = require('acp_nvim.state')
-    for key, s in pairs(states) do
-      state.update(key, s)
-      chat.set_state(key, s)
-    end
-    vim.cmd.redrawstatus({ bang = true })
+    require('acp_nvim.state').apply(states)
   end
 end
 

@@ -183,7 +183,7 @@ def _plan(w: World) -> None:
 
 def _edit_current_file(w: World) -> None:
     w.wait_chat(f"## You\nedit {w.sample}")
-    wait_for(lambda: w.nvim.exec_lua("return #require('acp_nvim.review').reviews > 0"), timeout=30,
+    wait_for(lambda: w.nvim.exec_lua("return #require('acp_nvim.review').pending() > 0"), timeout=30,
              what="the review of hello.py")
     answer_keys(w.nvim, "ga")
     w.turns(1)
@@ -192,7 +192,7 @@ def _edit_current_file(w: World) -> None:
 
 def _shell(w: World) -> None:
     def prompt() -> str:
-        return w.nvim.exec_lua("""local win = require('acp_nvim.permission').win
+        return w.nvim.exec_lua("""local win = require('acp_nvim.permission').prompt.win
             if not (win and vim.api.nvim_win_is_valid(win)) then return '' end
             return table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false), '\\n')""")
     assert "$ ls" in wait_for(prompt, timeout=30, what="the permission prompt")

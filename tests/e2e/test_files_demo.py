@@ -19,14 +19,14 @@ EDITED = ORIGINAL.replace("line 1\n", "line 1 // edited by demo\n", 1) + "added 
 CAPTURE_NOTIFY = notify_stub("acp_test_notes")
 
 PENDING = """
-local p = require('acp_nvim.permission').queue[1]
+local p = require('acp_nvim.permission').pending()[1]
 if p then
   for _, o in ipairs(p.q.options) do
     if o.kind == 'allow_once' then return {'prompt', p.id, o.id} end
   end
 end
 local ok, review = pcall(require, 'acp_nvim.review')
-local r = ok and type(review.reviews) == 'table' and review.reviews[1]
+local r = ok and review.pending()[1]
 if r then return {'review', r.id} end
 """
 

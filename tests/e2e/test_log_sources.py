@@ -57,7 +57,8 @@ async def run_turn(tmp_path, text, level="trace", editor=None):
     editor, _, session = await core.started(tmp_path, {"log": {"level": level}}, editor=editor)
     session.submit(Prompt(text))
     await async_wait_for(lambda: session.state in ("idle", "failed") and any(
-        op[0] == "new" and op[2] in ("turn_end", "error") for op in editor.ops), timeout=15, what="the turn's end")
+        op["op"] == "new" and op["kind"] in ("turn_end", "error") for op in editor.ops),
+        timeout=15, what="the turn's end")
     return editor, session
 
 

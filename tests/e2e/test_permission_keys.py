@@ -19,12 +19,12 @@ def session(nvim) -> dict:
 
 def queued(nvim) -> list[dict]:
     return nvim.exec_lua("return vim.tbl_map(function(e) return { id = e.id, title = e.q.title } end, "
-                         "require('acp_nvim.permission').queue)")
+                         "require('acp_nvim.permission').pending())")
 
 
 def float_text(nvim) -> str:
     return "\n".join(nvim.exec_lua("""
-        local w = require('acp_nvim.permission').win
+        local w = require('acp_nvim.permission').prompt.win
         if not (w and vim.api.nvim_win_is_valid(w)) then return {} end
         return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false)"""))
 
@@ -70,7 +70,7 @@ def test_a_fast_key_does_nothing_and_always_shows_the_rule_first(nvim, workspace
     started(nvim, workspace)
     nvim.command("Ai send shell git status -s")
     wait_for(lambda: queued(nvim), timeout=30, what="the request")
-    assert nvim.exec_lua("return vim.api.nvim_get_current_win() == require('acp_nvim.permission').win"), \
+    assert nvim.exec_lua("return vim.api.nvim_get_current_win() == require('acp_nvim.permission').prompt.win"), \
         "idle in normal mode: the prompt is entered"
     nvim.input("a")
     nvim.input("1")

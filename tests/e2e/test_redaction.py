@@ -101,7 +101,7 @@ def test_an_unasked_edit_opens_a_review_of_its_own_and_a_reject_puts_it_back(nvi
     nvim.command("Ai mode free")
     wait_for(lambda: nvim.exec_lua("return (require('acp_nvim.state').current() or {}).mode") == "free")
     nvim.command("Ai send " + json.dumps({"op": "write", "path": str(target), "text": "after\n"}))
-    review = wait_for(lambda: nvim.exec_lua("local r = require('acp_nvim.review').reviews[1] "
+    review = wait_for(lambda: nvim.exec_lua("local r = require('acp_nvim.review').pending()[1] "
                                             "return r and {r.id, r.spec.files[1].left, r.spec.files[1].agent}"),
                       timeout=20, what="the review of the change on disk")
     assert review[1:] == [["before"], ["after"]]
@@ -112,7 +112,7 @@ def test_an_unasked_edit_opens_a_review_of_its_own_and_a_reject_puts_it_back(nvi
 
 def prompt_text(nvim) -> str:
     return "\n".join(nvim.exec_lua("""
-        local win = require('acp_nvim.permission').win
+        local win = require('acp_nvim.permission').prompt.win
         if not (win and vim.api.nvim_win_is_valid(win)) then return {} end
         return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)"""))
 
@@ -126,9 +126,10 @@ def test_a_permission_prompt_shows_its_title_and_command_redacted(nvim):
                      what="the permission prompt")
     assert "Deploy with [redacted:$MY_API_KEY]" in shown and "Bearer [redacted]" in shown
     assert leaked(shown) == []
-    listed = nvim.exec_lua("return vim.tbl_map(function(e) return e.q.title end, require('acp_nvim.permission').queue)")
+    listed = nvim.exec_lua(
+        "return vim.tbl_map(function(e) return e.q.title end, require('acp_nvim.permission').pending())")
     assert leaked("\n".join(listed)) == []  # what :Ai permissions lists
-    nvim.exec_lua("local p = require('acp_nvim.permission'); p.choose(p.queue[1].id, 'no')")
+    nvim.exec_lua("local p = require('acp_nvim.permission'); p.choose(p.pending()[1].id, 'no')")
     wait_for(lambda: "turn ended" in buffer_text(nvim, "acp://chat/probe/1"), timeout=20, what="the turn")
     assert leaked(buffer_text(nvim, "acp://chat/probe/1")) == []
 

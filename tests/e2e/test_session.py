@@ -29,7 +29,7 @@ async def test_prompt_turn_streams_and_ends(tmp_path):
         text = chat_text(session)
         assert "You said: hello core" in text
         assert "turn ended: end_turn" in text
-        assert any(op[0] == "append" for op in editor.ops), "chunks stream as appends"
+        assert any(op["op"] == "append" for op in editor.ops), "chunks stream as appends"
     finally:
         await session.close()
 

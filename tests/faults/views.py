@@ -43,7 +43,7 @@ return false
 
 ARMED_LUA = """
 local permission, review = require('acp_nvim.permission'), require('acp_nvim.review')
-if permission.view and not permission.armed() and vim.api.nvim_get_current_win() ~= permission.win then
+if permission.prompt.view and not permission.armed() and vim.api.nvim_get_current_win() ~= permission.prompt.win then
   permission.show_prompt() -- the user goes to it (:Ai permissions): it does not take the cursor while keys come
 end
 return permission.armed() or review.armed()

@@ -29,7 +29,7 @@ SYNC_TIMEOUT = 5.0
 ANSWER_ALL_LUA = """
 local answered = 0
 local permission = require('acp_nvim.permission')
-for _, entry in ipairs(vim.deepcopy(permission.queue)) do
+for _, entry in ipairs(permission.pending()) do
   local first = entry.q.options[1]
   permission.choose(entry.id, first and first.id or nil)
   answered = answered + 1

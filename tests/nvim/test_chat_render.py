@@ -21,7 +21,7 @@ class Feed:
 
     def __init__(self, nvim, limits: ViewLimits | None = None) -> None:
         self.nvim = nvim
-        self.ops: list[list] = []
+        self.ops: list = []
         self.transcript = Transcript(self.ops.append, agent_label="demo", limits=limits)
         nvim.exec_lua("require('acp_nvim.chat').open(...)", KEY, True, [])
 
@@ -165,7 +165,7 @@ def test_a_10mb_chunk_and_a_100k_line_output_stay_bounded(nvim):
     assert longest <= 1000
     assert any("more line" in line and "shows all" in line for line in virt_lines(nvim))
     assert "… 99,989 more lines" in text(nvim)
-    assert sum(len(op[3]) for op in ops if op[0] == "new") < 2100
+    assert sum(len(op["lines"]) for op in ops if op["op"] == "new") < 2100
 
 
 def test_header_details_and_queue_show_as_virtual_lines(nvim):
@@ -202,7 +202,7 @@ def test_user_events_fire_on_start_turn_end_and_permission(nvim):
 def test_completion_of_commands_and_mentions(nvim, workspace):
     (workspace / "alpha.py").write_text("x\n")
     Feed(nvim)
-    nvim.exec_lua("require('acp_nvim.state').update('demo/1', ...)", {
+    nvim.exec_lua("require('acp_nvim.ui').flush({}, { ['demo/1'] = ... })", {
         "state": "idle", "command_info": [{"name": "plan", "description": "make a plan"},
                                           {"name": "read", "description": "read"}]})
     omni = "return require('acp_nvim.prompt').omnifunc(...)"

@@ -56,18 +56,18 @@ def screen(nvim) -> list[str]:
 
 def float_text(nvim) -> str:
     return "\n".join(nvim.exec_lua("""
-        local w = require('acp_nvim.permission').win
+        local w = require('acp_nvim.permission').prompt.win
         if not (w and vim.api.nvim_win_is_valid(w)) then return {} end
         return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false)"""))
 
 
 def float_open(nvim) -> bool:
-    return nvim.exec_lua("local w = require('acp_nvim.permission').win; return w ~= nil and "
+    return nvim.exec_lua("local w = require('acp_nvim.permission').prompt.win; return w ~= nil and "
                          "vim.api.nvim_win_is_valid(w)")
 
 
 def in_float(nvim) -> bool:
-    return nvim.exec_lua("return vim.api.nvim_get_current_win() == require('acp_nvim.permission').win")
+    return nvim.exec_lua("return vim.api.nvim_get_current_win() == require('acp_nvim.permission').prompt.win")
 
 
 def answers(nvim) -> list:
@@ -228,7 +228,7 @@ def test_a_request_that_cannot_be_shown_is_answered_empty(prompt):
     ask(prompt, 2, "git status", "$ git status")
     assert answers(prompt) == [[2, None]]
     assert any("cannot show a permission request" in m for m in prompt.exec_lua("return _G.msgs"))
-    assert prompt.exec_lua("return #require('acp_nvim.permission').queue") == 0
+    assert prompt.exec_lua("return #require('acp_nvim.permission').pending()") == 0
 
 
 def test_hide_and_show_again(prompt):
@@ -250,7 +250,7 @@ def test_dismiss_drops_the_request_without_answering(prompt):
     assert "$ make" in float_text(prompt)
     prompt.exec_lua("require('acp_nvim.permission').dismiss(2)")
     assert not float_open(prompt) and answers(prompt) == []
-    assert prompt.exec_lua("return #require('acp_nvim.permission').queue") == 0
+    assert prompt.exec_lua("return #require('acp_nvim.permission').pending()") == 0
 
 
 def test_nothing_pending(prompt):

@@ -18,7 +18,7 @@ for _, r in ipairs(ok and review.reviews or {}) do
   out[#out + 1] = { view = 'review', id = r.id, title = r.spec.title, kind = r.spec.kind or 'edit',
     options = {} }
 end
-for _, entry in ipairs(require('acp_nvim.permission').queue) do
+for _, entry in ipairs(require('acp_nvim.permission').pending()) do
   out[#out + 1] = { view = 'permission', id = entry.id, title = entry.q.title, kind = entry.q.kind,
     options = entry.q.options }
 end

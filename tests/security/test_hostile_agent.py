@@ -134,7 +134,7 @@ def test_fifos_devices_and_dev_zero_get_an_error_at_once(nvim, workspace, outsid
 
 
 PENDING = """
-local p = require('acp_nvim.permission').queue[1]
+local p = require('acp_nvim.permission').pending()[1]
 if p then
   for _, o in ipairs(p.q.options) do
     if o.kind == 'reject_once' then return {'prompt', p.id, o.id} end

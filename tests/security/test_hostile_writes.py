@@ -39,13 +39,13 @@ require('acp_nvim').setup({
 """
 
 PENDING = """
-local p = require('acp_nvim.permission').queue[1]
+local p = require('acp_nvim.permission').pending()[1]
 if p then
   local options = {}
   for _, o in ipairs(p.q.options) do options[o.kind] = o.id end
   return {'prompt', p.id, options, p.q.title or ''}
 end
-local r = require('acp_nvim.review').reviews[1]
+local r = require('acp_nvim.review').pending()[1]
 if r and not r.sent then
   local files = {}
   for _, f in ipairs(r.spec.files) do files[#files + 1] = {f.path, table.concat(f.agent or {}, '\\n')} end

@@ -14,14 +14,14 @@ def recorder(limits: ViewLimits | None = None) -> tuple[Transcript, list[list]]:
     return Transcript(ops.append, agent_label="demo", limits=limits), ops
 
 
-def view_text(ops: list[list]) -> dict[int, str]:
+def view_text(ops: list) -> dict[int, str]:
     """Apply ops like the chat does: block id -> shown text."""
     shown: dict[int, str] = {}
     for op in ops:
-        if op[0] in ("new", "set"):
-            shown[op[1]] = "\n".join(op[3] if op[0] == "new" else op[2])
-        elif op[0] == "append":
-            shown[op[1]] += op[2]
+        if op["op"] in ("new", "set"):
+            shown[op["id"]] = "\n".join(op["lines"])
+        elif op["op"] == "append":
+            shown[op["id"]] += op["text"]
     return shown
 
 
@@ -30,16 +30,16 @@ def test_streamed_agent_text_appends_to_one_block_under_a_heading():
     transcript.user_message("hi")
     for chunk in ("Hello", " wor", "ld\nline 2"):
         transcript.agent_chunk(chunk)
-    assert [op[0] for op in ops] == ["new", "new", "new", "append", "append"]
-    assert ops[1][2:4] == ["heading", ["## demo"]]
-    assert view_text(ops)[ops[2][1]] == "Hello world\nline 2"
+    assert [op["op"] for op in ops] == ["new", "new", "new", "append", "append"]
+    assert (ops[1]["kind"], ops[1]["lines"]) == ("heading", ["## demo"])
+    assert view_text(ops)[ops[2]["id"]] == "Hello world\nline 2"
 
 
 def test_thoughts_are_quoted_and_their_own_block():
     transcript, ops = recorder()
     transcript.thought_chunk("think\nmore")
     transcript.agent_chunk("answer")
-    kinds = [op[2] for op in ops if op[0] == "new"]
+    kinds = [op["kind"] for op in ops if op["op"] == "new"]
     assert kinds == ["heading", "thought", "agent"]
     assert view_text(ops)[2] == "> think\n> more"
 
@@ -51,9 +51,9 @@ def test_tool_call_updates_its_block_in_place():
     transcript.tool_call(update_tool_call("t1", status="completed",
                                           content=[tool_content(text_block("x\n" * 30))],
                                           locations=[ToolCallLocation(path="/w/a.py", line=3)]))
-    tool_ops = [op for op in ops if op[1] == 2]
-    assert [op[0] for op in tool_ops] == ["new", "set", "set"]
-    assert tool_ops[0][4]["status"] == "pending" and tool_ops[-1][3]["status"] == "completed"
+    tool_ops = [op for op in ops if op["id"] == 2]
+    assert [op["op"] for op in tool_ops] == ["new", "set", "set"]
+    assert tool_ops[0]["meta"]["status"] == "pending" and tool_ops[-1]["meta"]["status"] == "completed"
     text = view_text(ops)[2]
     assert text.startswith("● read · Read a.py · completed")
     assert "… 19 more lines" in text
@@ -84,36 +84,36 @@ def test_plan_is_a_checklist_updated_in_place():
     transcript, ops = recorder()
     transcript.plan([plan_entry("one"), plan_entry("two")])
     transcript.plan([plan_entry("one", status="completed"), plan_entry("two", status="in_progress")])
-    plan_ops = [op for op in ops if op[1] == 2]
-    assert [op[0] for op in plan_ops] == ["new", "set"]
-    assert plan_ops[-1][2] == ["Plan:", "- [x] one", "- [~] two"]
+    plan_ops = [op for op in ops if op["id"] == 2]
+    assert [op["op"] for op in plan_ops] == ["new", "set"]
+    assert plan_ops[-1]["lines"] == ["Plan:", "- [x] one", "- [~] two"]
     transcript.turn_end("end_turn")
     transcript.plan([plan_entry("next turn")])
-    assert ops[-1][0] == "new", "each turn gets its own plan block"
+    assert ops[-1]["op"] == "new", "each turn gets its own plan block"
 
 
 def test_turn_end_names_the_stop_reason_and_usage():
     transcript, ops = recorder()
     transcript.turn_end("max_tokens", "3 in / 4 out tokens")
-    assert ops[-1][3] == ["── turn ended: max_tokens · 3 in / 4 out tokens ──"]
+    assert ops[-1]["op"] == "new" and ops[-1]["lines"] == ["── turn ended: max_tokens · 3 in / 4 out tokens ──"]
 
 
 def test_a_huge_single_chunk_is_broken_and_clipped():
     transcript, ops = recorder(ViewLimits(max_lines=5, max_line_chars=10))
     transcript.agent_chunk("x" * 10_000_000)
-    new = next(op for op in ops if op[0] == "new" and op[2] == "agent")
-    assert new[3] == ["x" * 10] * 5
-    clip = next(op for op in ops if op[0] == "clip")
-    assert clip[2] == marker_text(1, 10_000_000 - 50)
-    assert len(transcript.full_text(new[1]) or "") == 10_000_000
+    new = next(op for op in ops if op["op"] == "new" and op["kind"] == "agent")
+    assert new["lines"] == ["x" * 10] * 5
+    clip = next(op for op in ops if op["op"] == "clip")
+    assert clip["marker"] == marker_text(1, 10_000_000 - 50)
+    assert len(transcript.full_text(new["id"]) or "") == 10_000_000
 
 
 def test_streaming_past_the_limits_stops_appending_and_refreshes_the_marker_rarely():
     transcript, ops = recorder(ViewLimits(max_lines=3, max_line_chars=100))
     for _ in range(100_000):
         transcript.agent_chunk("line\n")
-    appends = [op for op in ops if op[0] == "append"]
-    clips = [op for op in ops if op[0] == "clip"]
+    appends = [op for op in ops if op["op"] == "append"]
+    clips = [op for op in ops if op["op"] == "clip"]
     assert len(appends) == 2, "only the chunks that fit are sent"
     assert 1 <= len(clips) <= 10
     assert view_text(ops)[2] == "line\nline\nline"
@@ -128,7 +128,7 @@ def test_replay_rebuilds_the_bounded_view():
     transcript.tool_call(start_tool_call("t", "T", status="failed"))
     replay = transcript.replay_ops()
     assert view_text(replay) == view_text(ops)
-    assert next(op for op in replay if op[0] == "clip")[2] == marker_text(7, 15)
+    assert next(op for op in replay if op["op"] == "clip")["marker"] == marker_text(7, 15)
     assert "— attached: a.py:1-2" in view_text(replay)[1]
 
 
@@ -193,7 +193,7 @@ def test_a_settled_tool_call_keeps_its_diff_whole_and_a_later_update_still_appli
     full = transcript.full_text(2)
     assert full is not None and full.endswith('"ok": true\n  }')
     assert full_open is not None and full_open.split("\n", 1)[1] in full
-    assert transcript.replay_ops()[-1][3] == view_text(ops)[2].split("\n")
+    assert transcript.replay_ops()[-1]["lines"] == view_text(ops)[2].split("\n")
     transcript.tool_call(update_tool_call("t1", status="failed", content=[tool_content(text_block("undone"))]))
     assert state.settled and state.diffs() == [] and "│ undone" in view_text(ops)[2]
     assert state.raw_input == {"path": "/w/big.py"} and state.raw_output == {"ok": True}

@@ -21,10 +21,10 @@ def shown(ops: list[list]) -> str:
     """Everything the chat was sent, in order."""
     parts = []
     for op in ops:
-        if op[0] in ("new", "set"):
-            parts.append("\n".join(op[3] if op[0] == "new" else op[2]))
-        elif op[0] == "append":
-            parts.append(op[2])
+        if op["op"] in ("new", "set"):
+            parts.append("\n".join(op["lines"]))
+        elif op["op"] == "append":
+            parts.append(op["text"])
     return "\n".join(parts)
 
 
@@ -46,7 +46,8 @@ def test_the_held_back_word_appears_when_the_block_ends():
     transcript.agent_chunk("Hello wor")
     assert shown(ops).endswith("Hello ")
     transcript.turn_end("end_turn")
-    assert ["append", 2, "wor"] in ops and ops.index(["append", 2, "wor"]) < len(ops) - 1
+    held = {"op": "append", "id": 2, "text": "wor"}
+    assert held in ops and ops.index(held) < len(ops) - 1
     assert transcript.blocks[1].text() == "Hello wor"
 
 

@@ -14,9 +14,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from .questions import Ticket
-
-RenderOp = list[object]
-"""One transcript render operation (see ``core/transcript/transcript.py``)."""
+from .render_ops import RenderOp as RenderOp
 
 Stamp = tuple[int, int, int, int]
 """A file's identity on disk: (inode, size, mtime seconds, mtime nanoseconds). Two stamps that

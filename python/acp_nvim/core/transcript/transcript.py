@@ -3,14 +3,8 @@
 A transcript is a list of blocks (user message, agent message, thought, tool call,
 plan, notice). It keeps every block's full text (a finished long block compressed, so a
 long session's text costs a fraction of its size); the chat shows a bounded view of each
-(see block_view.py). Each change is a render operation the editor applies:
-
-* ``["new", id, kind, lines, meta]``  append a block at the end of the transcript
-* ``["append", id, text]``            extend the last line of a block (``text`` may hold newlines)
-* ``["set", id, lines, meta]``        replace a block's lines (tool call status, plan progress)
-* ``["clip", id, marker]``            the block is cut in the view: show ``marker`` below it
-
-``meta`` is None or a small table (a tool call's ``status``).
+(see block_view.py). Each change is a render operation the editor applies (``core/render_ops.py``:
+``new``, ``append``, ``set``, ``clip``).
 """
 
 from __future__ import annotations
@@ -21,13 +15,13 @@ from dataclasses import dataclass, field
 
 from acp.schema import PlanEntry
 
+from .. import render_ops
 from ..log.redact import Redactor, StreamRedactor
-from ..port import RenderOp
+from ..render_ops import Meta, RenderOp
 from . import tool_calls
 from .block_view import StreamView, ViewLimits, clip_lines, project
 
 Op = RenderOp
-Meta = dict[str, object]
 OpSink = Callable[[Op], None]
 
 PLAN_MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
@@ -107,12 +101,12 @@ class Transcript:
         ops: list[Op] = []
         for block in self.blocks:
             if block.view is None:
-                ops.append(["new", block.id, block.kind, clip_lines(_lines(block), self.limits), block.meta])
+                ops.append(render_ops.new(block.id, block.kind, clip_lines(_lines(block), self.limits), block.meta))
                 continue
             lines, marker = project(block.text(), block.view.limits)
-            ops.append(["new", block.id, block.kind, lines, block.meta])
+            ops.append(render_ops.new(block.id, block.kind, lines, block.meta))
             if marker:
-                ops.append(["clip", block.id, marker])
+                ops.append(render_ops.clip(block.id, marker))
         return ops
 
     # -- lookups (the chat's keys) -------------------------------------------------
@@ -198,9 +192,9 @@ class Transcript:
         assert view is not None
         shown = view.feed(text)
         if shown:
-            self._sink(["append", last.id, shown])
+            self._sink(render_ops.append(last.id, shown))
         elif view.marker_due():
-            self._sink(["clip", last.id, view.marker()])
+            self._sink(render_ops.clip(last.id, view.marker()))
 
     def _new_stream_block(self, kind: str, text: str) -> Block:
         guard = StreamRedactor(self._redactor) if self._redactor is not None else None
@@ -209,15 +203,15 @@ class Transcript:
         view = StreamView(self.limits)
         shown = view.feed(text)
         block = self._add(Block(self._take_id(), kind, [text], view, guard=guard))
-        self._sink(["new", block.id, kind, shown.split("\n"), None])
+        self._sink(render_ops.new(block.id, kind, shown.split("\n")))
         if view.marker_due():
-            self._sink(["clip", block.id, view.marker()])
+            self._sink(render_ops.clip(block.id, view.marker()))
         return block
 
     def _new_block(self, kind: str, text: str, meta: Meta | None = None) -> Block:
         text = self._redact(text)
         block = self._add(Block(self._take_id(), kind, [text], None, meta))
-        self._sink(["new", block.id, kind, clip_lines(_lines(block), self.limits), meta])
+        self._sink(render_ops.new(block.id, kind, clip_lines(_lines(block), self.limits), meta))
         return block
 
     def _take_id(self) -> int:
@@ -240,7 +234,7 @@ class Transcript:
             if tail:
                 self._append_shown(last, tail)
         if last is not None and last.view is not None and last.view.clipped:
-            self._sink(["clip", last.id, last.view.marker()])
+            self._sink(render_ops.clip(last.id, last.view.marker()))
         if last is not None:
             last.guard = None
             last.settle()
@@ -253,7 +247,7 @@ class Transcript:
         text = self._redact(text)
         block.set_text(text)
         block.meta = meta
-        self._sink(["set", block.id, clip_lines(_lines(block), self.limits), meta])
+        self._sink(render_ops.set_lines(block.id, clip_lines(_lines(block), self.limits), meta))
         return block.id
 
     # -- structured updates --------------------------------------------------------

@@ -14,25 +14,40 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..core.render_ops import RenderOp, append
+
 FLUSH_DELAY = 0.016
 """Seconds operations wait: one flush (and one redraw) per frame keeps Neovim's share small."""
 FLUSH_CODE = "require('acp_nvim.ui').flush(...)"
 REPLACEABLE = frozenset(("set", "clip"))
 
 
+class _Appends:
+    """Consecutive appends to one block, joined once at flush."""
+
+    __slots__ = ("id", "parts")
+
+    def __init__(self, block_id: int, text: str) -> None:
+        self.id = block_id
+        self.parts = [text]
+
+
+Queued = RenderOp | _Appends
+
+
 class RenderQueue:
     """Buffers ops per session and session states, then flushes them together."""
 
-    def __init__(self, send: Callable[[str, dict[str, Any], dict[str, Any]], None],
+    def __init__(self, send: Callable[[str, dict[str, list[RenderOp]], dict[str, Any]], None],
                  states: Callable[[str], dict[str, Any]]) -> None:
         self._send = send
         self._states = states
-        self._ops: dict[str, list[list[Any]]] = {}
+        self._ops: dict[str, list[Queued]] = {}
         self._changed: set[str] = set()
         self._handle: asyncio.TimerHandle | asyncio.Handle | None = None
         self._last_flush = float("-inf")
 
-    def push(self, key: str, ops: list[list[Any]]) -> None:
+    def push(self, key: str, ops: list[RenderOp]) -> None:
         queue = self._ops.get(key)
         if queue is None:
             queue = self._ops[key] = []
@@ -42,17 +57,19 @@ class RenderQueue:
             self._schedule()
 
     @staticmethod
-    def _add(queue: list[list[Any]], op: list[Any]) -> None:
+    def _add(queue: list[Queued], op: RenderOp) -> None:
         last = queue[-1] if queue else None
-        kind = op[0]
-        if last is not None and last[1] == op[1]:
-            if kind == "append" and last[0] == "append":
-                last[2].append(op[2])  # joined once, at flush
-                return
-            if kind in REPLACEABLE and last[0] == kind:
-                queue[-1] = op
-                return
-        queue.append(["append", op[1], [op[2]]] if kind == "append" else op)
+        if op["op"] == "append":
+            if isinstance(last, _Appends) and last.id == op["id"]:
+                last.parts.append(op["text"])  # joined once, at flush
+            else:
+                queue.append(_Appends(op["id"], op["text"]))
+            return
+        if (last is not None and not isinstance(last, _Appends) and last["id"] == op["id"]
+                and op["op"] in REPLACEABLE and last["op"] == op["op"]):
+            queue[-1] = op
+            return
+        queue.append(op)
 
     def changed(self, key: str) -> None:
         self._changed.add(key)
@@ -72,11 +89,12 @@ class RenderQueue:
         if not self._ops and not self._changed:
             return
         self._last_flush = time.monotonic()
-        ops, self._ops = self._ops, {}
-        for queue in ops.values():
-            for op in queue:
-                if op[0] == "append":
-                    op[2] = "".join(op[2])
+        queued, self._ops = self._ops, {}
+        ops = {key: [_sent(op) for op in queue] for key, queue in queued.items()}
         states = {key: self._states(key) for key in self._changed}
         self._changed = set()
         self._send(FLUSH_CODE, ops, states)
+
+
+def _sent(op: Queued) -> RenderOp:
+    return append(op.id, "".join(op.parts)) if isinstance(op, _Appends) else op
