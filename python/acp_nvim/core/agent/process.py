@@ -23,6 +23,9 @@ from acp.client.connection import ClientSideConnection
 from acp.schema import (
     AuthCapabilities,
     ClientCapabilities,
+    ElicitationCapabilities,
+    ElicitationFormCapabilities,
+    ElicitationUrlCapabilities,
     FileSystemCapabilities,
     Implementation,
     InitializeResponse,
@@ -45,6 +48,7 @@ CLIENT_INFO = Implementation(name="acp.nvim", title="acp.nvim", version="0.1.0")
 CAPABILITIES = ClientCapabilities(
     fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False,
     auth=AuthCapabilities(terminal=True),  # :Ai login runs terminal methods in a Neovim terminal
+    elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities(), url=ElicitationUrlCapabilities()),
 )
 
 CONNECTION_CLOSE = 1.0
@@ -135,7 +139,9 @@ class AgentProcess:
         assert process.stdout is not None and process.stdin is not None
         self.process = process
         self._identity = process_tree.identify(process.pid)
-        self.conn = connect_to_agent(self._client, WireTransport(process.stdout, process.stdin, self, self._client))
+        # unstable: the SDK 0.12 routes elicitation/* only then (stable in ACP since July 2026)
+        self.conn = connect_to_agent(self._client, WireTransport(process.stdout, process.stdin, self, self._client),
+                                     use_unstable_protocol=True)
         self.log.add("info", "lifecycle", f"spawned pid {process.pid}: "
                      f"{' '.join([self.spec.command, *self.spec.args])}")
         self._helpers = [tasks.spawn(self._drain_stderr(), self._report, f"{self.name} stderr"),
