@@ -152,9 +152,14 @@ end
 
 local function set_value(entry, field, value)
   local row = row_of(entry, field)
-  if row then
-    api.nvim_buf_set_lines(entry.buf, row, row + 1, false, { prefix(field) .. value })
+  if not row then
+    return
   end
+  -- only the text of the line changes (set_lines would move the next field's mark onto this line)
+  local line = api.nvim_buf_get_lines(entry.buf, row, row + 1, false)[1] or ''
+  local pre = prefix(field)
+  local start = line:sub(1, #pre) == pre and #pre or 0
+  api.nvim_buf_set_text(entry.buf, row, start, row, #line, { start == 0 and (pre .. value) or value })
 end
 
 local function field_at_cursor(entry)
@@ -409,6 +414,17 @@ function M.show()
       M.go(ids[index])
     end
   end)
+end
+
+--- Whether the question in the current window would take a key pressed now (tests and the harness).
+function M.armed()
+  local buf = api.nvim_get_current_buf()
+  for _, entry in pairs(M.open_questions) do
+    if entry.buf == buf then
+      return guard.armed(entry.shown_at)
+    end
+  end
+  return false
 end
 
 --- Ids of the open questions, in arrival order (tests, statusline).

@@ -44,7 +44,7 @@ class QuestionDesk:
     """Serves one session's ``elicitation/*`` requests and the agent's withdrawals."""
 
     def __init__(self, key: str, agent: str, questions: Questions, editor: EditorPort, transcript: Transcript,
-                 log: LogRing, closed: Callable[[], bool]) -> None:
+                 log: LogRing, closed: Callable[[], bool], waiting: Callable[[bool], None]) -> None:
         self._key = key
         self._agent = agent
         self._questions = questions
@@ -53,6 +53,8 @@ class QuestionDesk:
         self._log = log
         self._closed = closed
         """The turn is being cancelled or the session ended: a question is answered ``cancel`` at once."""
+        self._waiting = waiting
+        """The session waits for the user (True) or got the answer (False)."""
         self._urls: dict[str, Ticket] = {}
         """Open url-mode questions by elicitation id (``elicitation/complete`` closes one)."""
 
@@ -76,7 +78,7 @@ class QuestionDesk:
             question = QuestionForm(self._key, self._agent, number, message, *self._scope(mode),
                                     fields=tuple(spec.field for spec in specs))
             self._asked(question, "form")
-            answer = await ticket.ask(QUESTION, lambda t: self._editor.show_question(t, question))
+            answer = await self._shown(ticket, question)
             while True:
                 action, texts = _action(answer)
                 if action != "accept":
@@ -109,7 +111,7 @@ class QuestionDesk:
             self._asked(question, f"to open {url}")
             self._urls[mode.elicitation_id] = ticket
             try:
-                answer = await ticket.ask(QUESTION, lambda t: self._editor.show_question(t, question))
+                answer = await self._shown(ticket, question)
             finally:
                 self._urls.pop(mode.elicitation_id, None)
             action, _ = _action(answer)
@@ -140,6 +142,14 @@ class QuestionDesk:
             self._editor.notify(f"{self._key}: the agent withdrew its {what}", "warn")
 
     # -- helpers ---------------------------------------------------------------------------
+
+    async def _shown(self, ticket: Ticket, question: QuestionForm) -> object:
+        """Show the question; the session waits for the user meanwhile."""
+        self._waiting(True)
+        try:
+            return await ticket.ask(QUESTION, lambda t: self._editor.show_question(t, question))
+        finally:
+            self._waiting(False)
 
     def _scope(self, mode: Mode) -> tuple[str, str]:
         """What the question belongs to, and the title of its tool call."""

@@ -142,7 +142,8 @@ class Session:
                                        silent=self._silent, speaks=self._speaks, ignores_cancel=self._ignores_cancel)
         self._cancelling = False
         self.desk = QuestionDesk(key, agent_name, questions, editor, self.transcript, self.log,
-                                 closed=lambda: self._cancelling or self.ended)  # elicitation, $/cancel_request
+                                 closed=lambda: self._cancelling or self.ended,
+                                 waiting=self._waiting)  # elicitation/*, $/cancel_request: core/conversation/asking.py
         self._stuck = False
         """The agent ignores a cancel: a prompt restarts it first."""
         self._turn: Turn | None = None
