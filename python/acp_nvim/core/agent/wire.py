@@ -53,6 +53,9 @@ INVALID_REQUEST = -32600
 PASSED_NOTIFICATIONS = frozenset({"elicitation/complete"})
 """Notifications of the protocol the SDK routes to the client (others without ``_`` are dropped here)."""
 CANCEL_REQUEST = "$/cancel_request"
+SENT: contextvars.ContextVar[list[int | str] | None] = contextvars.ContextVar("acp_nvim_sent", default=None)
+"""Where the ids of the requests sent in this context are collected (``AgentProcess.ask``: a request
+it abandons is withdrawn with ``$/cancel_request``)."""
 
 
 def encode_line(message: Mapping[str, object]) -> bytes:
@@ -127,12 +130,35 @@ class WireTransport:
         self._withdrawing = inbound if isinstance(inbound, Withdrawing) else None
         self._max_line = self._inbound.max_line_bytes if self._inbound is not None else DEFAULT_MAX_LINE
         self._batch: list[Streamed] | None = None
+        self._unanswered: set[int | str] = set()
+        """Ids of our requests the agent has not answered yet."""
 
     async def send(self, message: dict[str, object]) -> None:
+        self._write(message)
+        msg_id = message.get("id")
+        if "method" in message and isinstance(msg_id, (int, str)) and not isinstance(msg_id, bool):
+            self._unanswered.add(msg_id)
+            sent = SENT.get()
+            if sent is not None:
+                sent.append(msg_id)
+        await self._writer.drain()
+
+    def _write(self, message: dict[str, object]) -> None:
         line = encode_line(message)
         self._writer.write(line)
         self._tap.message("out", message, line[:-1])
-        await self._writer.drain()
+
+    def abandon(self, ids: list[int | str]) -> list[int | str]:
+        """Withdraw those of our requests ``ids`` the agent has not answered (``$/cancel_request``,
+        written at once: this may run in a task being cancelled). Returns the ids withdrawn."""
+        withdrawn = [msg_id for msg_id in ids if msg_id in self._unanswered]
+        for msg_id in withdrawn:
+            self._unanswered.discard(msg_id)
+            try:
+                self._write({"jsonrpc": "2.0", "method": CANCEL_REQUEST, "params": {"requestId": msg_id}})
+            except (OSError, RuntimeError):  # the pipe is closing: nothing waits for the answer anyway
+                return withdrawn
+        return withdrawn
 
     async def receive(self) -> dict[str, object] | None:
         while True:
@@ -224,6 +250,8 @@ class WireTransport:
 
     def _response(self, message: dict[str, object]) -> dict[str, object] | None:
         msg_id = message["id"]
+        if isinstance(msg_id, (int, str)):
+            self._unanswered.discard(msg_id)
         if msg_id is not None and type(msg_id) not in (int, float, str):
             self._ignored(f"a response whose id is {type(msg_id).__name__}, not a number or string")
             return None
