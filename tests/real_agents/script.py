@@ -225,6 +225,21 @@ def script_mcp_probe(sc: Scenario, tools: dict[str, ToolShape], turn: Turn) -> R
     return Reply(chunks=_words("probe-ok" if "probe-env-ok" in sc.last_result else "probe-missing"))
 
 
+ASK_QUESTION = {"question": "Which color should the button be?", "header": "Color", "multiSelect": False,
+                "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cold"}]}
+
+
+def script_ask(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
+    """Call Claude Code's ``AskUserQuestion`` (claude-agent-acp turns it into a form elicitation),
+    then say what the tool result carried: the user's pick, or that they declined."""
+    if sc.step == 0:
+        if "AskUserQuestion" not in tools:
+            raise NoTool("AskUserQuestion is not offered (the client advertised no elicitation.form?)")
+        return Reply(chunks=["Asking you. "], call=ToolCall("AskUserQuestion", {"questions": [ASK_QUESTION]}))
+    picked = next((label for label in ("Blue", "Red") if f'="{label}"' in sc.last_result), None)
+    return Reply(chunks=_words(f"ask-picked {picked}" if picked else "ask-unanswered"))
+
+
 SCRIPTS_WITH_TURN = {"image": script_image, "editor_diagnostics": script_editor_diagnostics,
                      "mcp_probe": script_mcp_probe, "recall": script_recall}
 """Scripts that read more of the request than the tools (its images, the conversation)."""
@@ -237,6 +252,7 @@ SCRIPTS = {
     "shell": script_shell,
     "new_file": script_new_file,
     "plan": script_plan,
+    "ask": script_ask,
 }
 
 
