@@ -240,7 +240,19 @@ def script_ask(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
     return Reply(chunks=_words(f"ask-picked {picked}" if picked else "ask-unanswered"))
 
 
-SCRIPTS_WITH_TURN = {"image": script_image, "editor_diagnostics": script_editor_diagnostics,
+def script_mcp_ask(sc: Scenario, tools: dict[str, ToolShape], turn: Turn) -> Reply:
+    """Call ``ask`` of the stdio MCP server ``probe``: its elicitation reaches the user."""
+    if sc.step == 0:
+        search = search_call(tools, turn, "ask", server="probe")
+        if search is not None:
+            return Reply(chunks=["Looking for the probe's tools. "], call=search, delay=search_delay(turn))
+        tool = editor_tool(tools, "ask", server="probe")
+        return Reply(chunks=["Asking through the probe. "], call=ToolCall(tool.name, {}))
+    answer = re.search(r"probe-asked (accept \w+|decline|cancel)", sc.last_result)
+    return Reply(chunks=_words(f"mcp-answer {answer.group(1)}" if answer else "mcp-answer-missing"))
+
+
+SCRIPTS_WITH_TURN = {"mcp_ask": script_mcp_ask, "image": script_image, "editor_diagnostics": script_editor_diagnostics,
                      "mcp_probe": script_mcp_probe, "recall": script_recall}
 """Scripts that read more of the request than the tools (its images, the conversation)."""
 

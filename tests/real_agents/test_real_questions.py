@@ -3,6 +3,9 @@ reaches the model as the tool result; a declined form declines. The form is fill
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
 from .driver import AgentDriver
@@ -11,6 +14,8 @@ from .test_real_agents import agents
 pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(150)]
 
 PROMPT = "[scenario=ask] ask me which color"
+PROBE = {"mcp_servers": {"probe": {"command": sys.executable,
+                                   "args": [str(Path(__file__).with_name("probe_elicit_mcp.py"))]}}}
 
 
 def open_question(agent: AgentDriver) -> list[str]:
@@ -60,4 +65,34 @@ def test_a_declined_form_declines(agent: AgentDriver) -> None:
         agent.wait_chat("ask-unanswered")
         agent.check(not open_question(agent), "the form closed")
         agent.check("you declined the agent's question" in agent.chat(), "the chat says it")
+        agent.wait_turn_end(before)
+
+
+@agents(["claude"])
+@pytest.mark.parametrize("setup_extra", [PROBE])
+def test_an_mcp_servers_elicitation_reaches_the_user(agent: AgentDriver) -> None:
+    with agent.step("the probe's ctx.elicit comes up as a form; the answer goes back to the server"):
+        before = agent.send("[scenario=mcp_ask] ask through the probe")
+
+        def asked() -> list[str] | None:
+            for request in agent.pending_requests():  # the MCP tool call itself may need a yes
+                agent.answer(request, "accept")
+            return open_question(agent) or None
+        lines = agent.wait(asked, "the probe's question")
+        agent.check("  The probe would like your nickname" in lines and "Nickname: " in lines, f"the form: {lines}")
+        go_to_form(agent)
+        agent.nvim.api.win_set_cursor(0, [lines.index("Nickname: ") + 1, 0])
+        agent.nvim.input("Ax<Esc>")
+        agent.wait(lambda: "Nickname: x" in open_question(agent), "the typed answer")
+        agent.wait(lambda: agent.nvim.exec_lua("return require('acp_nvim.question').armed()"), "the form's keys")
+        agent.nvim.input("<C-s>")
+        agent.wait(lambda: agent.nvim.exec_lua("""
+            local q = require('acp_nvim.question'); local e = q.open_questions[q.order[1]]
+            if not e then return false end
+            local ns = vim.api.nvim_get_namespaces()['acp_nvim_question_problems']
+            return #vim.api.nvim_buf_get_extmarks(e.buf, ns, 0, -1, {}) == 1"""), "too short: marked on its line")
+        agent.nvim.input("ACat<Esc>")
+        agent.wait(lambda: "Nickname: xCat" in open_question(agent), "the fixed answer")
+        agent.nvim.input("<C-s>")
+        agent.wait_chat("mcp-answer accept xCat")
         agent.wait_turn_end(before)
