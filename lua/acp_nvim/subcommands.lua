@@ -101,6 +101,12 @@ return {
       lua = { 'acp_nvim.permission', 'show' },
     },
     {
+      name = 'questions',
+      usage = { '' },
+      help = "list the agents' open questions (forms, links to open) and open one",
+      lua = { 'acp_nvim.question', 'show' },
+    },
+    {
       name = 'policy',
       usage = { '[ask|auto-edit|trust]' },
       help = "show or set the session's permission policy",

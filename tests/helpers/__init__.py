@@ -76,11 +76,12 @@ def status(nvim) -> str:
     return nvim.exec_lua("return require('acp_nvim').status()")
 
 
-ARMED_LUA = "return require('acp_nvim.permission').armed() or require('acp_nvim.review').armed()"
+ARMED_LUA = ("return require('acp_nvim.permission').armed() or require('acp_nvim.review').armed() "
+             "or require('acp_nvim.question').armed()")
 
 
 def wait_armed(nvim, timeout: float = 10.0) -> None:
-    """Wait until the prompt or review in front would take a key (acp_nvim.guard: it has been
+    """Wait until the prompt, review or question in front would take a key (acp_nvim.guard: it has been
     visible ``permissions.arm_ms`` and nothing was typed for ``permissions.quiet_ms``)."""
     wait_for(lambda: nvim.exec_lua(ARMED_LUA), timeout=timeout, what="the prompt's keys to count")
 

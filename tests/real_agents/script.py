@@ -225,7 +225,34 @@ def script_mcp_probe(sc: Scenario, tools: dict[str, ToolShape], turn: Turn) -> R
     return Reply(chunks=_words("probe-ok" if "probe-env-ok" in sc.last_result else "probe-missing"))
 
 
-SCRIPTS_WITH_TURN = {"image": script_image, "editor_diagnostics": script_editor_diagnostics,
+ASK_QUESTION = {"question": "Which color should the button be?", "header": "Color", "multiSelect": False,
+                "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cold"}]}
+
+
+def script_ask(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
+    """Call Claude Code's ``AskUserQuestion`` (claude-agent-acp turns it into a form elicitation),
+    then say what the tool result carried: the user's pick, or that they declined."""
+    if sc.step == 0:
+        if "AskUserQuestion" not in tools:
+            raise NoTool("AskUserQuestion is not offered (the client advertised no elicitation.form?)")
+        return Reply(chunks=["Asking you. "], call=ToolCall("AskUserQuestion", {"questions": [ASK_QUESTION]}))
+    picked = next((label for label in ("Blue", "Red") if f'="{label}"' in sc.last_result), None)
+    return Reply(chunks=_words(f"ask-picked {picked}" if picked else "ask-unanswered"))
+
+
+def script_mcp_ask(sc: Scenario, tools: dict[str, ToolShape], turn: Turn) -> Reply:
+    """Call ``ask`` of the stdio MCP server ``probe``: its elicitation reaches the user."""
+    if sc.step == 0:
+        search = search_call(tools, turn, "ask", server="probe")
+        if search is not None:
+            return Reply(chunks=["Looking for the probe's tools. "], call=search, delay=search_delay(turn))
+        tool = editor_tool(tools, "ask", server="probe")
+        return Reply(chunks=["Asking through the probe. "], call=ToolCall(tool.name, {}))
+    answer = re.search(r"probe-asked (accept \w+|decline|cancel)", sc.last_result)
+    return Reply(chunks=_words(f"mcp-answer {answer.group(1)}" if answer else "mcp-answer-missing"))
+
+
+SCRIPTS_WITH_TURN = {"mcp_ask": script_mcp_ask, "image": script_image, "editor_diagnostics": script_editor_diagnostics,
                      "mcp_probe": script_mcp_probe, "recall": script_recall}
 """Scripts that read more of the request than the tools (its images, the conversation)."""
 
@@ -237,6 +264,7 @@ SCRIPTS = {
     "shell": script_shell,
     "new_file": script_new_file,
     "plan": script_plan,
+    "ask": script_ask,
 }
 
 

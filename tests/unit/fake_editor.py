@@ -10,6 +10,7 @@ tickets wait in ``tickets`` for the test to answer (or a cancel to close them).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from acp_nvim.core.files.opener import file_id_of
 from acp_nvim.core.port import (
@@ -19,6 +20,7 @@ from acp_nvim.core.port import (
     FileId,
     FileVerdict,
     PermissionQuestion,
+    QuestionForm,
     RenderOp,
     Review,
     ReviewVerdict,
@@ -52,6 +54,10 @@ class FakeEditor:
         self.hold = hold
         self.three_way_outcome = "mine"
         self.choice: int | None = None
+        self.forms: list[QuestionForm] = []
+        self.form_answer: object = {"action": "decline"}
+        """What a shown question is answered (a dict as the editor sends it, or None)."""
+        self.marks: list[dict[str, str]] = []
         self._state_dir = state_dir
         self.terminals: dict[str, tuple[TerminalSpec, TerminalSink]] = {}
         self.killed: list[str] = []
@@ -114,6 +120,14 @@ class FakeEditor:
 
     def show_choice(self, ticket: Ticket, prompt: str, items: list[str]) -> None:
         self._answer(ticket, None if self.choice is None else str(self.choice))
+
+    def show_question(self, ticket: Ticket, form: QuestionForm) -> None:
+        self.forms.append(form)
+        self._answer(ticket, self.form_answer)
+
+    def mark_question(self, ticket: Ticket, problems: Mapping[str, str]) -> None:
+        self.marks.append(dict(problems))
+        self._answer(ticket, {"action": "cancel"})
 
     def dismiss(self, ticket: Ticket) -> None:
         self.dismissed.append(ticket)

@@ -18,7 +18,8 @@ def test_the_port_declares_what_the_core_uses():
     assert PORT_METHODS == sorted([
         "buffer_text", "read_buffer", "apply_to_buffer", "finish_buffer_write", "reload_buffer", "sync_buffer",
         "loaded_files",
-        "show_permission", "show_review", "show_three_way", "show_choice", "dismiss",
+        "show_permission", "show_review", "show_three_way", "show_choice", "show_question", "mark_question",
+        "dismiss",
         "state_dir", "render", "session_changed", "notify",
         "start_terminal", "kill_terminal", "release_terminal",
     ])

@@ -55,6 +55,45 @@ class PermissionQuestion:
 
 
 @dataclass(frozen=True, slots=True)
+class FormField:
+    """One field of an agent's question form, as the user sees it.
+
+    ``kind`` is ``string``, ``number``, ``integer``, ``boolean``, ``enum`` (one of ``choices``) or
+    ``multi`` (any of ``choices``, written ``a, b``); ``value`` is the text the line starts with (the
+    default); ``hint`` says what the value may be (type, choices, limits).
+    """
+
+    key: str
+    title: str
+    kind: str
+    required: bool
+    value: str
+    hint: str
+    description: str = ""
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class QuestionForm:
+    """What the agent asks the user (``elicitation/create``): a form, or (``url`` set) a URL to open.
+
+    ``scope`` says what it belongs to: the session, a tool call (``tool`` its title) or a request.
+    The editor answers the ticket with ``{"action": "accept", "values": {key: text}}``,
+    ``{"action": "decline"}`` or ``{"action": "cancel"}`` (None: dismissed, the same as cancel).
+    """
+
+    session_key: str
+    agent: str
+    number: int
+    message: str
+    scope: str
+    tool: str = ""
+    fields: tuple[FormField, ...] = ()
+    url: str = ""
+    host: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class BufferState:
     """A loaded buffer's text as it would be written (line endings, final newline, BOM)."""
 
@@ -258,8 +297,16 @@ class EditorPort(Protocol):
     def show_choice(self, ticket: Ticket, prompt: str, items: list[str]) -> None:
         """Let the user pick one of ``items``; answer its index (as text), or None when dismissed."""
 
+    def show_question(self, ticket: Ticket, form: QuestionForm) -> None:
+        """Show the agent's question (a form buffer, or a URL to open after a yes); answer ``ticket``
+        as ``QuestionForm`` says."""
+
+    def mark_question(self, ticket: Ticket, problems: Mapping[str, str]) -> None:
+        """The answer did not validate: mark each field's line with its reason (key → reason) and
+        let the user answer ``ticket`` again."""
+
     def dismiss(self, ticket: Ticket) -> None:
-        """Close the view of ``ticket``, already answered (the turn was cancelled)."""
+        """Close the view of ``ticket``, already answered (the turn was cancelled, the agent withdrew it)."""
 
     # -- terminals: pty jobs shown in editor terminal buffers ---------------------------
 

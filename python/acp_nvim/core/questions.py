@@ -16,13 +16,21 @@ import asyncio
 import itertools
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 PERMISSION = "permission"
 REVIEW = "review"
 THREE_WAY = "three_way"
 CHOICE = "choice"
-TURN_VIEWS = frozenset({PERMISSION, REVIEW})
-"""The views of a permission request: cancelling the turn (or ending the session) answers them."""
+QUESTION = "question"
+"""A question of the agent (``elicitation/create``): a form or a URL to open."""
+TURN_VIEWS = frozenset({PERMISSION, REVIEW, QUESTION})
+"""The views of a request the agent waits for: cancelling the turn (or ending the session) answers them."""
+
+AGENT_REQUEST: ContextVar[int | str | None] = ContextVar("acp_nvim_agent_request", default=None)
+"""The JSON-RPC id of the agent's request being served (the wire transport sets it for the SDK's
+task of each request): a ticket opened while serving it remembers it, so ``$/cancel_request``
+finds it."""
 
 Show = Callable[["Ticket"], None]
 
@@ -30,7 +38,7 @@ Show = Callable[["Ticket"], None]
 class Ticket:
     """One question: its id, its owner (a session key; '' for the editor's own) and its view."""
 
-    __slots__ = ("_future", "_settled", "_turn", "cancelled", "id", "owner", "view")
+    __slots__ = ("_future", "_settled", "_turn", "cancelled", "id", "owner", "request", "view", "withdrawn")
 
     def __init__(self, qid: int, owner: str, view: str, turn: Turn | None = None) -> None:
         self.id = qid
@@ -38,6 +46,10 @@ class Ticket:
         self.view = view
         self.cancelled = False
         """Set by ``Questions.cancel``: the question is answered ``cancelled`` and never shown again."""
+        self.request = AGENT_REQUEST.get()
+        """The agent's request this question serves (None: none, or the editor's own question)."""
+        self.withdrawn = False
+        """Set by ``Questions.withdraw``: the agent cancelled its request (``$/cancel_request``)."""
         self._future: asyncio.Future[object] | None = None
         self._turn = turn
         """Waits until every question that must be shown before this one was (None: no order)."""
@@ -136,7 +148,8 @@ class Questions:
         return [t for t in self._open.values() if t.owner == owner and t.view in TURN_VIEWS and t.waiting]
 
     def cancel(self, owner: str) -> list[Ticket]:
-        """Answer every open permission request of ``owner`` with None (``cancelled``).
+        """Answer every open request of ``owner`` the agent waits for (permission prompts, reviews,
+        questions) with None (``cancelled``).
 
         Requests still being prepared are marked and never shown. Returns those that were
         shown: their views are to be closed.
@@ -150,9 +163,19 @@ class Questions:
         """
         return self._answer_none(owner, None)
 
-    def _answer_none(self, owner: str, views: frozenset[str] | None) -> list[Ticket]:
+    def withdraw(self, owner: str, request: int | str) -> list[Ticket]:
+        """Answer with None every open question of ``owner`` that serves the agent's ``request``
+        (the agent withdrew it: ``$/cancel_request``). Returns those that were shown."""
+        found = [t for t in self._open.values() if t.owner == owner and t.request is not None
+                 and t.request == request and type(t.request) is type(request)]
+        for ticket in found:
+            ticket.withdrawn = True
+        return self._answer_none(owner, None, found)
+
+    def _answer_none(self, owner: str, views: frozenset[str] | None,
+                     only: list[Ticket] | None = None) -> list[Ticket]:
         shown = []
-        for ticket in list(self._open.values()):
+        for ticket in list(self._open.values()) if only is None else only:
             if ticket.owner != owner or (views is not None and ticket.view not in views):
                 continue
             ticket.cancelled = True

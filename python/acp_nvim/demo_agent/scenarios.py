@@ -15,7 +15,7 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
-from . import chat, load, mcp_client, misbehave, saved, terminals, tools
+from . import asking, chat, load, mcp_client, misbehave, saved, terminals, tools
 from .turn import Turn
 
 Scenario = Callable[[Turn], Awaitable[StopReason]]
@@ -56,6 +56,9 @@ SCENARIOS: dict[str, tuple[str, Scenario]] = {
     "pieces": ("A tool call whose details arrive one update at a time", tools.pieces),
     "load": ("Stream N chunks of B bytes (default 24) and T tool calls, for benchmarks", load.load),
     "mcp": ("List the session's MCP servers, or call a tool of one", mcp_client.mcp),
+    "ask": ("Ask a form question (elicitation/create) and echo the answer", asking.ask),
+    "ask-url": ("Ask the user to open a URL (url-mode elicitation)", asking.ask_url),
+    "withdraw": ("Ask permission, then withdraw the request ($/cancel_request)", asking.withdraw),
 }
 
 ARGUMENT_HINTS: dict[str, str] = {
@@ -74,6 +77,9 @@ ARGUMENT_HINTS: dict[str, str] = {
     "pieces": "[path]",
     "load": "[N] [B] [T]",
     "mcp": "[server tool [json-arguments]]",
+    "ask": "[tool]",
+    "ask-url": "[url] [complete]",
+    "withdraw": "[seconds]",
 }
 
 

@@ -63,7 +63,8 @@ class App:
         """A key in a chat buffer (open a block, locations, the edited queue)."""
         self._guard(lambda: chat_action(self.context, name, key, arg))
 
-    def answer(self, qid: int, option_id: str | None) -> None:
+    def answer(self, qid: int, option_id: object) -> None:
+        """An answer from Lua: an option id, a picker's index, or a question's table."""
         self._guard(lambda: self.editor.answer(int(qid), option_id))
 
     def review_done(self, rid: int, verdict: Any) -> None:

@@ -51,6 +51,14 @@ class Inbound(Protocol):
         ...
 
 
+@runtime_checkable
+class Withdrawing(Protocol):
+    """Where the transport delivers the agent's ``$/cancel_request`` (the SDK routes no ``$/``
+    notification): its params, undecoded (``core/conversation/schema_ext.py`` decodes them)."""
+
+    def cancel_request(self, params: object) -> None: ...
+
+
 def streamed(message: dict[str, object]) -> Streamed | None:
     """The update of a ``session/update`` message in a hot shape, else None (use ``validated``)."""
     params = message.get("params")

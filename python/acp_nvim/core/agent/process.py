@@ -23,6 +23,9 @@ from acp.client.connection import ClientSideConnection
 from acp.schema import (
     AuthCapabilities,
     ClientCapabilities,
+    ElicitationCapabilities,
+    ElicitationFormCapabilities,
+    ElicitationUrlCapabilities,
     FileSystemCapabilities,
     Implementation,
     InitializeResponse,
@@ -33,7 +36,7 @@ from ..config import AgentSpec, TimeoutSettings
 from ..errors import AgentExitedError, AgentStartError, AgentTimeoutError
 from ..log.ring import LogRing
 from . import deadline, process_tree, stderr
-from .wire import WireTransport
+from .wire import SENT, WireTransport
 
 T = TypeVar("T")
 LINE_LIMIT = 64 * 1024 * 1024
@@ -45,6 +48,7 @@ CLIENT_INFO = Implementation(name="acp.nvim", title="acp.nvim", version="0.1.0")
 CAPABILITIES = ClientCapabilities(
     fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False,
     auth=AuthCapabilities(terminal=True),  # :Ai login runs terminal methods in a Neovim terminal
+    elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities(), url=ElicitationUrlCapabilities()),
 )
 
 CONNECTION_CLOSE = 1.0
@@ -92,6 +96,7 @@ class AgentProcess:
         self.hooks = hooks or AgentHooks()
         self._client = client
         self.conn: ClientSideConnection | None = None
+        self._wire: WireTransport | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.info: InitializeResponse | None = None
         self.exited: asyncio.Future[int] = asyncio.get_running_loop().create_future()
@@ -135,7 +140,9 @@ class AgentProcess:
         assert process.stdout is not None and process.stdin is not None
         self.process = process
         self._identity = process_tree.identify(process.pid)
-        self.conn = connect_to_agent(self._client, WireTransport(process.stdout, process.stdin, self, self._client))
+        # unstable: the SDK 0.12 routes elicitation/* only then (stable in ACP since July 2026)
+        self._wire = WireTransport(process.stdout, process.stdin, self, self._client)
+        self.conn = connect_to_agent(self._client, self._wire, use_unstable_protocol=True)
         self.log.add("info", "lifecycle", f"spawned pid {process.pid}: "
                      f"{' '.join([self.spec.command, *self.spec.args])}")
         self._helpers = [tasks.spawn(self._drain_stderr(), self._report, f"{self.name} stderr"),
@@ -163,18 +170,32 @@ class AgentProcess:
             self.log.add("warn", "lifecycle", f"no answer to {method} after {waited:g} s")
             self.hooks.slow(method, waited, limit)
 
+        sent: list[int | str] = []
+        token = SENT.set(sent)  # the request's task (answer_within) inherits it: the wire notes its ids
         try:
             return await deadline.answer_within(request, limit=limit, notice=timeouts.notice, exited=self.exited,
                                                 on_notice=notice)
+        except asyncio.CancelledError:
+            self._abandon(method, sent, "given up")
+            raise
         except deadline.TimedOut:
+            self._abandon(method, sent, "timed out")
             raise AgentTimeoutError(f"agent {self.name!r} did not answer {method} within {limit:g} s "
                                     f"(timed out){self._tail_suffix()}") from None
         except deadline.Exited as exc:
             raise AgentExitedError(f"agent {self.name!r} {exit_summary(exc.code).removeprefix('agent ')} "
                                    f"during {method}{self._tail_suffix()}") from None
         finally:
+            SENT.reset(token)
             if noticed:
                 self.hooks.slow(method, None, limit)
+
+    def _abandon(self, method: str, sent: list[int | str], why: str) -> None:
+        """Tell the agent we no longer wait for ``method`` (``$/cancel_request``)."""
+        if self._wire is None or self.exited.done():
+            return
+        for msg_id in self._wire.abandon(sent):
+            self.log.add("info", "lifecycle", f"withdrew {method} (request {msg_id!r}, {why}): $/cancel_request")
 
     # -- what the agent says ---------------------------------------------------------------
 

@@ -13,6 +13,9 @@ lines (an OAuth URL, a progress bar) as such, and never lets one end the connect
   its parse would cost 30 times its size), before it is parsed;
 - what the SDK cannot take is dropped with a log line: a response whose id is no number or
   string, a notification nobody handles (ACP: ignore), a request whose method is no string;
+- ``$/cancel_request`` (which the SDK does not route) goes to the session's client side; every
+  request handed to the SDK runs with its id in ``questions.AGENT_REQUEST``, so what it asks the
+  user can be found when the agent withdraws it;
 - ``session/update`` goes to the session on its own path (``inbound.py``): no SDK task per
   update. Updates are delivered in batches, in order, on the next turn of the event loop; a
   message the SDK handles closes the batch, so nothing overtakes what came before it.
@@ -21,13 +24,15 @@ lines (an OAuth URL, a progress bar) as such, and never lets one end the connect
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from .inbound import Inbound, Streamed, streamed, validated
+from ..questions import AGENT_REQUEST
+from .inbound import Inbound, Streamed, Withdrawing, streamed, validated
 from .json_lines import MAX_ITEMS, NOT_JSON, loads_careful, loads_fast, too_many_items
 
 try:
@@ -45,6 +50,12 @@ ENVELOPE = re.compile(rb'^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(
                       rb'\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"(method|result|error)"\s*:\s*(?:"([^"\\]{1,100})")?')
 """The start of a JSON-RPC request or response as the SDKs write it: its id, what it is, the method."""
 INVALID_REQUEST = -32600
+PASSED_NOTIFICATIONS = frozenset({"elicitation/complete"})
+"""Notifications of the protocol the SDK routes to the client (others without ``_`` are dropped here)."""
+CANCEL_REQUEST = "$/cancel_request"
+SENT: contextvars.ContextVar[list[int | str] | None] = contextvars.ContextVar("acp_nvim_sent", default=None)
+"""Where the ids of the requests sent in this context are collected (``AgentProcess.ask``: a request
+it abandons is withdrawn with ``$/cancel_request``)."""
 
 
 def encode_line(message: Mapping[str, object]) -> bytes:
@@ -116,14 +127,38 @@ class WireTransport:
         self._writer = writer
         self._tap = tap
         self._inbound = inbound if isinstance(inbound, Inbound) else None
+        self._withdrawing = inbound if isinstance(inbound, Withdrawing) else None
         self._max_line = self._inbound.max_line_bytes if self._inbound is not None else DEFAULT_MAX_LINE
         self._batch: list[Streamed] | None = None
+        self._unanswered: set[int | str] = set()
+        """Ids of our requests the agent has not answered yet."""
 
     async def send(self, message: dict[str, object]) -> None:
+        self._write(message)
+        msg_id = message.get("id")
+        if "method" in message and isinstance(msg_id, (int, str)) and not isinstance(msg_id, bool):
+            self._unanswered.add(msg_id)
+            sent = SENT.get()
+            if sent is not None:
+                sent.append(msg_id)
+        await self._writer.drain()
+
+    def _write(self, message: dict[str, object]) -> None:
         line = encode_line(message)
         self._writer.write(line)
         self._tap.message("out", message, line[:-1])
-        await self._writer.drain()
+
+    def abandon(self, ids: list[int | str]) -> list[int | str]:
+        """Withdraw those of our requests ``ids`` the agent has not answered (``$/cancel_request``,
+        written at once: this may run in a task being cancelled). Returns the ids withdrawn."""
+        withdrawn = [msg_id for msg_id in ids if msg_id in self._unanswered]
+        for msg_id in withdrawn:
+            self._unanswered.discard(msg_id)
+            try:
+                self._write({"jsonrpc": "2.0", "method": CANCEL_REQUEST, "params": {"requestId": msg_id}})
+            except (OSError, RuntimeError):  # the pipe is closing: nothing waits for the answer anyway
+                return withdrawn
+        return withdrawn
 
     async def receive(self) -> dict[str, object] | None:
         while True:
@@ -140,6 +175,8 @@ class WireTransport:
             message = await self._route(message)
             if message is not None:
                 self._batch = None  # what follows waits for the SDK's handling of this one
+                # the SDK starts the request's task right after this returns: the task keeps the id
+                AGENT_REQUEST.set(_request_id(message))
                 return message
 
     # -- reading ---------------------------------------------------------------------------
@@ -202,14 +239,19 @@ class WireTransport:
                 return message
             await self._answer_error(message["id"], f"the method must be a string, not {type(method).__name__}")
             self._ignored(f"a request whose method is no string ({method!r:.80})")
-        elif type(method) is str and (method.startswith("_") or self._inbound is None):
-            return message  # an extension notification: the client's ext_notification
+        elif type(method) is str and (method.startswith("_") or method in PASSED_NOTIFICATIONS
+                                      or self._inbound is None):
+            return message  # an extension notification (the client's ext_notification), or one the SDK routes
+        elif method == CANCEL_REQUEST and self._withdrawing is not None:
+            self._withdrawing.cancel_request(message.get("params"))
         else:
             self._ignored(f"notification {method!r:.80} (acp.nvim does not handle it)", level="debug")
         return None
 
     def _response(self, message: dict[str, object]) -> dict[str, object] | None:
         msg_id = message["id"]
+        if isinstance(msg_id, (int, str)):
+            self._unanswered.discard(msg_id)
         if msg_id is not None and type(msg_id) not in (int, float, str):
             self._ignored(f"a response whose id is {type(msg_id).__name__}, not a number or string")
             return None
@@ -230,7 +272,10 @@ class WireTransport:
         batch = self._batch
         if batch is None:
             batch = self._batch = []
-            asyncio.get_running_loop().call_soon(self._deliver, batch)
+            # not in the context of the last request: nothing an update starts serves that request
+            quiet = contextvars.copy_context()
+            quiet.run(AGENT_REQUEST.set, None)
+            asyncio.get_running_loop().call_soon(self._deliver, batch, context=quiet)
         batch.append(item)
 
     def _deliver(self, batch: list[Streamed]) -> None:
@@ -281,6 +326,14 @@ class WireTransport:
 
     async def close(self) -> None:
         """Nothing to do: the process context closes the pipes."""
+
+
+def _request_id(message: dict[str, object]) -> int | str | None:
+    """The id of a request the agent sent (None for a response or a notification)."""
+    msg_id = message.get("id")
+    if "method" not in message or isinstance(msg_id, bool) or not isinstance(msg_id, (int, str)):
+        return None
+    return msg_id
 
 
 def _size(count: int) -> str:

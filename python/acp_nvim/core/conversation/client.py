@@ -13,7 +13,9 @@ from typing import Protocol, cast
 from acp import Client, RequestError
 from acp.helpers import SessionUpdate
 from acp.schema import (
+    CreateElicitationResponse,
     CreateTerminalResponse,
+    ElicitationMode,
     EnvVariable,
     KillTerminalResponse,
     PermissionOption,
@@ -33,6 +35,8 @@ from ..config import WireSettings
 from ..files.service import FileService
 from ..log.ring import LogRing
 from ..terminal.service import TerminalService
+from . import schema_ext
+from .asking import QuestionDesk
 
 TELL_LIMIT = 3
 """Wire problems a session tells the user about; the rest are only logged."""
@@ -55,6 +59,9 @@ class Served(Protocol):
 
     @property
     def terminals(self) -> TerminalService: ...
+
+    @property
+    def desk(self) -> QuestionDesk: ...
 
     def on_update(self, update: SessionUpdate) -> None: ...
 
@@ -147,6 +154,26 @@ class SessionClient:
         await self._own(session_id).files.write(path, content)
         return WriteTextFileResponse()
 
+    # -- elicitation/* and $/cancel_request: core/conversation/asking.py ---------------
+
+    async def create_elicitation(self, message: str, mode: ElicitationMode, **kwargs: object
+                                 ) -> CreateElicitationResponse:
+        session_id = getattr(mode, "session_id", None)
+        if session_id is not None:
+            self._own(session_id)
+        return await self._session.desk.ask(message, mode)
+
+    async def complete_elicitation(self, elicitation_id: str, **kwargs: object) -> None:
+        self._session.desk.complete(elicitation_id)
+
+    def cancel_request(self, params: object) -> None:
+        """The agent withdrew one of its requests (the wire hands ``$/cancel_request`` here)."""
+        request_id = schema_ext.cancel_request_id(params)
+        if request_id is None:
+            self.dropped(f"ignored a {schema_ext.CANCEL_REQUEST} without a valid requestId ({params!r:.120})")
+            return
+        self._session.desk.withdraw(request_id)
+
     # -- terminal/*: core/terminal/service.py -----------------------------------
 
     async def create_terminal(self, session_id: str, command: str, args: list[str] | None = None,
@@ -178,9 +205,5 @@ class SessionClient:
 
 
 def client_for(session: Served, wire: WireSettings | None = None) -> Client:
-    """The session's client, typed as the SDK's ``Client``.
-
-    ``SessionClient`` leaves out elicitation on purpose (we do not advertise it; the SDK
-    answers "method not found"), so it is not structurally a ``Client``.
-    """
+    """The session's client, typed as the SDK's ``Client`` (its ``ext_*`` signatures are looser)."""
     return cast(Client, SessionClient(session, wire))

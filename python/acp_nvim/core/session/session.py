@@ -42,6 +42,7 @@ from ..config import AgentSpec, Settings
 from ..connection import mode_policy, reconnect, reopen
 from ..connection.link import NEW, AgentLink, Attached
 from ..connection.reconnect import Reconnector
+from ..conversation.asking import QuestionDesk
 from ..conversation.client import client_for
 from ..conversation.details import SessionDetails
 from ..conversation.prompt import Link, Turn, TurnRunner
@@ -140,6 +141,9 @@ class Session:
         self._watch_hooks = WatchHooks(last_heard=lambda: self.process.last_heard, quiet=self._quiet,
                                        silent=self._silent, speaks=self._speaks, ignores_cancel=self._ignores_cancel)
         self._cancelling = False
+        self.desk = QuestionDesk(key, agent_name, questions, editor, self.transcript, self.log,
+                                 closed=lambda: self._cancelling or self.ended,
+                                 waiting=self._waiting)  # elicitation/*, $/cancel_request: core/conversation/asking.py
         self._stuck = False
         """The agent ignores a cancel: a prompt restarts it first."""
         self._turn: Turn | None = None

@@ -130,6 +130,8 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
                cmd_locations),
     Subcommand("permissions", ("",), "show the pending permission requests and reviews again",
                lua=("acp_nvim.permission", "show")),
+    Subcommand("questions", ("",), "list the agents' open questions (forms, links to open) and open one",
+               lua=("acp_nvim.question", "show")),
     Subcommand("policy", (f"[{'|'.join(POLICIES)}]",), "show or set the session's permission policy",
                cmd_policy, args=(_words(*POLICIES),)),
     Subcommand("rules", ("", "remove {n}"), "list the remembered \"always\" answers, or forget rule {n}",

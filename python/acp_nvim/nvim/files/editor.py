@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ...core.log.redact import Redactor
@@ -10,6 +10,7 @@ from ...core.port import (
     BufferState,
     BufferWrite,
     PermissionQuestion,
+    QuestionForm,
     RenderOp,
     Review,
     ReviewVerdict,
@@ -18,7 +19,7 @@ from ...core.port import (
     TerminalSpec,
     ThreeWay,
 )
-from ...core.questions import CHOICE, PERMISSION, REVIEW, Questions, Ticket, choice_index
+from ...core.questions import CHOICE, PERMISSION, QUESTION, REVIEW, Questions, Ticket, choice_index
 from ...core.terminal.place import launch_argv
 from ..bridge import Bridge
 from ..chat.render_queue import RenderQueue
@@ -28,8 +29,8 @@ from .buffer_cache import BufferCache
 Describe = Callable[[str], dict[str, Any]]
 """A session's state for Lua (statusline, completion), by session key."""
 
-DISMISSABLE = {PERMISSION: "acp_nvim.permission", REVIEW: "acp_nvim.review"}
-"""The Lua module of each view a cancelled turn closes."""
+DISMISSABLE = {PERMISSION: "acp_nvim.permission", REVIEW: "acp_nvim.review", QUESTION: "acp_nvim.question"}
+"""The Lua module of each view a cancelled turn (or a withdrawn request) closes."""
 
 
 class NvimEditor:
@@ -118,20 +119,32 @@ class NvimEditor:
     def show_choice(self, ticket: Ticket, prompt: str, items: list[str]) -> None:
         self.bridge.lua_async("require('acp_nvim.ui').select(...)", ticket.id, prompt, items)
 
+    def show_question(self, ticket: Ticket, form: QuestionForm) -> None:
+        """Open the question's form buffer (lua/acp_nvim/question.lua) beside the chat."""
+        self.queue.flush()
+        self.bridge.lua_async("require('acp_nvim.question').open(...)", ticket.id, _form_table(form, self.redact))
+
+    def mark_question(self, ticket: Ticket, problems: Mapping[str, str]) -> None:
+        self.bridge.lua_async("require('acp_nvim.question').mark(...)", ticket.id, dict(problems))
+
     def dismiss(self, ticket: Ticket) -> None:
         module = DISMISSABLE.get(ticket.view)
         if module is not None:
-            self.bridge.lua_async(f"require('{module}').dismiss(...)", ticket.id)
+            reason = "the agent withdrew it" if ticket.withdrawn else ""
+            self.bridge.lua_async(f"require('{module}').dismiss(...)", ticket.id, reason)
 
     async def choose(self, prompt: str, items: list[str]) -> int | None:
         """Let the user pick one of ``items`` (``vim.ui.select``): its index, or None when dismissed."""
         answer = await self.questions.ask("", CHOICE, lambda ticket: self.show_choice(ticket, prompt, items))
         return choice_index(answer, len(items))
 
-    def answer(self, qid: int, option_id: str | None) -> None:
-        """An answer from Lua (prompt, three-way view, picker); unknown or answered ids are ignored."""
+    def answer(self, qid: int, option_id: object) -> None:
+        """An answer from Lua (prompt, three-way view, picker, question); unknown or answered ids are
+        ignored. A question's answer is a table; every other answer is an option id (or nothing)."""
         ticket = self.questions.get(qid)
-        if ticket is not None and ticket.view != REVIEW:
+        if ticket is not None and ticket.view == QUESTION:
+            ticket.answer(option_id if isinstance(option_id, dict) else None)
+        elif ticket is not None and ticket.view != REVIEW:
             ticket.answer(option_id or None)
 
     def review_done(self, rid: int, verdict: object) -> None:
@@ -201,4 +214,15 @@ def _question_table(question: PermissionQuestion, redact: Callable[[str], str]) 
         "options": [{"id": c.option_id, "name": c.name, "kind": c.kind} for c in question.choices],
         "rules": dict(question.rules),
         "no_rule": question.no_rule,
+    }
+
+
+def _form_table(form: QuestionForm, redact: Callable[[str], str]) -> dict[str, Any]:
+    return {
+        "session": form.session_key, "agent": form.agent, "number": form.number,
+        "message": redact(form.message), "scope": form.scope, "tool": redact(form.tool),
+        "url": form.url, "host": form.host,
+        "fields": [{"key": f.key, "title": redact(f.title), "kind": f.kind, "required": f.required,
+                    "value": f.value, "hint": redact(f.hint), "description": redact(f.description),
+                    "choices": list(f.choices)} for f in form.fields],
     }

@@ -1,0 +1,435 @@
+--- The agent's questions (ACP elicitation, |acp_nvim-questions|): a form, or a link to open.
+---
+--- A form is a scratch buffer `acp://question/<agent>/<n>` opened in the chat's window column
+--- (below the chat), never taking the cursor while the user types (acp_nvim.guard). It has the
+--- agent's message, then one line per field, `<title>: <value>`; the user edits the value part
+--- like any text. Type, choices, default and a required mark are virtual text at the end of the
+--- line; `<CR>` on a choice line picks with vim.ui.select (a multi-select toggles one choice per
+--- pick). `<C-s>` submits: Python checks the values and marks each field that does not validate
+--- on its line with the reason, or closes the form. `q` declines; `:Ai cancel` cancels the turn
+--- and with it the question. A link (url mode) shows the URL and its host; `y` opens it with
+--- vim.ui.open, `n` or `q` declines. |:Ai-questions| lists the open questions and opens one.
+local M = {}
+
+local api = vim.api
+local guard = require('acp_nvim.guard')
+local scratch = require('acp_nvim.kit.scratch')
+
+local NS = api.nvim_create_namespace('acp_nvim_question')
+local NS_FIELDS = api.nvim_create_namespace('acp_nvim_question_fields')
+local NS_PROBLEMS = api.nvim_create_namespace('acp_nvim_question_problems')
+local HEIGHT = 12
+
+---@type table<integer, table> open questions by ticket id: { id, q, buf, marks = { [key] = extmark } }
+M.open_questions = {}
+---@type integer[] ticket ids in arrival order
+M.order = {}
+
+local function clean(text)
+  return require('acp_nvim.permission').clean(text)
+end
+
+local function notify(text, level)
+  vim.notify('[acp.nvim] ' .. text, level or vim.log.levels.INFO)
+end
+
+local function reach_hint()
+  return ':Ai questions goes to it (it does not take the keys you type)'
+end
+
+local function forget(id)
+  M.open_questions[id] = nil
+  for i, other in ipairs(M.order) do
+    if other == id then
+      table.remove(M.order, i)
+      break
+    end
+  end
+end
+
+local function close(entry)
+  forget(entry.id)
+  for _, win in ipairs(vim.fn.win_findbuf(entry.buf)) do
+    if #api.nvim_list_wins() > 1 then
+      pcall(api.nvim_win_close, win, true)
+    end
+  end
+  scratch.wipe(entry.buf)
+end
+
+local function answer(entry, value)
+  vim.fn.AcpNvimAnswer(entry.id, value)
+end
+
+-- -- lines ---------------------------------------------------------------------------------
+
+local function prefix(field)
+  return clean(field.title) .. ': '
+end
+
+local function scope_line(q)
+  if q.scope == 'tool call' then
+    return ('  for the tool call: %s'):format(clean(q.tool))
+  end
+  return ('  for the %s'):format(clean(q.scope))
+end
+
+local function header(q)
+  local lines = { ('%s asks (question %d):'):format(clean(q.session), q.number), '' }
+  for _, line in ipairs(vim.split(q.message or '', '\n', { plain = true })) do
+    lines[#lines + 1] = '  ' .. clean(line)
+  end
+  lines[#lines + 1] = scope_line(q)
+  lines[#lines + 1] = ''
+  return lines
+end
+
+local function form_lines(q)
+  local lines = header(q)
+  local first = #lines
+  for _, field in ipairs(q.fields) do
+    lines[#lines + 1] = prefix(field) .. clean(field.value)
+  end
+  vim.list_extend(lines, { '', '  <C-s> submits · <CR> on a choice picks · q declines · :Ai cancel cancels' })
+  return lines, first
+end
+
+local function url_lines(q)
+  local lines = header(q)
+  vim.list_extend(lines, {
+    '  It asks you to open this link:', '', '    ' .. clean(q.url), '',
+    '  host: ' .. clean(q.host ~= '' and q.host or '(none)'), '',
+    '  y opens it in your browser · n or q declines',
+  })
+  return lines
+end
+
+local function field_hint(field)
+  local parts = {}
+  if field.required then
+    parts[#parts + 1] = '* required'
+  end
+  parts[#parts + 1] = clean(field.hint)
+  if field.value ~= '' then
+    parts[#parts + 1] = 'default: ' .. clean(field.value)
+  end
+  if field.description ~= '' then
+    parts[#parts + 1] = clean(field.description)
+  end
+  return '  ' .. table.concat(parts, ' · ')
+end
+
+local function draw_fields(entry, first)
+  entry.marks = {}
+  for i, field in ipairs(entry.q.fields) do
+    entry.marks[field.key] = api.nvim_buf_set_extmark(entry.buf, NS_FIELDS, first + i - 1, 0, {
+      virt_text = { { field_hint(field), field.required and 'AcpNvimPromptLocked' or 'AcpNvimPromptHint' } },
+      virt_text_pos = 'eol', right_gravity = false })
+  end
+end
+
+-- -- reading the form back --------------------------------------------------------------------
+
+local function row_of(entry, field)
+  local mark = entry.marks[field.key]
+  local pos = mark and api.nvim_buf_get_extmark_by_id(entry.buf, NS_FIELDS, mark, {})
+  return pos and pos[1]
+end
+
+local function value_of(entry, field)
+  local row = row_of(entry, field)
+  if not row then
+    return ''
+  end
+  local line = api.nvim_buf_get_lines(entry.buf, row, row + 1, false)[1] or ''
+  local pre = prefix(field)
+  if line:sub(1, #pre) == pre then
+    return line:sub(#pre + 1)
+  end
+  local colon = line:find(': ', 1, true)
+  return colon and line:sub(colon + 2) or line
+end
+
+local function set_value(entry, field, value)
+  local row = row_of(entry, field)
+  if not row then
+    return
+  end
+  -- only the text of the line changes (set_lines would move the next field's mark onto this line)
+  local line = api.nvim_buf_get_lines(entry.buf, row, row + 1, false)[1] or ''
+  local pre = prefix(field)
+  local start = line:sub(1, #pre) == pre and #pre or 0
+  api.nvim_buf_set_text(entry.buf, row, start, row, #line, { start == 0 and (pre .. value) or value })
+end
+
+local function field_at_cursor(entry)
+  local row = api.nvim_win_get_cursor(0)[1] - 1
+  for _, field in ipairs(entry.q.fields) do
+    if row_of(entry, field) == row then
+      return field
+    end
+  end
+end
+
+-- -- keys ------------------------------------------------------------------------------------
+
+local function armed_by_time(entry)
+  local arm = (require('acp_nvim').config.permissions or {}).arm_ms or 500
+  return guard.now() - entry.shown_at >= arm
+end
+
+local function submit(entry)
+  if not armed_by_time(entry) then
+    return notify('keys wait a moment: the question just appeared')
+  end
+  local values = {}
+  for _, field in ipairs(entry.q.fields) do
+    values[field.key] = value_of(entry, field)
+  end
+  api.nvim_buf_clear_namespace(entry.buf, NS_PROBLEMS, 0, -1)
+  entry.sent = true
+  answer(entry, { action = 'accept', values = values })
+end
+
+local function decline(entry)
+  local counts, wait = guard.press(entry.shown_at)
+  if not counts then
+    return notify(('keys wait %.1f s more: the question just appeared, or you were typing'):format(wait / 1000))
+  end
+  close(entry)
+  answer(entry, { action = 'decline' })
+end
+
+local function open_link(entry)
+  local counts, wait = guard.press(entry.shown_at)
+  if not counts then
+    return notify(('keys wait %.1f s more: the question just appeared, or you were typing'):format(wait / 1000))
+  end
+  local ok, err = pcall(vim.ui.open, entry.q.url)
+  close(entry)
+  if not ok then
+    notify('cannot open the link: ' .. tostring(err), vim.log.levels.ERROR)
+    return answer(entry, { action = 'decline' })
+  end
+  answer(entry, { action = 'accept' })
+end
+
+local function picked_list(text)
+  local list = {}
+  for part in (text .. ','):gmatch('([^,]*),') do
+    part = vim.trim(part)
+    if part ~= '' then
+      list[#list + 1] = part
+    end
+  end
+  return list
+end
+
+local function pick(entry)
+  local field = field_at_cursor(entry)
+  if not field or #field.choices == 0 then
+    return
+  end
+  if field.kind ~= 'multi' then
+    return vim.ui.select(field.choices, { prompt = clean(field.title) }, function(choice)
+      if choice and M.open_questions[entry.id] then
+        set_value(entry, field, choice)
+      end
+    end)
+  end
+  local picked = picked_list(value_of(entry, field))
+  local items = {}
+  for _, choice in ipairs(field.choices) do
+    items[#items + 1] = (vim.tbl_contains(picked, choice) and '[x] ' or '[ ] ') .. choice
+  end
+  vim.ui.select(items, { prompt = clean(field.title) .. ' (picks toggle)' }, function(_, index)
+    if not (index and M.open_questions[entry.id]) then
+      return
+    end
+    local choice = field.choices[index]
+    local now = picked_list(value_of(entry, field))
+    if vim.tbl_contains(now, choice) then
+      now = vim.tbl_filter(function(c) return c ~= choice end, now)
+    else
+      now[#now + 1] = choice
+    end
+    set_value(entry, field, table.concat(now, ', '))
+  end)
+end
+
+local function map_keys(entry)
+  local buf = entry.buf
+  local function map(modes, lhs, fn, desc)
+    vim.keymap.set(modes, lhs, function() fn(entry) end, { buffer = buf, nowait = true, desc = 'acp.nvim: ' .. desc })
+  end
+  if entry.q.url ~= '' then
+    map('n', 'y', open_link, 'open the link')
+    map('n', 'n', decline, 'decline')
+  else
+    map({ 'n', 'i' }, '<C-s>', function(e)
+      vim.cmd('stopinsert')
+      submit(e)
+    end, 'submit the answer')
+    map('n', '<CR>', pick, 'pick a choice')
+  end
+  map('n', 'q', decline, 'decline the question')
+end
+
+-- -- windows ---------------------------------------------------------------------------------
+
+local function chat_window(session)
+  local chat = require('acp_nvim.chat').chats[session]
+  local win = chat and api.nvim_buf_is_valid(chat.buf) and vim.fn.bufwinid(chat.buf) or -1
+  return win ~= -1 and win or nil
+end
+
+local function show_window(entry, enter)
+  local existing = vim.fn.bufwinid(entry.buf)
+  if existing ~= -1 then
+    if enter then
+      api.nvim_set_current_win(existing)
+    end
+    return existing
+  end
+  local height = math.min(HEIGHT, api.nvim_buf_line_count(entry.buf) + 1)
+  local chat = chat_window(entry.q.session)
+  local config = chat and { split = 'below', win = chat, height = height } or { split = 'below', win = -1,
+    height = height }
+  local win = api.nvim_open_win(entry.buf, enter, config)
+  vim.wo[win].wrap = false
+  vim.wo[win].winfixheight = true
+  return win
+end
+
+local function open(id, q)
+  guard.start()
+  require('acp_nvim.highlights').setup()
+  q.fields = type(q.fields) == 'table' and q.fields or {}
+  q.url = type(q.url) == 'string' and q.url or ''
+  local lines, first
+  if q.url ~= '' then
+    lines = url_lines(q)
+  else
+    lines, first = form_lines(q)
+  end
+  local name = ('acp://question/%s/%d'):format(q.agent, q.number)
+  local buf = scratch.create({ name = name, kind = 'question', buftype = 'nofile', bufhidden = 'hide',
+    lines = lines, modifiable = q.url == '' })
+  local entry = { id = id, q = q, buf = buf, marks = {}, shown_at = guard.now() }
+  M.open_questions[id] = entry
+  M.order[#M.order + 1] = id
+  if first then
+    draw_fields(entry, first)
+  end
+  api.nvim_buf_set_extmark(buf, NS, 0, 0, { line_hl_group = 'AcpNvimHeader' })
+  map_keys(entry)
+  local enter = guard.may_focus()
+  show_window(entry, enter)
+  if enter and first and #q.fields > 0 then
+    api.nvim_win_set_cursor(0, { first + 1, #prefix(q.fields[1]) })
+  end
+  if not enter then
+    notify(('%s asks a question: %s — %s'):format(clean(q.session), clean(q.message), reach_hint()))
+  end
+end
+
+-- -- public ----------------------------------------------------------------------------------
+
+--- A question from Python (``show_question``); one that cannot be shown is answered cancel.
+function M.open(id, q)
+  local ok, err = pcall(open, id, q)
+  if ok then
+    return
+  end
+  local entry = M.open_questions[id]
+  if entry then
+    close(entry)
+  end
+  notify(('cannot show a question (%s): answered cancel'):format(clean(err)), vim.log.levels.ERROR)
+  vim.fn.AcpNvimAnswer(id, { action = 'cancel' })
+end
+
+--- The answer did not validate: each field's reason on its line (key → reason).
+function M.mark(id, problems)
+  local entry = M.open_questions[id]
+  if not (entry and api.nvim_buf_is_valid(entry.buf)) then
+    return
+  end
+  entry.sent = false
+  api.nvim_buf_clear_namespace(entry.buf, NS_PROBLEMS, 0, -1)
+  local count = 0
+  for _, field in ipairs(entry.q.fields) do
+    local reason = problems[field.key]
+    local row = reason and row_of(entry, field)
+    if row then
+      count = count + 1
+      api.nvim_buf_set_extmark(entry.buf, NS_PROBLEMS, row, 0, { line_hl_group = 'AcpNvimPromptDisabled',
+        virt_text = { { '  ✗ ' .. clean(reason), 'AcpNvimError' } }, virt_text_pos = 'eol' })
+    end
+  end
+  notify(('question %d: %d answer%s to fix, marked on %s line%s'):format(entry.q.number, count,
+    count == 1 and '' or 's', count == 1 and 'its' or 'their', count == 1 and '' or 's'), vim.log.levels.WARN)
+end
+
+--- The question was answered or closed elsewhere (accepted, the turn cancelled, the agent withdrew it).
+function M.dismiss(id, reason)
+  local entry = M.open_questions[id]
+  if not entry then
+    return
+  end
+  close(entry)
+  if reason and reason ~= '' then
+    notify(('question %d closed: %s'):format(entry.q.number, clean(reason)), vim.log.levels.WARN)
+  elseif not entry.sent then
+    notify(('question %d closed (the turn was cancelled or the session ended)'):format(entry.q.number))
+  end
+end
+
+--- Go to question `id`: the user asked for it.
+function M.go(id)
+  local entry = M.open_questions[id]
+  if entry then
+    vim.cmd('stopinsert')
+    entry.shown_at = math.min(entry.shown_at, guard.now())
+    show_window(entry, true)
+  end
+end
+
+--- :Ai questions: go to the only open question, or pick one.
+function M.show()
+  if #M.order == 0 then
+    return notify('no question is open')
+  elseif #M.order == 1 then
+    return M.go(M.order[1])
+  end
+  local items = {}
+  for _, id in ipairs(M.order) do
+    local q = M.open_questions[id].q
+    items[#items + 1] = ('%s · %s%s'):format(clean(q.session), clean(q.message),
+      q.url ~= '' and (' (link to ' .. clean(q.host) .. ')') or '')
+  end
+  local ids = vim.deepcopy(M.order)
+  vim.ui.select(items, { prompt = 'open questions' }, function(_, index)
+    if index then
+      M.go(ids[index])
+    end
+  end)
+end
+
+--- Whether the question in the current window would take a key pressed now (tests and the harness).
+function M.armed()
+  local buf = api.nvim_get_current_buf()
+  for _, entry in pairs(M.open_questions) do
+    if entry.buf == buf then
+      return guard.armed(entry.shown_at)
+    end
+  end
+  return false
+end
+
+--- Ids of the open questions, in arrival order (tests, statusline).
+function M.list()
+  return vim.deepcopy(M.order)
+end
+
+return M
