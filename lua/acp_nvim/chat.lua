@@ -228,6 +228,7 @@ end
 function M.place_prompt(chat, row)
   local virt = queue_lines(chat)
   virt[#virt + 1] = recovery_line(chat)
+  vim.list_extend(virt, require('acp_nvim.turn_keys').lines(chat))
   virt[#virt + 1] = { { chat.label, 'AcpNvimPromptSeparator' } }
   chat.prompt = api.nvim_buf_set_extmark(chat.buf, ns, row or prompt_row(chat), 0, {
     id = chat.prompt,
@@ -251,6 +252,7 @@ local function create(key)
   M.chats[key] = chat
   markdown.attach(chat)
   require('acp_nvim.prompt').attach(chat)
+  require('acp_nvim.turn_keys').attach(chat)
   if keys.restart ~= '' then
     vim.keymap.set('n', keys.restart, function()
       vim.cmd('Ai restart')
@@ -362,7 +364,8 @@ function M.set_state(key, s)
   })
   local queue = type(s.queue) == 'table' and s.queue or {}
   local recovery = type(s.recovery) == 'string' and s.recovery or ''
-  if not same_list(queue, chat.queue) or recovery ~= (chat.recovery or '') then
+  local offer = require('acp_nvim.turn_keys').update(chat, s)
+  if offer or not same_list(queue, chat.queue) or recovery ~= (chat.recovery or '') then
     chat.queue = queue
     chat.recovery = recovery
     M.place_prompt(chat)

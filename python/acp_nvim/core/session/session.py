@@ -44,8 +44,11 @@ from ..connection.link import NEW, AgentLink, Attached
 from ..connection.reconnect import Reconnector
 from ..conversation.client import client_for
 from ..conversation.details import SessionDetails
+from ..conversation.failed_turns import FailedTurns
 from ..conversation.prompt import Link, Turn, TurnRunner
 from ..conversation.prompt import Prompt as Prompt
+from ..conversation.schema_ext import steering_supported
+from ..conversation.steering import Route, Steering
 from ..conversation.updates import UpdateRouter
 from ..conversation.watch import TurnWatch, WatchHooks
 from ..errors import AcpNvimError, SessionClosedError
@@ -154,6 +157,10 @@ class Session:
         """Told of every change (the local history's recorder)."""
         self._before_prompt: list[Callable[[], None]] = []
         self._holding_replay = False
+        self.steering = Steering(settings.chat.steer, self.queue, self.transcript, self.log, self._changed,
+                                 self._report)
+        self.failed_turns = FailedTurns(self.transcript, settings.action_keys, self._agent_names, self.submit,
+                                        self._changed, self._report)
 
     # -- what the editor shows -----------------------------------------------------
 
@@ -509,6 +516,9 @@ class Session:
             self._restart_soon()
             return "restarting"
         if self.state == "starting" or (self._runner is not None and not self._runner.done()):
+            if self.steering.steer(prompt, self._steer_route()):  # into the running turn (steering.py)
+                self._changed()
+                return "steered"
             self._changed()
             return "queued" if self.state != "starting" else "starting"
         self._run_queue_soon()
@@ -528,6 +538,9 @@ class Session:
 
     async def _run_queue(self) -> None:
         while self.queue and self._can_send():
+            await self.steering.settled()  # a prompt being steered is never also sent
+            if not self.queue or not self._can_send():
+                break
             turn = Turn(self.queue.popleft(), carry=self._carry)
             self._carry = None
             await self._run_turn(turn)
@@ -551,6 +564,7 @@ class Session:
             self._turn_over(turn)
 
     def _turn_over(self, turn: Turn) -> None:
+        self.failed_turns.turn_over(turn)  # a failed prompt is kept and offered back (failed_turns.py)
         self._turn = None
         self._stopped_turn = turn.agent_stopped
         self._cancelling = False
@@ -595,6 +609,21 @@ class Session:
         except (TimeoutError, ConnectionError, AcpNvimError) as exc:
             self.log.add("warn", "lifecycle", f"session/cancel not delivered: {type(exc).__name__}: {exc}")
         return True
+
+    def _steer_route(self) -> Route | None:
+        """Where a prompt can be steered now; None while no sent turn runs, a cancel is under way, or
+        a question of the turn is open (the user answers it first)."""
+        if self._turn is None or self._cancelling or self.state != "running" or self.questions.of_owner(self.key):
+            return None
+        info = self.process.info
+        return Route(self._link.connection, self._link.session, lambda p: self._turns.content(p, self._link.accepts),
+                     steering_supported(info.field_meta if info is not None else None))
+
+    def _agent_names(self) -> str:
+        """The agent's configured name and the name it gives itself (which failure table applies)."""
+        info = self.process.info
+        given = info.agent_info.name if info is not None and info.agent_info is not None else ""
+        return f"{self.agent_name} {given}"
 
     # -- the watchdog's news -----------------------------------------------------------
 
