@@ -15,7 +15,7 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
-from . import chat, load, mcp_client, misbehave, saved, terminals, tools
+from . import chat, load, mcp_client, misbehave, saved, steering, terminals, tools
 from .turn import Turn
 
 Scenario = Callable[[Turn], Awaitable[StopReason]]
@@ -56,6 +56,7 @@ SCENARIOS: dict[str, tuple[str, Scenario]] = {
     "pieces": ("A tool call whose details arrive one update at a time", tools.pieces),
     "load": ("Stream N chunks of B bytes (default 24) and T tool calls, for benchmarks", load.load),
     "mcp": ("List the session's MCP servers, or call a tool of one", mcp_client.mcp),
+    "limit": ("Fail the first time with a usage limit (retry after N s, default 1), then succeed", steering.limit),
 }
 
 ARGUMENT_HINTS: dict[str, str] = {
@@ -74,6 +75,7 @@ ARGUMENT_HINTS: dict[str, str] = {
     "pieces": "[path]",
     "load": "[N] [B] [T]",
     "mcp": "[server tool [json-arguments]]",
+    "limit": "[N]",
 }
 
 
