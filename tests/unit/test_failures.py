@@ -138,3 +138,28 @@ def test_the_offer_names_the_keys_and_the_reset_time() -> None:
     assert line.startswith("R retries · N starts a new session · W retries when the limit resets")
     assert "resets at 14:00 (in 30 s)" in line
     assert "R" not in failures.offer(failure, {**keys, "retry": ""}, NOW).split(" · ")[0]
+
+
+def test_report_of_an_exception() -> None:
+    from acp import RequestError
+
+    report = failures.report_of(RequestError(-32000, "Authentication required", {"authMethods": []}), "claude")
+    assert (report.code, report.data, report.agent) == (-32000, {"authMethods": []}, "claude")
+    assert failures.report_of(ConnectionError("gone")).connection_lost
+    assert not failures.report_of(ValueError("bad")).connection_lost
+
+
+@pytest.mark.parametrize(("report", "words"), [
+    (ErrorReport("Authentication required", -32000), ":Ai login logs in"),
+    (ErrorReport("429", -32603, {"retryAfter": 30}), "usage limit"),
+    (ErrorReport(connection_lost=True), "connection"),
+    (ErrorReport("503 Service Unavailable"), "try again later"),
+])
+def test_a_failed_start_says_its_class(report: ErrorReport, words: str) -> None:
+    assert words in failures.start_hint(failures.classify(report, NOW), NOW)
+
+
+def test_a_failed_start_by_an_agent_bug_adds_nothing() -> None:
+    assert failures.start_hint(failures.classify(ErrorReport("Internal error"), NOW), NOW) == ""
+    assert "(resets at 14:00 (in 30 s))" in failures.start_hint(
+        failures.classify(ErrorReport("429", data={"retryAfter": 30}), NOW), NOW)

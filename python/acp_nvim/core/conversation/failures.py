@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from acp import RequestError
+
 from . import schema_ext
 
 LIMIT, AUTH, CONNECTION, SERVICE, AGENT = "limit", "auth", "connection", "service", "agent"
@@ -224,6 +226,29 @@ def _clock_time(found: re.Match[str] | None, now: float) -> float | None:
     if at.timestamp() <= now:
         at += timedelta(days=1)
     return at.timestamp()
+
+
+def report_of(exc: BaseException, agent: str = "") -> ErrorReport:
+    """What an exception of a request says: a JSON-RPC error's code and data, a lost connection."""
+    if isinstance(exc, RequestError):
+        return ErrorReport(str(exc), exc.code, exc.data, agent=agent)
+    return ErrorReport(str(exc), connection_lost=isinstance(exc, (ConnectionError, EOFError)), agent=agent)
+
+
+START_HINTS = {
+    LIMIT: "this is a usage limit: the agent cannot start a session until it resets",
+    AUTH: "the agent is not logged in: :Ai login logs in",
+    CONNECTION: "the connection to the agent failed: check its address or the network",
+    SERVICE: "the agent's service failed: try again later",
+}
+
+
+def start_hint(failure: Failure, now: float) -> str:
+    """What a failed start, restart or reconnect adds to its notice ('' for an agent bug)."""
+    hint = START_HINTS.get(failure.kind, "")
+    if hint and failure.resets_at is not None:
+        hint += f" (resets {_when(failure.resets_at, now)})"
+    return hint
 
 
 def offer(failure: Failure, keys: Mapping[str, str], now: float) -> str:

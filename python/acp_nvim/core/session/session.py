@@ -42,6 +42,7 @@ from ..config import AgentSpec, Settings
 from ..connection import mode_policy, reconnect, reopen
 from ..connection.link import NEW, AgentLink, Attached
 from ..connection.reconnect import Reconnector
+from ..conversation import failures
 from ..conversation.client import client_for
 from ..conversation.details import SessionDetails
 from ..conversation.failed_turns import FailedTurns
@@ -253,7 +254,7 @@ class Session:
                 await self._link.attach(reopened.response)
                 await mode_policy.uphold(self)
         except Exception as exc:
-            self._failed(f"failed to start: {exc}", "the agent did not start")
+            self._failed(f"failed to start: {exc}", "the agent did not start", exc)
             raise
         how.append(reopened.how)
         if reopened.response is None:
@@ -286,7 +287,7 @@ class Session:
             await self._link.attach(response)
             await mode_policy.uphold(self)
         except Exception as exc:
-            self._failed(f"failed to start: {exc}", "the agent did not start")
+            self._failed(f"failed to start: {exc}", "the agent did not start", exc)
             raise
         self._release_replay_at_prompt()
         self._ready()
@@ -350,7 +351,7 @@ class Session:
             await self._link.attach(response)
             await mode_policy.uphold(self)  # the user's permission policy wins over the agent's mode
         except Exception as exc:
-            self._failed(f"failed to start: {exc}", "the agent did not start")
+            self._failed(f"failed to start: {exc}", "the agent did not start", exc)
             raise
         self._ready()
 
@@ -375,7 +376,7 @@ class Session:
             await self._link.attach(response)
             await mode_policy.uphold(self)  # the user's permission policy wins over the agent's mode
         except Exception as exc:
-            self._failed(f"restart failed: {exc}", "the restart failed")
+            self._failed(f"restart failed: {exc}", "the restart failed", exc)
             raise
         self._reopened(response, how)
 
@@ -398,8 +399,11 @@ class Session:
         if self.queue:
             self._run_queue_soon()
 
-    def _failed(self, text: str, reason: str) -> None:
-        self.transcript.notice(f"{text}\n{notices.way_back(self.restart_key)}", "error")
+    def _failed(self, text: str, reason: str, exc: BaseException) -> None:
+        now = time.time()  # the failure's class, where it has one (failures.py)
+        hint = failures.start_hint(failures.classify(failures.report_of(exc, self._agent_names()), now), now)
+        self.transcript.notice("\n".join([text, *([hint] if hint else []), notices.way_back(self.restart_key)]),
+                               "error")
         self._cancel_questions()
         self._fail(reason)
 
@@ -468,7 +472,7 @@ class Session:
             await self._link.attach(response)
             await mode_policy.uphold(self)  # the user's permission policy wins over the agent's mode
         except Exception as exc:
-            self._failed(f"reconnect failed: {exc}", "the reconnect failed")
+            self._failed(f"reconnect failed: {exc}", "the reconnect failed", exc)
             raise
         self._carry_over(how)
         self._ready()
