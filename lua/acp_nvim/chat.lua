@@ -15,6 +15,7 @@ local labels = require('acp_nvim.labels')
 local markdown = require('acp_nvim.markdown')
 local options = require('acp_nvim.options')
 local prompt = require('acp_nvim.prompt')
+local turn_keys = require('acp_nvim.turn_keys')
 local scratch = require('acp_nvim.kit.scratch')
 local ns = api.nvim_create_namespace('acp_nvim.chat')
 local ns_hl = api.nvim_create_namespace('acp_nvim.chat.hl') -- extmark id = block id
@@ -283,6 +284,7 @@ end
 function Chat:place_prompt(row)
   local virt = queue_lines(self)
   virt[#virt + 1] = recovery_line(self)
+  vim.list_extend(virt, turn_keys.lines(self))
   virt[#virt + 1] = { { self.label, 'AcpNvimPromptSeparator' } }
   self.prompt = api.nvim_buf_set_extmark(self.buf, ns, row or self:prompt_row(), 0, {
     id = self.prompt,
@@ -308,6 +310,7 @@ function Chat.new(key)
   M.chats[key] = chat
   markdown.attach(chat)
   prompt.attach(chat)
+  turn_keys.attach(chat)
   if keys.restart ~= '' then
     vim.keymap.set('n', keys.restart, function()
       vim.cmd('Ai restart')
@@ -419,7 +422,8 @@ function Chat:set_state(s)
   })
   local queue = type(s.queue) == 'table' and s.queue or {}
   local recovery = type(s.recovery) == 'string' and s.recovery or ''
-  if not same_list(queue, chat.queue) or recovery ~= (chat.recovery or '') then
+  local offer = turn_keys.update(chat, s)
+  if offer or not same_list(queue, chat.queue) or recovery ~= (chat.recovery or '') then
     chat.queue = queue
     chat.recovery = recovery
     chat:place_prompt()

@@ -26,6 +26,9 @@ M.defaults = {
     height = 0.4, -- fraction of the editor (bottom), or lines when > 1
     max_block_lines = 2000, -- lines shown per transcript block; the rest is one key away
     max_line_chars = 1000, -- longer lines are broken in the chat (the full text keeps them)
+    -- A prompt sent while a turn runs is steered into it where the agent offers steering
+    -- (:help acp_nvim-steering); false: it waits in the queue. keymaps.steer switches the next one.
+    steer = true,
   },
   -- Secrets are replaced by [redacted] in the chat, notifications, the log and its export
   -- (:help acp_nvim-redaction). patterns: your own, as Python regular expressions.
@@ -61,6 +64,13 @@ M.defaults = {
     history_next = '<M-n>', -- normal and insert mode: the next sent prompt
     permissions = '<M-a>', -- normal and insert mode: go to the pending permission prompt or review
     restart = '<C-r>', -- normal mode: restart the agent and reopen the session (like :Ai restart)
+    steer = '<M-s>', -- normal and insert mode: the next prompt during a turn is queued instead of steered (or back)
+    -- after a failed prompt (:help acp_nvim-failures), in normal mode outside the prompt area;
+    -- elsewhere, and when nothing failed, these keys do what they always do
+    retry = 'R', -- send the failed prompt again
+    login = 'L', -- :Ai login
+    new_session = 'N', -- a new session of the same agent, which gets the failed prompt
+    wait = 'W', -- after a usage limit with a known reset time: retry automatically then
   },
   -- Seconds acp.nvim waits for an agent (see :help acp_nvim-faults).
   timeouts = {
@@ -323,6 +333,7 @@ function M.validate(config)
   end
   expect('chat.width', config.chat.width, 'number')
   expect('chat.height', config.chat.height, 'number')
+  expect('chat.steer', config.chat.steer, 'boolean')
   if not vim.tbl_contains({ 'ask', 'auto-edit', 'trust' }, config.permissions.policy) then
     fail('permissions.policy', "expected 'ask', 'auto-edit' or 'trust'")
   end
@@ -352,7 +363,8 @@ function M.validate(config)
   if config.wire.max_line_bytes < 1024 or config.wire.max_line_bytes ~= math.floor(config.wire.max_line_bytes) then
     fail('wire.max_line_bytes', 'expected a whole number of bytes >= 1024')
   end
-  for _, name in ipairs({ 'send', 'cancel', 'open', 'locations', 'history_prev', 'history_next', 'permissions', 'restart' }) do
+  for _, name in ipairs({ 'send', 'cancel', 'open', 'locations', 'history_prev', 'history_next', 'permissions', 'restart',
+    'steer', 'retry', 'login', 'new_session', 'wait' }) do
     expect('keymaps.' .. name, config.keymaps[name], 'string')
   end
   validate_timeouts(config.timeouts)

@@ -59,8 +59,14 @@ def setup_extra() -> dict[str, Any]:
 
 
 @pytest.fixture
+def agent_env() -> dict[str, str]:
+    """More environment for the agent (a test overrides it: ``CLAUDE_CODE_MAX_RETRIES``, ...)."""
+    return {}
+
+
+@pytest.fixture
 def agent(request: pytest.FixtureRequest, model_server: ModelServer, agent_home: Path,
-          setup_extra: dict[str, Any]) -> AgentDriver:
+          setup_extra: dict[str, Any], agent_env: dict[str, str]) -> AgentDriver:
     """The real agent named by the test's (indirect) parameter, started through its preset."""
     reason = unavailable(request.param)
     if reason:
@@ -68,6 +74,7 @@ def agent(request: pytest.FixtureRequest, model_server: ModelServer, agent_home:
     nvim = request.getfixturevalue("nvim")
     setup = prepare(request.param, model_server.url, agent_home)
     setup.extra = setup_extra
+    setup.env.update(agent_env)
     driver = AgentDriver(nvim, setup, model_server, request.getfixturevalue("workspace"))
     driver.start()
     return driver

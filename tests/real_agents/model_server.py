@@ -46,6 +46,8 @@ class ModelServer:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self.stopping = threading.Event()
+        self.limited: set[str] = set()
+        """``limit_once`` markers already answered with a 429 (the next request of each succeeds)."""
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="model-server", daemon=True)
@@ -138,7 +140,33 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(404, {"error": {"message": f"scripted model server: no POST {self.path}"}})
 
     def _anthropic(self, body: dict[str, Any]) -> None:
+        turn = wire_anthropic.parse(body)
+        scenario = find_scenario(turn)
+        if turn.tools and scenario is not None and scenario.name == "limit_once":
+            key = scenario.params.get("id", "")
+            with self.model._lock:
+                first = key not in self.model.limited
+                self.model.limited.add(key)
+            if first:
+                self._rate_limited()
+                return
         self._answer("anthropic", body, wire_anthropic, stream=bool(body.get("stream")))
+
+    def _rate_limited(self) -> None:
+        """Anthropic's 429: a ``rate_limit_error`` body, ``retry-after`` and the rate-limit headers."""
+        data = json.dumps({"type": "error", "error": {
+            "type": "rate_limit_error",
+            "message": "This request would exceed your organization's rate limit of 50 requests per minute."}}).encode()
+        self.send_response(429)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("retry-after", "30")
+        self.send_header("anthropic-ratelimit-requests-limit", "50")
+        self.send_header("anthropic-ratelimit-requests-remaining", "0")
+        self.send_header("anthropic-ratelimit-requests-reset", "2026-12-01T00:00:30Z")
+        self.send_header("request-id", "req_scripted_429")
+        self.end_headers()
+        self.wfile.write(data)
 
     def _answer(self, api: str, body: dict[str, Any], wire: Any, stream: bool) -> None:
         turn = wire.parse(body)

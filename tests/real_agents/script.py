@@ -252,6 +252,16 @@ def script_mcp_ask(sc: Scenario, tools: dict[str, ToolShape], turn: Turn) -> Rep
     return Reply(chunks=_words(f"mcp-answer {answer.group(1)}" if answer else "mcp-answer-missing"))
 
 
+def script_steered(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
+    """The reply to a prompt steered into a running turn (its own marker is the last one)."""
+    return Reply(chunks=_words(f"steered-reply {sc.params.get('word', '')} reached the model."))
+
+
+def script_limit_once(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
+    """What the model says once the server stopped answering 429 (``ModelServer.limited``)."""
+    return Reply(chunks=_words("limit-lifted-reply: the retried prompt reached the model."))
+
+
 SCRIPTS_WITH_TURN = {"mcp_ask": script_mcp_ask, "image": script_image, "editor_diagnostics": script_editor_diagnostics,
                      "mcp_probe": script_mcp_probe, "recall": script_recall}
 """Scripts that read more of the request than the tools (its images, the conversation)."""
@@ -265,6 +275,8 @@ SCRIPTS = {
     "new_file": script_new_file,
     "plan": script_plan,
     "ask": script_ask,
+    "steered": script_steered,
+    "limit_once": script_limit_once,
 }
 
 

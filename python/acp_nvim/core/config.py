@@ -212,6 +212,19 @@ class WireSettings(BaseModel):
     """A longer line is dropped (and reported) without being held in memory."""
 
 
+class ChatSettings(BaseModel):
+    """The chat's options the Python side uses (the rest are Lua's)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    steer: bool = Field(default=True, strict=True)
+    """A prompt sent while a turn runs is steered into it where the agent offers steering."""
+
+
+ACTION_KEYS = {"retry": "R", "login": "L", "new_session": "N", "wait": "W"}
+"""The chat's keys after a failed prompt (``keymaps.<action>``), named in the chat's offer."""
+
+
 class Settings(BaseModel):
     """Everything ``require('acp_nvim').setup()`` accepts that the Python side uses."""
 
@@ -230,6 +243,9 @@ class Settings(BaseModel):
     restart_key: str = "<C-r>"
     """The chat key that restarts the agent (``keymaps.restart``), named in the chat's notices
     ('' when the key is disabled)."""
+    action_keys: dict[str, str] = Field(default_factory=lambda: dict(ACTION_KEYS))
+    """The keys the chat offers after a failed prompt (from ``keymaps``; '' when disabled)."""
+    chat: ChatSettings = Field(default_factory=ChatSettings)
     wire: WireSettings = Field(default_factory=WireSettings)
     mcp_servers: dict[str, McpEntry] = Field(default_factory=dict)
     """MCP servers passed to every agent (per the agent's ``mcpCapabilities``)."""
@@ -285,12 +301,17 @@ def _key_path(loc: tuple[int | str, ...]) -> str:
 
 
 def _with_restart_key(raw: object) -> object:
-    """``keymaps.restart`` (a Lua concern) as ``restart_key``: the core names the key in its notices."""
+    """``keymaps.restart`` as ``restart_key`` and the failure keys as ``action_keys`` (a Lua concern):
+    the core names the keys in its notices."""
     if not isinstance(raw, dict):
         return raw
     keymaps = raw.get("keymaps")
-    key = keymaps.get("restart") if isinstance(keymaps, dict) else None
-    return {**raw, "restart_key": key} if isinstance(key, str) else raw
+    if not isinstance(keymaps, dict):
+        return raw
+    key = keymaps.get("restart")
+    actions = {name: keymaps[name] if isinstance(keymaps.get(name), str) else default
+               for name, default in ACTION_KEYS.items()}
+    return {**raw, "action_keys": actions, **({"restart_key": key} if isinstance(key, str) else {})}
 
 
 def _lua_empty_tables(value: object) -> object:
@@ -302,6 +323,6 @@ def _lua_empty_tables(value: object) -> object:
 
 def _empty_to_dict(key: str, item: object) -> object:
     if item == [] and key in {"agents", "env", "log", "permissions", "redaction", "rejected", "timeouts", "keymaps",
-                              "wire", "mcp_servers", "headers", "media", "terminals", "history"}:
+                              "chat", "wire", "mcp_servers", "headers", "media", "terminals", "history"}:
         return {}
     return _lua_empty_tables(item)

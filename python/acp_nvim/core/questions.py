@@ -147,6 +147,10 @@ class Questions:
         """The owner's permission requests shown to the user and not answered yet."""
         return [t for t in self._open.values() if t.owner == owner and t.view in TURN_VIEWS and t.waiting]
 
+    def of_owner(self, owner: str) -> list[Ticket]:
+        """Every open question of ``owner`` but its pickers, shown or still being prepared."""
+        return [t for t in self._open.values() if t.owner == owner and t.view != CHOICE]
+
     def cancel(self, owner: str) -> list[Ticket]:
         """Answer every open request of ``owner`` the agent waits for (permission prompts, reviews,
         questions) with None (``cancelled``).

@@ -37,7 +37,7 @@ from acp.schema import (
     Usage,
 )
 
-from . import logins
+from . import logins, steering
 from .options import VERBOSE_ID
 from .saved import SavedSessions
 from .scenarios import commands_update, parse_prompt, pick_scenario
@@ -47,7 +47,8 @@ from .turn import RawWriter, Turn, TurnCancelled
 AGENT_NAME = "acp-nvim-demo"
 REQUIRE_AUTH_ENV = "ACP_DEMO_REQUIRE_AUTH"
 CAPABILITIES_ENV = "ACP_DEMO_CAPABILITIES"
-"""Extra capabilities, comma-separated: image, audio (prompts), mcp-http, mcp-sse (MCP servers)."""
+"""Extra capabilities, comma-separated: image, audio (prompts), mcp-http, mcp-sse (MCP servers),
+steering (``_session/steering``, see steering.py)."""
 """Set to 1 to make ``session/new`` fail with auth_required until ``authenticate(demo-login)``."""
 AUTH_METHOD = AuthMethodAgent(id="demo-login", name="Demo login", description="pretend to log in")
 AGENT_VERSION = "0.1.0"
@@ -121,6 +122,7 @@ class DemoAgent:
             auth_methods=[AUTH_METHOD, *(logins.methods() if self._more_logins else [])] if self._needs_auth
             or self._more_logins else [],
             agent_info=Implementation(name=AGENT_NAME, title="ACP Neovim demo agent", version=AGENT_VERSION),
+            field_meta=steering.meta(extra),
         )
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
@@ -266,6 +268,12 @@ class DemoAgent:
             state.cancel()
         return CloseSessionResponse()
 
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """``_session/steering`` (steering.py); any other extension method is unknown."""
+        if method == "session/steering":
+            return await steering.steer(self.client, self._sessions, params)
+        raise RequestError.method_not_found(f"_{method}")
 
     def _session(self, session_id: str) -> SessionState:
         state = self._sessions.get(session_id)

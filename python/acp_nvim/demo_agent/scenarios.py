@@ -15,7 +15,7 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
-from . import asking, chat, load, mcp_client, misbehave, saved, terminals, tools
+from . import asking, chat, load, mcp_client, misbehave, saved, steering, terminals, tools
 from .turn import Turn
 
 Scenario = Callable[[Turn], Awaitable[StopReason]]
@@ -59,6 +59,7 @@ SCENARIOS: dict[str, tuple[str, Scenario]] = {
     "ask": ("Ask a form question (elicitation/create) and echo the answer", asking.ask),
     "ask-url": ("Ask the user to open a URL (url-mode elicitation)", asking.ask_url),
     "withdraw": ("Ask permission, then withdraw the request ($/cancel_request)", asking.withdraw),
+    "limit": ("Fail the first time with a usage limit (retry after N s, default 1), then succeed", steering.limit),
 }
 
 ARGUMENT_HINTS: dict[str, str] = {
@@ -80,6 +81,7 @@ ARGUMENT_HINTS: dict[str, str] = {
     "ask": "[tool]",
     "ask-url": "[url] [complete]",
     "withdraw": "[seconds]",
+    "limit": "[N]",
 }
 
 

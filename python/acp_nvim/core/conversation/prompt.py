@@ -23,7 +23,9 @@ from ..files.side import FileSide
 from ..prompting import attachments
 from ..transcript.tool_calls import OPEN_STATUSES, ToolCallState
 from ..transcript.transcript import Transcript
+from . import schema_ext
 from .details import SessionDetails
+from .failures import ErrorReport
 
 CONTEXT_URI = "acp-nvim://conversation"
 CONTEXT_INTRO = ("The agent process was restarted and could not reopen the session, so this is the "
@@ -59,6 +61,10 @@ class Turn:
     """How the turn ends in the chat if it is cut off (a restart, a close)."""
     agent_stopped: bool = False
     """The connection closed under the turn (the agent is exiting)."""
+    error: ErrorReport | None = None
+    """Why the prompt failed (an error answer, a failure report, the connection lost after it was sent)."""
+    ended_well: bool = False
+    """The agent answered the prompt without reporting a failure."""
 
     def open_tools(self) -> list[ToolCallState]:
         """Tool calls of this turn that have not finished."""
@@ -96,8 +102,7 @@ class TurnRunner:
         prompt, before = turn.prompt, link.prompts_sent()
         self._transcript.user_message(prompt.text, [a.label for a in prompt.attachments])
         try:
-            context = await self._pack.blocks(prompt.attachments, link.accepts)
-            blocks = [*self._notes(), text_block(prompt.text), *prompt.blocks, *context,
+            blocks = [*self._notes(), *await self.content(prompt, link.accepts),
                       *_carried(turn.carry, link.accepts.embedded)]
             await self._files.begin_turn()
             try:
@@ -106,12 +111,13 @@ class TurnRunner:
                 turn.sent = link.prompts_sent() > before
                 self._files.reconciler.end_turn()
         except RequestError as exc:
-            self._transcript.notice(f"prompt failed: {exc}", "error")
+            turn.error = ErrorReport(str(exc), exc.code, exc.data)
             self._ended("error")
             return
-        except ConnectionError:
+        except ConnectionError as exc:
             turn.agent_stopped = True
             if turn.sent:
+                turn.error = ErrorReport(str(exc) or "the agent stopped", connection_lost=True)
                 self._ended("error (the agent stopped)")
             return
         except asyncio.CancelledError:
@@ -120,6 +126,15 @@ class TurnRunner:
             raise
         self._details.turn_ended(response.stop_reason, response.usage)
         self._transcript.turn_end(response.stop_reason, usage_text(response.usage))
+        if schema_ext.session_failure(response.field_meta) is not None:  # a failure the agent reports
+            turn.error = ErrorReport(meta=response.field_meta)
+        else:
+            turn.ended_well = True
+
+    async def content(self, prompt: Prompt, accepts: attachments.Accepts) -> list[ContentBlock]:
+        """What the agent gets of ``prompt``: its text, its extra blocks and its attached context."""
+        context = await self._pack.blocks(prompt.attachments, accepts)
+        return [text_block(prompt.text), *prompt.blocks, *context]
 
     def _ended(self, reason: str) -> None:
         self._details.turn_ended(reason.split(" ", 1)[0])

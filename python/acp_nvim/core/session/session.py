@@ -42,11 +42,15 @@ from ..config import AgentSpec, Settings
 from ..connection import mode_policy, reconnect, reopen
 from ..connection.link import NEW, AgentLink, Attached
 from ..connection.reconnect import Reconnector
+from ..conversation import failures
 from ..conversation.asking import QuestionDesk
 from ..conversation.client import client_for
 from ..conversation.details import SessionDetails
+from ..conversation.failed_turns import FailedTurns
 from ..conversation.prompt import Link, Turn, TurnRunner
 from ..conversation.prompt import Prompt as Prompt
+from ..conversation.schema_ext import steering_supported
+from ..conversation.steering import Route, Steering
 from ..conversation.updates import UpdateRouter
 from ..conversation.watch import TurnWatch, WatchHooks
 from ..errors import AcpNvimError, SessionClosedError
@@ -158,6 +162,10 @@ class Session:
         """Told of every change (the local history's recorder)."""
         self._before_prompt: list[Callable[[], None]] = []
         self._holding_replay = False
+        self.steering = Steering(settings.chat.steer, self.queue, self.transcript, self.log, self._changed,
+                                 self._report)
+        self.failed_turns = FailedTurns(self.transcript, settings.action_keys, self._agent_names, self.submit,
+                                        self._changed, self._report)
 
     # -- what the editor shows -----------------------------------------------------
 
@@ -250,7 +258,7 @@ class Session:
                 await self._link.attach(reopened.response)
                 await mode_policy.uphold(self)
         except Exception as exc:
-            self._failed(f"failed to start: {exc}", "the agent did not start")
+            self._failed(f"failed to start: {exc}", "the agent did not start", exc)
             raise
         how.append(reopened.how)
         if reopened.response is None:
@@ -283,7 +291,7 @@ class Session:
             await self._link.attach(response)
             await mode_policy.uphold(self)
         except Exception as exc:
-            self._failed(f"failed to start: {exc}", "the agent did not start")
+            self._failed(f"failed to start: {exc}", "the agent did not start", exc)
             raise
         self._release_replay_at_prompt()
         self._ready()
@@ -347,7 +355,7 @@ class Session:
             await self._link.attach(response)
             await mode_policy.uphold(self)  # the user's permission policy wins over the agent's mode
         except Exception as exc:
-            self._failed(f"failed to start: {exc}", "the agent did not start")
+            self._failed(f"failed to start: {exc}", "the agent did not start", exc)
             raise
         self._ready()
 
@@ -372,7 +380,7 @@ class Session:
             await self._link.attach(response)
             await mode_policy.uphold(self)  # the user's permission policy wins over the agent's mode
         except Exception as exc:
-            self._failed(f"restart failed: {exc}", "the restart failed")
+            self._failed(f"restart failed: {exc}", "the restart failed", exc)
             raise
         self._reopened(response, how)
 
@@ -395,8 +403,11 @@ class Session:
         if self.queue:
             self._run_queue_soon()
 
-    def _failed(self, text: str, reason: str) -> None:
-        self.transcript.notice(f"{text}\n{notices.way_back(self.restart_key)}", "error")
+    def _failed(self, text: str, reason: str, exc: BaseException) -> None:
+        now = time.time()  # the failure's class, where it has one (failures.py)
+        hint = failures.start_hint(failures.classify(failures.report_of(exc, self._agent_names()), now), now)
+        self.transcript.notice("\n".join([text, *([hint] if hint else []), notices.way_back(self.restart_key)]),
+                               "error")
         self._cancel_questions()
         self._fail(reason)
 
@@ -465,7 +476,7 @@ class Session:
             await self._link.attach(response)
             await mode_policy.uphold(self)  # the user's permission policy wins over the agent's mode
         except Exception as exc:
-            self._failed(f"reconnect failed: {exc}", "the reconnect failed")
+            self._failed(f"reconnect failed: {exc}", "the reconnect failed", exc)
             raise
         self._carry_over(how)
         self._ready()
@@ -513,6 +524,9 @@ class Session:
             self._restart_soon()
             return "restarting"
         if self.state == "starting" or (self._runner is not None and not self._runner.done()):
+            if self.steering.steer(prompt, self._steer_route()):  # into the running turn (steering.py)
+                self._changed()
+                return "steered"
             self._changed()
             return "queued" if self.state != "starting" else "starting"
         self._run_queue_soon()
@@ -532,6 +546,9 @@ class Session:
 
     async def _run_queue(self) -> None:
         while self.queue and self._can_send():
+            await self.steering.settled()  # a prompt being steered is never also sent
+            if not self.queue or not self._can_send():
+                break
             turn = Turn(self.queue.popleft(), carry=self._carry)
             self._carry = None
             await self._run_turn(turn)
@@ -555,6 +572,7 @@ class Session:
             self._turn_over(turn)
 
     def _turn_over(self, turn: Turn) -> None:
+        self.failed_turns.turn_over(turn)  # a failed prompt is kept and offered back (failed_turns.py)
         self._turn = None
         self._stopped_turn = turn.agent_stopped
         self._cancelling = False
@@ -599,6 +617,21 @@ class Session:
         except (TimeoutError, ConnectionError, AcpNvimError) as exc:
             self.log.add("warn", "lifecycle", f"session/cancel not delivered: {type(exc).__name__}: {exc}")
         return True
+
+    def _steer_route(self) -> Route | None:
+        """Where a prompt can be steered now; None while no sent turn runs, a cancel is under way, or
+        a question of the turn is open (the user answers it first)."""
+        if self._turn is None or self._cancelling or self.state != "running" or self.questions.of_owner(self.key):
+            return None
+        info = self.process.info
+        return Route(self._link.connection, self._link.session, lambda p: self._turns.content(p, self._link.accepts),
+                     steering_supported(info.field_meta if info is not None else None))
+
+    def _agent_names(self) -> str:
+        """The agent's configured name and the name it gives itself (which failure table applies)."""
+        info = self.process.info
+        given = info.agent_info.name if info is not None and info.agent_info is not None else ""
+        return f"{self.agent_name} {given}"
 
     # -- the watchdog's news -----------------------------------------------------------
 

@@ -130,10 +130,11 @@ class Transcript:
 
     # -- streamed text -------------------------------------------------------------
 
-    def user_message(self, text: str, attached: list[str] | None = None) -> None:
-        """The user's prompt, echoed under a heading; the agent's answer gets its own heading."""
+    def user_message(self, text: str, attached: list[str] | None = None, mark: str = "") -> None:
+        """The user's prompt, echoed under a heading (``mark`` after it: " · steered ..."); the
+        agent's answer gets its own heading."""
         suffix = f"\n— attached: {', '.join(attached)}" if attached else ""
-        self._new_stream_block("user", f"## You\n{text}{suffix}")
+        self._new_stream_block("user", f"## You{mark}\n{text}{suffix}")
         self._answering = False
 
     def user_chunk(self, text: str) -> None:

@@ -11,6 +11,7 @@ from ...core.session.session import Prompt, Session
 from ...core.transcript.tool_calls import ToolCallState
 from ..commands.command_context import CommandContext, CommandRequest
 from ..permissions.unreviewed import diff_flagged, revert_flagged
+from . import turn_keys
 
 QUEUE_PREVIEW = 80
 
@@ -62,7 +63,7 @@ def cmd_queue(ctx: CommandContext, request: CommandRequest) -> None:
         ctx.bridge.lua_async("require('acp_nvim.views').edit_queue(...)", session.key, items)
         ctx.service(QueueSnapshots).shown[session.key] = list(session.queue)
     elif sub == "show":
-        lines = [f"{i + 1}. {_preview(p.text)}" for i, p in enumerate(session.queue)]
+        lines = [f"{i + 1}. {_marked(session, p)}" for i, p in enumerate(session.queue)]
         ctx.notify(f"{session.key}: " + ("\n".join(lines) if lines else "the queue is empty"))
     else:
         raise AcpNvimError("usage: :Ai queue [show|edit|clear]")
@@ -83,6 +84,12 @@ def queue_set(ctx: CommandContext, key: str, items: list[dict[str, Any]]) -> Non
             prompts.append(Prompt(text, list(base.blocks), list(base.attachments)) if base else Prompt(text))
     session.edit_queue(prompts)
     ctx.notify(f"{key}: {len(prompts)} prompt(s) queued")
+
+
+def _marked(session: Session, prompt: Prompt) -> str:
+    """A queued prompt's preview, with its steering mark (``[steering]``, ``[not steered: …]``)."""
+    mark = session.steering.mark(prompt)
+    return f"[{mark}] {_preview(prompt.text)}" if mark else _preview(prompt.text)
 
 
 def _preview(text: str) -> str:
@@ -113,6 +120,9 @@ def chat_action(ctx: CommandContext, name: str, key: str, arg: Any) -> None:
         queue_set(ctx, key, arg if isinstance(arg, list) else [])
         return
     session = ctx.session(key)
+    if name in turn_keys.NAMES:
+        turn_keys.act(ctx, name, session)
+        return
     state = session.transcript.tool_call_of(int(arg or 0))
     if name == "locations":
         if state is not None and state.locations:
@@ -151,9 +161,11 @@ def describe_chat(session: Session) -> dict[str, Any]:
     return {
         "model": model.current_name() if model is not None else "",
         "tokens": session.details.tokens(),
-        "queue": [_preview(p.text) for p in session.queue],
+        "queue": [_marked(session, p) for p in session.queue],
         "command_info": [{"name": n, "description": d} for n, d in session.details.commands],
         "turns": session.details.turns, "stop_reason": session.details.stop_reason,
         "asked": session.details.asked, "started": session.session_id is not None,
         "recovery": session.recovery,
+        "steer": session.steering.next_way(), "steer_flipped": session.steering.flipped,
+        "failure": session.failed_turns.describe() or False,
     }

@@ -126,9 +126,9 @@ class CommandContext:
             return current
         return self.start(agent)
 
-    def start(self, agent: str | None) -> Session:
+    def start(self, agent: str | None, cwd: str | None = None) -> Session:
         """A new session of ``agent`` (default agent when None), made current; it starts in a task."""
-        session = self.create(agent)
+        session = self.create(agent, cwd)
         self.recorder.watch(session)
         self.spawn(self._start_session(session), f"start {session.key}")
         return session
