@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..core.render_ops import RenderOp, append
+from ...core.render_ops import RenderOp, append
 
 FLUSH_DELAY = 0.016
 """Seconds operations wait: one flush (and one redraw) per frame keeps Neovim's share small."""
