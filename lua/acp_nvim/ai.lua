@@ -39,7 +39,7 @@ function M.run(opts)
   end
   require('acp_nvim')._started = true
   require('acp_nvim.guard').start() -- prompts must know whether the user is typing (:help acp_nvim-permission-keys)
-  require('acp_nvim.host').notify('command', {
+  require('acp_nvim.host').call.command({
     sub = sub,
     args = vim.list_slice(opts.fargs, 2),
     text = text,

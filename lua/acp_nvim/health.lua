@@ -26,26 +26,51 @@ local function check_python()
   end
 end
 
+-- which host runs: pynvim's, started by acp.nvim on its plugin path (never Neovim's provider)
+local function describe_start(host)
+  local started = host.started
+  local client = host.channel and (vim.api.nvim_get_chan_info(host.channel).client or {}) or {}
+  local version = client.version and ('%s.%s.%s'):format(client.version.major or '?', client.version.minor or '?',
+    client.version.patch or '?') or nil
+  return ("pynvim's remote plugin host (%s%s), started by acp.nvim with jobstart() (lazily, no provider#Poll, "
+    .. 'no manifest): %s (from %s), plugin path %s'):format(client.name or 'still connecting',
+    version and (' ' .. version) or '', started.python, started.source, started.plugin)
+end
+
+local function check_manifest(host)
+  local ok, plugins = pcall(vim.fn['remote#host#PluginsForHost'], 'python3')
+  if not ok then
+    return
+  end
+  for _, plugin in ipairs(plugins) do
+    if plugin.path:match('acp_nvim_rplugin%.py$') then
+      health.warn('an old acp.nvim remote plugin is still in the rplugin manifest', {
+        'run :UpdateRemotePlugins once and restart Neovim (startup gets faster)',
+      })
+    elseif plugin.path == host.plugin_path() and #(plugin.specs or {}) > 0 then
+      health.warn('the rplugin manifest defines functions of acp.nvim (from another version)', {
+        'run :UpdateRemotePlugins once and restart Neovim',
+      })
+    end
+  end
+end
+
 local function check_host()
   local host = require('acp_nvim.host')
+  local python, source = host.python()
   if host.channel then
-    health.ok(('the Python host runs (channel %d)'):format(host.channel))
+    health.ok(('the Python host runs (channel %d): %s'):format(host.channel, describe_start(host)))
   elseif host.exit_code then
     health.error(
-      ('the Python host exited with code %d'):format(host.exit_code),
+      ('the Python host exited with code %d (%s, from %s)'):format(host.exit_code, host.started.python,
+        host.started.source),
       vim.list_extend({ 'its last lines on stderr:' }, vim.list_slice(host.stderr, math.max(1, #host.stderr - 9)))
     )
   else
-    health.info('the Python host is not started yet (it starts when Neovim is idle, or on the first :Ai)')
+    health.info(("the Python host is not started yet (it starts when Neovim is idle, or on the first :Ai): "
+      .. "pynvim's host from %s (%s) on %s"):format(python, source, host.plugin_path()))
   end
-  local ok, plugins = pcall(vim.fn['remote#host#PluginsForHost'], 'python3')
-  if ok and vim.iter(plugins):any(function(p)
-    return p.path:match('acp_nvim_rplugin%.py$') ~= nil
-  end) then
-    health.warn('an old acp.nvim remote plugin is still in the rplugin manifest (acp.nvim no longer is one)', {
-      'run :UpdateRemotePlugins once and restart Neovim (startup gets faster)',
-    })
-  end
+  check_manifest(host)
 end
 
 -- reached over WebSocket, which needs the websockets package

@@ -488,7 +488,7 @@ function M.ask(id, q)
   pcall(close_float)
   vim.notify(('[acp.nvim] cannot show a permission request (%s): answered cancelled'):format(M.clean(err)),
     vim.log.levels.ERROR)
-  vim.fn.AcpNvimAnswer(id, vim.NIL)
+  require('acp_nvim.host').call.answer(id, vim.NIL)
   if M.queue[1] then
     pcall(display, M.queue[1], false)
   end
@@ -511,7 +511,7 @@ function M.choose(id, option_id)
     return
   end
   table.remove(M.queue, pos)
-  vim.fn.AcpNvimAnswer(id, option_id)
+  require('acp_nvim.host').call.answer(id, option_id)
   if M.view and M.view.entry.id == id then
     next_prompt()
   elseif M.view then
