@@ -13,10 +13,10 @@ local function registry()
   return subcommands, by_name
 end
 
---- Run a subcommand that lives in Lua (it works before the Python host starts).
-local function run_in_lua(spec)
+--- Run a subcommand that lives in Lua (it works before the Python host starts) with its words.
+local function run_in_lua(spec, opts)
   local module, fn = spec.lua[1], spec.lua[2]
-  require(module)[fn]()
+  require(module)[fn](vim.list_slice(opts.fargs, 2))
 end
 
 --- Run :Ai (see plugin/acp_nvim.lua).
@@ -26,7 +26,7 @@ function M.run(opts)
   local sub = opts.fargs[1] or subs.default
   local spec = by[sub]
   if spec and spec.lua then
-    return run_in_lua(spec)
+    return run_in_lua(spec, opts)
   end
   local text = opts.args:gsub('^%s*%S+%s?', '', 1)
   if spec and spec.expand then

@@ -347,6 +347,9 @@ function M.validate(config)
     end
   end
   expect('prestart', config.prestart, 'boolean')
+  if config.python ~= nil then -- the host's Python (:help acp_nvim-host); the default: the venv of :Ai deps
+    expect('python', config.python, 'string')
+  end
   expect('wire', config.wire, 'table')
   expect('wire.max_line_bytes', config.wire.max_line_bytes, 'number')
   if config.wire.max_line_bytes < 1024 or config.wire.max_line_bytes ~= math.floor(config.wire.max_line_bytes) then

@@ -120,6 +120,12 @@ return {
       expand = true,
     },
     {
+      name = 'deps',
+      usage = { '' },
+      help = 'make or upgrade the private venv of the Python dependencies (`uv`, else `python3 -m venv` and pip), which the Python host then starts from; needs no Python package',
+      lua = { 'acp_nvim.deps', 'run' },
+    },
+    {
       name = 'log',
       usage = { '[session]', 'level [{level}]', 'export {file}' },
       help = "the session's protocol log buffer; show or set its level; export it (replayable)",

@@ -72,7 +72,8 @@ class Subcommand:
     handler: Handler | None = None
     """Runs in the Python host (greenlet context: return at once, ``ctx.spawn`` agent work)."""
     lua: tuple[str, str] | None = None
-    """Runs in Lua instead, without the host: ``(module, function)``, called with no arguments."""
+    """Runs in Lua instead, without the host: ``(module, function)``, called with the words after the
+    subcommand (a list)."""
     args: tuple[Arg, ...] = ()
     range: bool = False
     """Takes a range (``:[range]Ai send``)."""
@@ -138,6 +139,9 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
                "the files the agent changed in the turn: diff, revert a hunk or a file; `revert` puts {file} "
                "back as it was before the turn", cmd_changes, expand=True,
                args=(Arg(words=("revert",), then={"revert": (Arg(sources=("files",)),)}),)),
+    Subcommand("deps", ("",), "make or upgrade the private venv of the Python dependencies (`uv`, else "
+               "`python3 -m venv` and pip), which the Python host then starts from; needs no Python package",
+               lua=("acp_nvim.deps", "run")),
     Subcommand("log", ("[session]", "level [{level}]", "export {file}"),
                "the session's protocol log buffer; show or set its level; export it (replayable)", cmd_log,
                args=(Arg(words=("export", "level"), sources=("sessions",),
