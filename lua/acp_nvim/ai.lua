@@ -53,7 +53,7 @@ function M.run(opts)
     bufname = vim.api.nvim_buf_get_name(0),
     -- the config travels with the request: fetching it would yield the handler's greenlet,
     -- and a second :Ai could then overtake the first
-    config = require('acp_nvim').config,
+    config = require('acp_nvim.registry').with_installed(require('acp_nvim').config),
     cwd = vim.fn.getcwd(),
   })
 end
@@ -68,7 +68,20 @@ local SOURCES = {
     return current and current.modes or {}
   end,
   agents = function()
-    return vim.list_extend({ 'demo' }, vim.tbl_keys(require('acp_nvim').config.agents))
+    local names = vim.list_extend({ 'demo' }, vim.tbl_keys(require('acp_nvim').config.agents))
+    return vim.list_extend(names, vim.tbl_keys(require('acp_nvim.registry').installed()))
+  end,
+  registry = function()
+    local file = require('acp_nvim.registry').cache_file()
+    local ok, data = pcall(function()
+      return vim.json.decode(table.concat(vim.fn.readfile(file), '\n'))
+    end)
+    return ok and type(data) == 'table' and vim.tbl_map(function(agent)
+      return agent.id
+    end, data.agents or {}) or {}
+  end,
+  installed = function()
+    return vim.tbl_keys(require('acp_nvim.registry').installed())
   end,
   files = function(arglead)
     return vim.fn.getcompletion(arglead, 'file')
