@@ -12,7 +12,6 @@ import os
 import sys
 import tarfile
 import threading
-import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -147,7 +146,7 @@ def test_the_registry_is_cached_hourly_and_a_failed_fetch_keeps_the_cache(nvim_e
         nvim.command("Ai agents")  # fresh cache: not fetched again
         assert len(nvim.exec_lua("return _G.picked[2].items")) == 3 and notes(nvim) == []
 
-        old = time.time() - 2 * 3600
+        old = cache.stat().st_mtime - 2 * 3600  # older than the hour it is used for
         os.utime(cache, (old, old))
         nvim.command("Ai agents")
         assert "could not be fetched (not a registry" in notes(nvim)[-1] and "using the copy of" in notes(nvim)[-1]
