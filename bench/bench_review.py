@@ -21,7 +21,9 @@ from acp_nvim.nvim.permissions.review_spec import review_table
 
 LINES = 10_000
 RUNS = int(os.environ.get("ACP_BENCH_REVIEW_RUNS", "15"))
-RECORDER = "function! AcpNvimReviewDone(id, verdict) abort\nendfunction"
+RECORDER = ("lua local host = require('acp_nvim.host'); if host.call then host.call.review_done = function() end end",
+            "function! AcpNvimReviewDone(id, verdict) abort\nendfunction")
+"""Verdicts go nowhere: this checkout's entry point, and the Vim function an older checkout calls."""
 
 
 def python_source(lines: int) -> str:
@@ -53,7 +55,8 @@ def main() -> None:
             "whole": ProposedEdit(path, current, whole),
             "snippet": ProposedEdit(path, "    total = value * 500\n", "    total = value * 500 + 1\n"),
         }
-        nvim.rpc.request("nvim_command", RECORDER)
+        for recorder in RECORDER:
+            nvim.rpc.request("nvim_command", recorder)
         nvim.rpc.lua("vim.notify = function() end")
         rid = 0
         for name, edit in shapes.items():

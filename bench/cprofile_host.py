@@ -1,7 +1,7 @@
 """Runs Neovim's Python host under cProfile (``make profile`` when py-spy is absent).
 
-acp.nvim starts its Python host as ``{python3_host_prog} -c '...acp_nvim.host...main()' {python dir}``
-(an older checkout, a remote plugin: ``-c '...neovim.start_host()' {plugins}``); bench/profile_flood.py
+acp.nvim starts pynvim's host as ``{python} -c '...pynvim.start_host()' {plugin path}``
+(an older checkout: ``-c '...acp_nvim.host...main()' {python dir}``); bench/profile_flood.py
 points ``g:python3_host_prog`` at a wrapper that runs this file instead.
 For that one command line the host runs here with a profiler that is off until SIGUSR1 and
 is written to ``$ACP_PROFILE_PSTATS`` (and switched off) on SIGUSR2, so the profile holds

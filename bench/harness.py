@@ -39,6 +39,7 @@ TURN_SETTLE = 0.1
 INIT = """\
 " acp.nvim benchmark init: like tests/minimal_init.vim, for the plugin under test.
 let g:python3_host_prog = {python}
+let g:acp_nvim_python = {python}
 let g:loaded_python_provider = 0
 let g:loaded_ruby_provider = 0
 let g:loaded_node_provider = 0

@@ -22,14 +22,6 @@ vim.api.nvim_create_autocmd('VimLeavePre', {
     require('acp_nvim').shutdown()
   end,
 })
--- The functions Lua calls into the Python host are defined on first call (lua/acp_nvim/host.lua).
-vim.api.nvim_create_autocmd('FuncUndefined', {
-  group = group,
-  pattern = 'AcpNvim*',
-  callback = function()
-    require('acp_nvim.host').define_functions()
-  end,
-})
 -- Once a UI is there and Neovim is idle, start the Python host and load the protocol (prestart).
 vim.api.nvim_create_autocmd('UIEnter', {
   group = group,

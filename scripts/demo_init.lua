@@ -1,5 +1,6 @@
 -- make demo: the plugin from this checkout, the demo agent as default, a statusline that shows it.
 vim.opt.runtimepath:prepend(vim.env.ACP_NVIM_ROOT)
+vim.g.acp_nvim_python = vim.env.ACP_NVIM_PYTHON
 vim.g.python3_host_prog = vim.env.ACP_NVIM_PYTHON
 vim.o.laststatus = 3
 vim.o.statusline = "%f %m%= %{v:lua.require'acp_nvim'.status()} "

@@ -13,10 +13,10 @@ local function registry()
   return subcommands, by_name
 end
 
---- Run a subcommand that lives in Lua (it works before the Python host starts).
-local function run_in_lua(spec)
+--- Run a subcommand that lives in Lua (it works before the Python host starts) with its words.
+local function run_in_lua(spec, opts)
   local module, fn = spec.lua[1], spec.lua[2]
-  require(module)[fn]()
+  require(module)[fn](vim.list_slice(opts.fargs, 2))
 end
 
 --- Run :Ai (see plugin/acp_nvim.lua).
@@ -26,7 +26,7 @@ function M.run(opts)
   local sub = opts.fargs[1] or subs.default
   local spec = by[sub]
   if spec and spec.lua then
-    return run_in_lua(spec)
+    return run_in_lua(spec, opts)
   end
   local text = opts.args:gsub('^%s*%S+%s?', '', 1)
   if spec and spec.expand then
@@ -39,7 +39,7 @@ function M.run(opts)
   end
   M.started = true -- acp_nvim.shutdown() stops the host only then
   require('acp_nvim.guard').start() -- prompts must know whether the user is typing (:help acp_nvim-permission-keys)
-  require('acp_nvim.host').notify('command', {
+  require('acp_nvim.host').call.command({
     sub = sub,
     args = vim.list_slice(opts.fargs, 2),
     text = text,
@@ -53,7 +53,7 @@ function M.run(opts)
     bufname = vim.api.nvim_buf_get_name(0),
     -- the config travels with the request: fetching it would yield the handler's greenlet,
     -- and a second :Ai could then overtake the first
-    config = require('acp_nvim.options').config,
+    config = require('acp_nvim.registry').with_installed(require('acp_nvim.options').config),
     cwd = vim.fn.getcwd(),
   })
 end
@@ -68,7 +68,20 @@ local SOURCES = {
     return current and current.modes or {}
   end,
   agents = function()
-    return vim.list_extend({ 'demo' }, vim.tbl_keys(require('acp_nvim.options').config.agents))
+    local names = vim.list_extend({ 'demo' }, vim.tbl_keys(require('acp_nvim.options').config.agents))
+    return vim.list_extend(names, vim.tbl_keys(require('acp_nvim.registry').installed()))
+  end,
+  registry = function()
+    local file = require('acp_nvim.registry').cache_file()
+    local ok, data = pcall(function()
+      return vim.json.decode(table.concat(vim.fn.readfile(file), '\n'))
+    end)
+    return ok and type(data) == 'table' and vim.tbl_map(function(agent)
+      return agent.id
+    end, data.agents or {}) or {}
+  end,
+  installed = function()
+    return vim.tbl_keys(require('acp_nvim.registry').installed())
   end,
   files = function(arglead)
     return vim.fn.getcompletion(arglead, 'file')

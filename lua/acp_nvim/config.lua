@@ -53,6 +53,8 @@ M.defaults = {
   -- Start the Python host and load the protocol once Neovim is idle after startup, so the first
   -- :Ai is ready sooner (false: start it on the first :Ai).
   prestart = true,
+  -- The ACP registry of :Ai agents / :Ai install (cached, fetched again at most hourly).
+  registry = { url = 'https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json' },
   -- What the agent may write on its stdout: a longer line is dropped and reported.
   wire = { max_line_bytes = 128 * 1024 * 1024 },
   keymaps = {
@@ -358,6 +360,11 @@ function M.validate(config)
     end
   end
   expect('prestart', config.prestart, 'boolean')
+  expect('registry', config.registry, 'table')
+  expect('registry.url', config.registry.url, 'string')
+  if config.python ~= nil then -- the host's Python (:help acp_nvim-host); the default: the venv of :Ai deps
+    expect('python', config.python, 'string')
+  end
   expect('wire', config.wire, 'table')
   expect('wire.max_line_bytes', config.wire.max_line_bytes, 'number')
   if config.wire.max_line_bytes < 1024 or config.wire.max_line_bytes ~= math.floor(config.wire.max_line_bytes) then

@@ -7,7 +7,7 @@
 --- An entry from a loaded buffer carries its `file_id` (acp_nvim.buffers.source: the file its text
 --- came from), which Python compares with the file at its path now. A file that no buffer holds
 --- is loaded only while it is still the regular file Python's opener found (`expect`).
---- LSP answers come later: `lsp()` returns true and the answer goes to AcpNvimToolDone(id, answer).
+--- LSP answers come later: `lsp()` returns true and the answer goes to `host.call.tool_done(id, answer)`.
 local M = {}
 
 local api = vim.api
@@ -64,7 +64,7 @@ end
 local CHANGED = 'the file changed on disk after it was checked (not a regular file in the workspace any more)'
 
 local function done(id, answer)
-  vim.fn.AcpNvimToolDone(id, answer)
+  require('acp_nvim.host').call.tool_done(id, answer)
 end
 
 -- diagnostics ----------------------------------------------------------------------------
@@ -436,7 +436,7 @@ local function workspace_symbols(id, query)
   return true
 end
 
---- Start an LSP query; returns an answer now ({ error = ... }) or true: it comes to AcpNvimToolDone(id, ...).
+--- Start an LSP query; returns an answer now ({ error = ... }) or true: it comes to `host.call.tool_done(id, ...)`.
 function M.lsp(id, q)
   if q.kind == 'symbols' and (q.path == nil or q.path == vim.NIL) then
     return workspace_symbols(id, q.query or '')

@@ -3,54 +3,111 @@ local M = {}
 
 local health = vim.health
 
+-- the one command that gets what is missing: :Ai deps, unless the user chose the interpreter
+local function deps_fix(prog, source, specs)
+  if source == 'g:acp_nvim_python' or source == 'setup({ python })' then
+    local quoted = vim.tbl_map(function(spec)
+      return '"' .. spec .. '"'
+    end, specs)
+    return ('%s -m pip install --upgrade %s'):format(prog, table.concat(quoted, ' '))
+  end
+  return ':Ai deps'
+end
+
 local function check_python()
-  local prog = require('acp_nvim.host').python()
+  local deps = require('acp_nvim.deps')
+  local prog, source = require('acp_nvim.host').python()
+  health.info(('the Python host runs %s (from %s; the venv of :Ai deps is %s)'):format(prog, source,
+    vim.fn.fnamemodify(deps.venv(), ':~')))
   if vim.fn.executable(prog) == 0 then
-    health.error(('Python %q is not executable'):format(prog), { 'set g:python3_host_prog' })
+    health.error(('Python %q is not executable'):format(prog), { 'run :Ai deps (or set g:acp_nvim_python)' })
     return
   end
-  local out = vim.fn.system({ prog, '-c', 'import acp, pynvim, pydantic; print(acp.__name__)' })
-  if vim.v.shell_error ~= 0 then
-    health.error(
-      ('the Python host %s lacks the dependencies'):format(prog),
-      { ('%s -m pip install "agent-client-protocol>=0.12,<0.13" pynvim pydantic'):format(prog) }
-    )
-  else
-    health.ok(('Python host %s has agent-client-protocol, pynvim and pydantic'):format(prog))
-    vim.fn.system({ prog, '-c', 'import orjson' })
-    if vim.v.shell_error == 0 then
-      health.ok('orjson found: messages are read and large ones written several times faster')
+  local found, problem = deps.versions(prog)
+  if not found then
+    health.error(('Python %s does not answer: %s'):format(prog, problem), { 'run :Ai deps' })
+    return
+  end
+  local missing = {}
+  local function check(spec, optional)
+    local name, version = deps.name(spec), found.packages[deps.name(spec)]
+    if type(version) == 'string' and deps.satisfies(spec, version) then
+      health.ok(('%s %s (%s)'):format(name, version, spec))
+    elseif optional then
+      health.info(('optional: %s %s (%s)'):format(name, type(version) == 'string' and version or 'missing', spec))
     else
-      health.info(('optional: %s -m pip install orjson (reads messages ~4x, encodes large ones ~5x faster)'):format(prog))
+      missing[#missing + 1] = spec
+      health.error(('%s: %s (needs %s)'):format(name, type(version) == 'string' and version or 'missing', spec))
+    end
+  end
+  local old = not deps.satisfies('python>=' .. table.concat(deps.MIN_PYTHON, '.'), found.python)
+  if old then
+    health.error(('Python %s is older than %d.%d'):format(found.python, deps.MIN_PYTHON[1], deps.MIN_PYTHON[2]),
+      { deps.python_fix() })
+  else
+    health.ok(('Python %s'):format(found.python))
+  end
+  for _, spec in ipairs(deps.REQUIRED) do
+    check(spec, false)
+  end
+  for _, spec in ipairs(deps.OPTIONAL) do
+    check(spec, true)
+  end
+  if #missing > 0 then
+    health.error('what is missing is fixed by: ' .. deps_fix(prog, source, missing))
+  end
+end
+
+-- which host runs: pynvim's, started by acp.nvim on its plugin path (never Neovim's provider)
+local function describe_start(host)
+  local started = host.started
+  local client = host.channel and (vim.api.nvim_get_chan_info(host.channel).client or {}) or {}
+  local version = client.version and ('%s.%s.%s'):format(client.version.major or '?', client.version.minor or '?',
+    client.version.patch or '?') or nil
+  return ("pynvim's remote plugin host (%s%s), started by acp.nvim with jobstart() (lazily, no provider#Poll, "
+    .. 'no manifest): %s (from %s), plugin path %s'):format(client.name or 'still connecting',
+    version and (' ' .. version) or '', started.python, started.source, started.plugin)
+end
+
+local function check_manifest(host)
+  local ok, plugins = pcall(vim.fn['remote#host#PluginsForHost'], 'python3')
+  if not ok then
+    return
+  end
+  for _, plugin in ipairs(plugins) do
+    if plugin.path:match('acp_nvim_rplugin%.py$') then
+      health.warn('an old acp.nvim remote plugin is still in the rplugin manifest', {
+        'run :UpdateRemotePlugins once and restart Neovim (startup gets faster)',
+      })
+    elseif plugin.path == host.plugin_path() and #(plugin.specs or {}) > 0 then
+      health.warn('the rplugin manifest defines functions of acp.nvim (from another version)', {
+        'run :UpdateRemotePlugins once and restart Neovim',
+      })
     end
   end
 end
 
 local function check_host()
   local host = require('acp_nvim.host')
+  local python, source = host.python()
   if host.channel then
-    health.ok(('the Python host runs (channel %d)'):format(host.channel))
+    health.ok(('the Python host runs (channel %d): %s'):format(host.channel, describe_start(host)))
   elseif host.exit_code then
     health.error(
-      ('the Python host exited with code %d'):format(host.exit_code),
+      ('the Python host exited with code %d (%s, from %s)'):format(host.exit_code, host.started.python,
+        host.started.source),
       vim.list_extend({ 'its last lines on stderr:' }, vim.list_slice(host.stderr, math.max(1, #host.stderr - 9)))
     )
   else
-    health.info('the Python host is not started yet (it starts when Neovim is idle, or on the first :Ai)')
+    health.info(("the Python host is not started yet (it starts when Neovim is idle, or on the first :Ai): "
+      .. "pynvim's host from %s (%s) on %s"):format(python, source, host.plugin_path()))
   end
-  local ok, plugins = pcall(vim.fn['remote#host#PluginsForHost'], 'python3')
-  if ok and vim.iter(plugins):any(function(p)
-    return p.path:match('acp_nvim_rplugin%.py$') ~= nil
-  end) then
-    health.warn('an old acp.nvim remote plugin is still in the rplugin manifest (acp.nvim no longer is one)', {
-      'run :UpdateRemotePlugins once and restart Neovim (startup gets faster)',
-    })
-  end
+  check_manifest(host)
 end
 
 -- reached over WebSocket, which needs the websockets package
 local function check_remote(name, agent)
-  local prog = vim.g.python3_host_prog or 'python3'
+  local prog = require('acp_nvim.host').python()
   vim.fn.system({ prog, '-c', 'import websockets' })
   if vim.v.shell_error == 0 then
     health.ok(('agent %s: remote, %s (websockets found)'):format(name, agent.url))
@@ -122,7 +179,7 @@ local function check_mcp()
     health.info("editor_mcp = false: the editor's own MCP server (nvim) is off")
     return
   end
-  local prog = vim.g.python3_host_prog or 'python3'
+  local prog = require('acp_nvim.host').python()
   vim.fn.system({ prog, '-c', 'import mcp, uvicorn, starlette' })
   if vim.v.shell_error == 0 then
     health.ok("nvim: the editor's own MCP server (diagnostics, buffers, selection, LSP) is offered to agents "

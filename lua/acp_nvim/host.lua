@@ -1,32 +1,25 @@
---- The Python host: one process per Neovim, started with jobstart() and spoken to over its
---- stdio (msgpack-RPC), not a remote plugin. Starting it never blocks Neovim (no :UpdateRemotePlugins,
---- no manifest to source at startup, no wait for the host to answer): calls are notifications on
---- one channel, so they arrive in the order they were made, also while the host still starts.
+--- The Python host: pynvim's own remote plugin host, one process per Neovim, started on the one
+--- plugin path rplugin/python3/acp_nvim with jobstart(…, {rpc = true}), as Neovim's Python provider
+--- starts it, but lazily and without the provider's wait for the host to answer (provider#Poll):
+--- no manifest to source at startup, no :UpdateRemotePlugins. Calls are notifications on one
+--- channel, so they arrive in the order they were made, also while the host still starts.
 ---
---- The functions Lua code calls (AcpNvimCommand, AcpNvimAnswer, …) are defined the first time one
---- is called (|FuncUndefined|), so they cost nothing at startup and a test may define its own.
+--- Lua calls Python one way: `require('acp_nvim.host').call.<name>(…)`, the entry points of
+--- lua/acp_nvim/entry_points.lua (generated from python/acp_nvim/nvim/entry_points.py). A test may
+--- put its own function in `call` to record what Lua sends.
 local M = {}
-
---- Notifications by the Vim function that sends them.
-M.functions = {
-  AcpNvimCommand = 'command',
-  AcpNvimSubmit = 'submit',
-  AcpNvimAnswer = 'answer',
-  AcpNvimReviewDone = 'review_done',
-  AcpNvimChat = 'chat',
-  AcpNvimToolDone = 'tool_done',
-  AcpNvimTerminal = 'terminal',
-}
 
 --- Lines of the host's stderr kept for messages and :checkhealth.
 local STDERR_LINES = 30
 
+-- pynvim's start_host() loads the plugin paths it is given; the checkout's rplugin folder goes
+-- first on sys.path so that `acp_nvim` is this checkout's plugin, whatever else is installed
 local BOOT = table.concat({
-  'import sys',
+  'import os, sys',
   'sys.path[:] = [p for p in sys.path if p not in ("", ".")]', -- never import from the cwd
-  'sys.path.insert(0, sys.argv[1])',
-  'from acp_nvim.host import main',
-  'main()',
+  'sys.path.insert(0, os.path.dirname(sys.argv[1]))',
+  'import pynvim',
+  'pynvim.start_host()',
 }, '; ')
 
 ---@type integer|nil the host's channel while it runs
@@ -35,6 +28,8 @@ M.channel = nil
 M.stderr = {}
 ---@type integer|nil the last host's exit code
 M.exit_code = nil
+---@type table|nil how the running (or last) host was started: python, source, plugin, argv
+M.started = nil
 local exiting = false
 
 local function plugin_root()
@@ -42,13 +37,34 @@ local function plugin_root()
   return vim.fn.fnamemodify(source, ':p:h:h:h')
 end
 
---- The Python interpreter: g:python3_host_prog, as for Neovim's own Python provider.
+--- The plugin path pynvim's host loads.
+function M.plugin_path()
+  return plugin_root() .. '/rplugin/python3/acp_nvim'
+end
+
+local function given(value)
+  return type(value) == 'string' and value ~= ''
+end
+
+--- The Python interpreter and where it was found: g:acp_nvim_python, else setup({ python }), else
+--- the private venv of :Ai deps, else g:python3_host_prog, else python3 on PATH.
+---@return string python, string source
 function M.python()
-  local prog = vim.g.python3_host_prog
-  if type(prog) == 'string' and prog ~= '' then
-    return vim.fn.expand(prog)
+  if given(vim.g.acp_nvim_python) then
+    return vim.fn.expand(vim.g.acp_nvim_python), 'g:acp_nvim_python'
   end
-  return 'python3'
+  local opts = require('acp_nvim')._opts -- read raw: the host starts before the config is checked
+  if type(opts) == 'table' and given(opts.python) then
+    return vim.fn.expand(opts.python), 'setup({ python })'
+  end
+  local venv = require('acp_nvim.deps').python()
+  if vim.fn.executable(venv) == 1 then
+    return venv, 'the venv of :Ai deps'
+  end
+  if given(vim.g.python3_host_prog) then
+    return vim.fn.expand(vim.g.python3_host_prog), 'g:python3_host_prog'
+  end
+  return 'python3', 'python3 on PATH'
 end
 
 local function keep_stderr(_, data)
@@ -85,26 +101,25 @@ function M.start()
     return M.channel
   end
   M.stderr = {}
-  local python = M.python()
-  local ok, chan = pcall(vim.fn.jobstart, { python, '-c', BOOT, plugin_root() .. '/python' }, {
-    rpc = true,
-    on_stderr = keep_stderr,
-    on_exit = on_exit,
-  })
+  local python, source = M.python()
+  local argv = { python, '-c', BOOT, M.plugin_path() }
+  local ok, chan = pcall(vim.fn.jobstart, argv, { rpc = true, on_stderr = keep_stderr, on_exit = on_exit })
   if not ok or chan <= 0 then
     error(
-      ('acp.nvim: cannot start the Python host %q (%s): set g:python3_host_prog, see :checkhealth acp_nvim'):format(
+      ('acp.nvim: cannot start the Python host %q (from %s: %s): run :Ai deps, or set g:acp_nvim_python; see :checkhealth acp_nvim'):format(
         python,
+        source,
         ok and 'not executable' or tostring(chan)
       ),
       0
     )
   end
-  M.channel = chan
+  M.channel, M.exit_code = chan, nil
+  M.started = { python = python, source = source, plugin = M.plugin_path(), argv = argv }
   return chan
 end
 
---- Send `method` with its arguments to the host (starting it if needed); never blocks.
+--- Send notification `method` with its arguments to the host (starting it if needed); never blocks.
 function M.notify(method, ...)
   local chan = M.start()
   local ok, err = pcall(vim.rpcnotify, chan, method, ...)
@@ -122,11 +137,40 @@ function M.request(method, ...)
   return vim.rpcrequest(M.channel, method, ...)
 end
 
+local entries -- by name, from the generated table
+
+--- The entry point `name` of lua/acp_nvim/entry_points.lua.
+function M.entry(name)
+  if not entries then
+    entries = {}
+    for _, entry in ipairs(require('acp_nvim.entry_points').list) do
+      entries[entry.name] = entry
+    end
+  end
+  return entries[name]
+end
+
+--- `call.<name>(…)`: the entry point `name` of the Python host, sent with these arguments.
+M.call = setmetatable({}, {
+  __index = function(call, name)
+    local entry = M.entry(name)
+    if not entry then
+      error(('acp.nvim: no entry point %q into the Python host'):format(tostring(name)), 2)
+    end
+    local send = entry.sync and M.request or M.notify
+    local fn = function(...)
+      return send(entry.method, ...)
+    end
+    rawset(call, name, fn)
+    return fn
+  end,
+})
+
 --- Editor exit: let the host end every agent, then forget it.
 function M.shutdown()
   exiting = true
   if M.channel then
-    pcall(M.request, 'shutdown')
+    pcall(M.call.shutdown)
   end
 end
 
@@ -142,20 +186,7 @@ function M.prestart()
   end
   require('acp_nvim.highlights').setup()
   if config.prestart and not M.channel and vim.v.exiting == vim.NIL then
-    pcall(M.notify, 'warm')
-  end
-end
-
---- Define the Vim functions of `M.functions` (FuncUndefined); a function defined already (a test's
---- recorder) is kept.
-function M.define_functions()
-  for name, method in pairs(M.functions) do
-    if vim.fn.exists('*' .. name) == 0 then
-      vim.cmd(([[
-function! %s(...) abort
-  call luaeval('require("acp_nvim.host").notify(_A[1], unpack(_A[2], 1, _A[3]))', ['%s', a:000, a:0])
-endfunction]]):format(name, method))
-    end
+    pcall(M.call.warm)
   end
 end
 

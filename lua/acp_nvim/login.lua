@@ -1,5 +1,5 @@
 --- :Ai login's terminal methods: the agent's login command in a Neovim terminal.
---- Its exit code goes back to Python (AcpNvimAnswer) exactly once.
+--- Its exit code goes back to Python (`host.call.answer`) exactly once.
 local M = {}
 
 --- Run `argv` (with `env` added to Neovim's) in a terminal split named acp://login/{name}.
@@ -11,12 +11,12 @@ function M.terminal(id, argv, env, name)
     env = env,
     on_exit = function(_, code)
       vim.schedule(function()
-        vim.fn.AcpNvimAnswer(id, tostring(code))
+        require('acp_nvim.host').call.answer(id, tostring(code))
       end)
     end,
   })
   if not ok or job <= 0 then
-    vim.fn.AcpNvimAnswer(id, 'failed to start: ' .. tostring(job))
+    require('acp_nvim.host').call.answer(id, 'failed to start: ' .. tostring(job))
     return
   end
   pcall(vim.api.nvim_buf_set_name, buf, 'acp://login/' .. name)

@@ -523,7 +523,7 @@ function M.ask(id, q)
   pcall(Prompt.close, M.prompt)
   vim.notify(('[acp.nvim] cannot show a permission request (%s): answered cancelled'):format(M.clean(err)),
     vim.log.levels.ERROR)
-  vim.fn.AcpNvimAnswer(id, vim.NIL)
+  require('acp_nvim.host').call.answer(id, vim.NIL)
   local first = pending.first('prompt')
   if first then
     pcall(Prompt.display, M.prompt, first, false)
@@ -548,7 +548,7 @@ function M.choose(id, option_id)
     return
   end
   pending.remove(entry)
-  vim.fn.AcpNvimAnswer(id, option_id)
+  require('acp_nvim.host').call.answer(id, option_id)
   local prompt = M.prompt
   if prompt.view and prompt.view.entry.id == id then
     prompt:next()

@@ -46,7 +46,7 @@ function M.send(chat)
   remember(text)
   chat.history_pos, chat.draft = nil, nil
   set_text(chat, '')
-  vim.fn.AcpNvimSubmit(chat.key, text)
+  require('acp_nvim.host').call.submit(chat.key, text)
 end
 
 --- Replace the prompt area with an older (`step` = -1) or newer (+1) sent prompt.
@@ -132,20 +132,20 @@ local function open_key(chat)
   end
   local id = chat:block_at(row)
   if id then
-    vim.fn.AcpNvimChat('open', chat.key, id)
+    require('acp_nvim.host').call.chat('open', chat.key, id)
   end
 end
 
 local function locations_key(chat)
   local id = chat:block_at(api.nvim_win_get_cursor(0)[1] - 1)
-  vim.fn.AcpNvimChat('locations', chat.key, id or 0)
+  require('acp_nvim.host').call.chat('locations', chat.key, id or 0)
 end
 
 --- X on a "not reviewed" warning reverts the file the agent changed unasked; elsewhere, X is X.
 local function revert_key(chat)
   local id = not in_prompt(chat) and chat:block_at(api.nvim_win_get_cursor(0)[1] - 1)
   if id and chat.kinds[id] == 'error' then
-    vim.fn.AcpNvimChat('revert', chat.key, id)
+    require('acp_nvim.host').call.chat('revert', chat.key, id)
   else
     vim.cmd('normal! ' .. vim.v.count1 .. 'X')
   end

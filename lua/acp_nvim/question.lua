@@ -58,7 +58,7 @@ local function close(entry)
 end
 
 local function answer(entry, value)
-  vim.fn.AcpNvimAnswer(entry.id, value)
+  require('acp_nvim.host').call.answer(entry.id, value)
 end
 
 -- -- lines ---------------------------------------------------------------------------------
@@ -346,7 +346,7 @@ function M.open(id, q)
     close(entry)
   end
   notify(('cannot show a question (%s): answered cancel'):format(clean(err)), vim.log.levels.ERROR)
-  vim.fn.AcpNvimAnswer(id, { action = 'cancel' })
+  require('acp_nvim.host').call.answer(id, { action = 'cancel' })
 end
 
 --- The answer did not validate: each field's reason on its line (key → reason).

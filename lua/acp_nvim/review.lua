@@ -1,7 +1,7 @@
 --- The review view: every file of a diff-bearing permission request in its own tab page.
 --- Left: the file as it is now (the live buffer when loaded, so unsaved edits show; otherwise a
 --- scratch copy). Right: the agent's proposal in an editable `acwrite` scratch buffer. The
---- verdict goes back to Python exactly once (AcpNvimReviewDone); one review is open at a time,
+--- verdict goes back to Python exactly once (`host.call.review_done`); one review is open at a time,
 --- the others wait in a visible queue (|:Ai-permissions|).
 ---
 --- This module is the lifecycle and the public API; its parts live in review/:
@@ -124,7 +124,7 @@ local function show_safely(review)
   review.sent = true
   forget(review)
   notify(('cannot show the review (%s); asking without it'):format(err), vim.log.levels.ERROR)
-  vim.fn.AcpNvimReviewDone(review.id, { files = {}, error = tostring(err) })
+  require('acp_nvim.host').call.review_done(review.id, { files = {}, error = tostring(err) })
 end
 
 local function refresh_active()
@@ -169,7 +169,7 @@ local function finish(review)
     files[#files + 1] = { path = file.spec.path, text = file.decision == 'accepted' and file.text or nil }
   end
   forget(review)
-  vim.fn.AcpNvimReviewDone(review.id, { files = files })
+  require('acp_nvim.host').call.review_done(review.id, { files = files })
   next_queued(true)
   refresh_active()
 end

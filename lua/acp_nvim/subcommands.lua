@@ -2,7 +2,7 @@
 --- The :Ai subcommands: usage, help, completion (literal words, named sources), where each runs.
 return {
   default = 'open',
-  sources = { 'agents', 'files', 'modes', 'sessions' },
+  sources = { 'agents', 'files', 'installed', 'modes', 'registry', 'sessions' },
   list = {
     {
       name = 'open',
@@ -124,6 +124,39 @@ return {
       help = 'the files the agent changed in the turn: diff, revert a hunk or a file; `revert` puts {file} back as it was before the turn',
       args = { { words = { 'revert' }, after = { revert = { { sources = { 'files' } } } } } },
       expand = true,
+    },
+    {
+      name = 'deps',
+      usage = { '' },
+      help = 'make or upgrade the private venv of the Python dependencies (`uv`, else `python3 -m venv` and pip), which the Python host then starts from; needs no Python package',
+      lua = { 'acp_nvim.deps', 'run' },
+    },
+    {
+      name = 'agents',
+      usage = { '' },
+      help = 'pick an agent of the ACP registry (name, description, version, installed or not, distribution kind); picking one installs it',
+      lua = { 'acp_nvim.registry', 'pick' },
+    },
+    {
+      name = 'install',
+      usage = { '{id}' },
+      help = "install agent {id} of the ACP registry under `stdpath('data')`; `:Ai new {id}` then starts it, no setup() line needed",
+      args = { { sources = { 'registry' } } },
+      lua = { 'acp_nvim.registry', 'install' },
+    },
+    {
+      name = 'update',
+      usage = { '[id]' },
+      help = "update the installed agents (or [id]) to the registry's version",
+      args = { { sources = { 'installed' } } },
+      lua = { 'acp_nvim.registry', 'update' },
+    },
+    {
+      name = 'uninstall',
+      usage = { '{id}' },
+      help = 'remove agent {id} installed from the registry',
+      args = { { sources = { 'installed' } } },
+      lua = { 'acp_nvim.registry', 'uninstall' },
     },
     {
       name = 'log',

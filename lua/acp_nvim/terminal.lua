@@ -1,5 +1,5 @@
 -- Terminals the agent runs (ACP terminal/*): a pty job in a terminal buffer per terminal.
--- Output goes back to Python in batches (AcpNvimTerminal), where core/terminal keeps the
+-- Output goes back to Python in batches (`host.call.terminal`), where core/terminal keeps the
 -- bounded ring the agent reads; this module owns the buffers and the jobs.
 local M = {}
 
@@ -14,7 +14,7 @@ local FLUSH_BYTES = 256 * 1024
 -- private helpers -------------------------------------------------------------------
 
 local function send(event, id, data)
-  vim.fn.AcpNvimTerminal(event, id, data)
+  require('acp_nvim.host').call.terminal(event, id, data)
 end
 
 local function flush(term)

@@ -5,7 +5,7 @@
 ---   do   (in your buffer) take the agent's hunk under the cursor
 ---   dp   (in the base or agent window) put that hunk into your buffer
 ---   q    (in the base or agent window) same as gm; closing the tab too
---- The decision goes back to Python (AcpNvimAnswer) exactly once.
+--- The decision goes back to Python (`host.call.answer`) exactly once.
 local M = {}
 
 local api = vim.api
@@ -115,7 +115,7 @@ function M.open(id, spec)
   end
   local buf = buffers.find(spec.path)
   if not buf then
-    vim.fn.AcpNvimAnswer(id, 'gone')
+    require('acp_nvim.host').call.answer(id, 'gone')
     return
   end
   if spec.purpose == 'disk' then
@@ -175,7 +175,7 @@ function M.finish(id, outcome)
   end
   unmap_mine(view)
   close(view)
-  vim.fn.AcpNvimAnswer(id, outcome)
+  require('acp_nvim.host').call.answer(id, outcome)
 end
 
 --- Ids of the open views (newest last), for tests and :Ai commands.

@@ -25,7 +25,7 @@ local function run(chat, action)
   if action == 'login' then
     vim.cmd('Ai login')
   else
-    vim.fn.AcpNvimChat(action, chat.key)
+    require('acp_nvim.host').call.chat(action, chat.key)
   end
 end
 
@@ -46,7 +46,7 @@ function M.attach(chat)
   local keys = require('acp_nvim.options').config.keymaps
   if (keys.steer or '') ~= '' then
     vim.keymap.set({ 'n', 'i' }, keys.steer, function()
-      vim.fn.AcpNvimChat('steer', chat.key)
+      require('acp_nvim.host').call.chat('steer', chat.key)
     end, { buffer = chat.buf, nowait = true, desc = 'acp.nvim: the next prompt during a turn: steer or queue' })
   end
   for action in pairs(ACTIONS) do

@@ -16,7 +16,7 @@ end
 --- A picker for a question from Python; the answer (0-based index, or nil) goes back by id.
 function M.select(id, prompt, items)
   vim.ui.select(items, { prompt = prompt }, function(_, index)
-    vim.fn.AcpNvimAnswer(id, index and tostring(index - 1) or vim.NIL)
+    require('acp_nvim.host').call.answer(id, index and tostring(index - 1) or vim.NIL)
   end)
 end
 

@@ -96,7 +96,7 @@ function M.edit_queue(key, items)
   api.nvim_create_autocmd('BufWriteCmd', {
     buffer = buf,
     callback = function()
-      vim.fn.AcpNvimChat('queue_set', key, M.parse_queue(api.nvim_buf_get_lines(buf, 0, -1, false)))
+      require('acp_nvim.host').call.chat('queue_set', key, M.parse_queue(api.nvim_buf_get_lines(buf, 0, -1, false)))
       vim.bo[buf].modified = false
     end,
   })

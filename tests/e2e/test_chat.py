@@ -85,8 +85,9 @@ def test_plan_and_tool_calls_update_in_place(nvim, workspace):
     assert shown.count("Plan:") == 1
     assert "- [x] Read the relevant code\n- [x] Make the change\n- [x] Run the tests" in shown
     assert shown.count("Search for TODO") == 1, "one tool call block, updated in place"
-    assert f"● search · Search for TODO in {target} · completed" in shown
-    assert "│ 3 matches (pretend)" in shown and f"→ {target}" in shown
+    # paths in the workspace as people read them (the full text below keeps them whole)
+    assert "● search · Search for TODO in notes.txt · completed" in shown
+    assert "│ 3 matches (pretend)" in shown and "→ notes.txt" in shown and f"→ {target}" not in shown
     assert "○ other · tool" not in shown
 
     nvim.command("Ai locations")
@@ -99,6 +100,7 @@ def test_plan_and_tool_calls_update_in_place(nvim, workspace):
                     timeout=10, what="the full text of the tool call")
     full = "\n".join(nvim.buffers[nvim.funcs.bufnr(name)][:])
     assert '"pattern": "TODO"' in full, "the full text holds the raw input"
+    assert f"Search for TODO in {target}" in full and f"→ {target}" in full, "and the paths whole"
 
 
 def test_thoughts_usage_title_commands_and_stop_reasons(nvim):

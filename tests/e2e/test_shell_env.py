@@ -70,4 +70,5 @@ def test_workspace_paths_are_never_redacted_as_shell_variables(nvim, workspace, 
     assert f"read {target}" in shown and f"edit {target}" in shown, "the user's own prompts, paths whole"
     for name in ("chat", "permission prompt", "log", "log export", "history"):
         assert str(workspace) in surfaces[name], name
-    assert target.name in titles
+    assert target.name in titles and str(workspace) not in titles, "a review title shows the path in the workspace"
+    assert "± notes.txt" in shown and f"± {target}" not in shown, "the chat shows paths in the workspace relative"

@@ -34,3 +34,19 @@ def capture_notes(nvim, store: str = "notes") -> None:
 def notes(nvim, store: str = "notes") -> list[str]:
     """The messages ``notify_stub(store)`` kept so far."""
     return nvim.exec_lua(f"return _G.{store}")
+
+
+def call_recorder(entry: str, store: str) -> str:
+    """Lua that replaces the host entry point ``entry`` (``require('acp_nvim.host').call[entry]``):
+    each call's arguments (nil as v:null) are appended to ``g:<store>`` instead of reaching Python."""
+    return (f"vim.g.{store} = {{}}\n"
+            f"require('acp_nvim.host').call.{entry} = function(...)\n"
+            "  local args = {}\n"
+            "  for i = 1, math.max(select('#', ...), 2) do\n"
+            "    local value = select(i, ...)\n"
+            "    args[i] = value == nil and vim.NIL or value\n"
+            "  end\n"
+            f"  local calls = vim.g.{store}\n"
+            "  table.insert(calls, args)\n"
+            f"  vim.g.{store} = calls\n"
+            "end\n")

@@ -1,5 +1,6 @@
-"""The Python host (lua/acp_nvim/host.lua, python/acp_nvim/host.py): started without blocking,
-in order, on idle (prestart), and what the user is told when it cannot start or dies."""
+"""The Python host (lua/acp_nvim/host.lua starts pynvim's host on rplugin/python3/acp_nvim, whose
+plugin is python/acp_nvim/plugin.py): started without blocking, in order, on idle (prestart), one
+way from Lua to Python, and what the user is told when it cannot start or dies."""
 
 from __future__ import annotations
 
@@ -69,7 +70,7 @@ def test_a_host_that_cannot_start_is_reported_with_its_stderr(nvim, tmp_path):
     fake = tmp_path / "python"
     fake.write_text("#!/bin/sh\necho 'ModuleNotFoundError: No module named pynvim' >&2\nexit 3\n")
     fake.chmod(0o755)
-    nvim.vars["python3_host_prog"] = str(fake)
+    nvim.vars["acp_nvim_python"] = str(fake)
     nvim.command("Ai send hello")
     wait_for(lambda: "the Python host exited (code 3)" in messages(nvim), 20, what="the exit message")
     assert "No module named pynvim" in messages(nvim)
@@ -79,9 +80,9 @@ def test_a_host_that_cannot_start_is_reported_with_its_stderr(nvim, tmp_path):
 
 
 def test_an_interpreter_that_is_not_there_names_the_setting(nvim):
-    nvim.vars["python3_host_prog"] = "/nonexistent/python3"
+    nvim.vars["acp_nvim_python"] = "/nonexistent/python3"
     error = nvim.exec_lua("local ok, err = pcall(require('acp_nvim.host').start); return err")
-    assert "cannot start the Python host" in error and "g:python3_host_prog" in error
+    assert "cannot start the Python host" in error and "g:acp_nvim_python" in error and ":Ai deps" in error
 
 
 def test_a_host_that_dies_is_reported_and_the_next_command_starts_a_new_one(nvim):
@@ -98,11 +99,29 @@ def test_a_host_that_dies_is_reported_and_the_next_command_starts_a_new_one(nvim
              30, what="a session on the new host")
 
 
-def test_the_lua_side_functions_are_defined_on_first_call_and_a_test_recorder_wins(nvim):
-    assert nvim.funcs.exists("*AcpNvimAnswer") == 0
-    nvim.command("function! AcpNvimReviewDone(id, verdict) abort\nlet g:recorded = a:id\nendfunction")
-    nvim.exec_lua("vim.fn.AcpNvimAnswer(999, vim.NIL)")  # an answer nobody waits for: ignored by the host
-    assert nvim.funcs.exists("*AcpNvimAnswer") == 1
-    nvim.exec_lua("vim.fn.AcpNvimReviewDone(5, {})")
-    assert nvim.vars["recorded"] == 5
+def test_lua_calls_python_through_the_entry_points_and_defines_no_vim_function(nvim):
+    nvim.exec_lua("require('acp_nvim.host').call.answer(999, vim.NIL)")  # nobody waits for it: ignored
     assert nvim.exec_lua("return require('acp_nvim.host').channel") is not None
+    assert nvim.funcs.exists("*AcpNvimAnswer") == 0 and nvim.funcs.exists("#FuncUndefined#AcpNvimAnswer") == 0
+    error = nvim.exec_lua("local ok, err = pcall(function() return require('acp_nvim.host').call.nope end)"
+                          "; return err")
+    assert 'no entry point "nope"' in error
+    nvim.exec_lua("require('acp_nvim.host').call.review_done = function(id) vim.g.recorded = id end"
+                  "; require('acp_nvim.host').call.review_done(5, {})")
+    assert nvim.vars["recorded"] == 5, "a test's recorder replaces the entry point"
+
+
+def test_the_host_is_pynvims_own_started_on_the_plugin_path(nvim):
+    nvim.exec_lua("require('acp_nvim.host').call.warm()")
+    chan = nvim.exec_lua("return require('acp_nvim.host').channel")
+    # pynvim's client names itself python3-client, then the host, once the plugin is loaded
+    client = wait_for(lambda: (nvim.api.get_chan_info(chan).get("client") or {}).get("type") == "host"
+                      and nvim.api.get_chan_info(chan)["client"], 20, what="the host's client info")
+    assert client["name"] == "python3-rplugin-host"
+    started = nvim.exec_lua("return require('acp_nvim.host').started")
+    assert started["source"] == "g:acp_nvim_python"
+    assert started["argv"][-1].endswith("/rplugin/python3/acp_nvim") and "pynvim.start_host()" in started["argv"][2]
+    nvim.command("checkhealth acp_nvim")
+    health = "\n".join(nvim.api.buf_get_lines(0, 0, -1, False))
+    assert "pynvim's remote plugin host (python3-rplugin-host" in health
+    assert "from g:acp_nvim_python" in health and "rplugin/python3/acp_nvim" in health

@@ -6,15 +6,11 @@ from __future__ import annotations
 import pytest
 
 from helpers import answer_keys, capture_notes, wait_armed, wait_for
+from helpers.lua import call_recorder
 
 pytestmark = pytest.mark.timeout(40)
 
-RECORDER = """
-let g:acp_answers = []
-function! AcpNvimAnswer(id, option) abort
-  call add(g:acp_answers, [a:id, a:option])
-endfunction
-"""
+RECORDER = call_recorder("answer", "acp_answers")
 
 OPTIONS = [
     {"id": "demo-yes", "name": "Allow once", "kind": "allow_once"},
@@ -76,7 +72,7 @@ def answers(nvim) -> list:
 
 @pytest.fixture
 def prompt(nvim):
-    nvim.command(RECORDER)
+    nvim.exec_lua(RECORDER)
     return nvim
 
 

@@ -14,15 +14,11 @@ import pytest
 from acp_nvim.core.permissions.review import Current, ProposedEdit, Review, reconstruct
 from acp_nvim.nvim.permissions.review_spec import review_table
 from helpers import answer_keys, capture_notes, wait_for
+from helpers.lua import call_recorder
 
 pytestmark = pytest.mark.timeout(30)
 
-RECORDER = """
-let g:acp_verdicts = []
-function! AcpNvimReviewDone(id, verdict) abort
-  call add(g:acp_verdicts, [a:id, a:verdict])
-endfunction
-"""
+RECORDER = call_recorder("review_done", "acp_verdicts")
 
 LINES = [f"line {i}" for i in range(1, 21)]
 TEXT = "\n".join(LINES) + "\n"
@@ -37,7 +33,7 @@ def agent_version(text: str = TEXT) -> str:
 
 @pytest.fixture
 def view(nvim):
-    nvim.command(RECORDER)
+    nvim.exec_lua(RECORDER)
     nvim.exec_lua("require('acp_nvim').setup({ permissions = { arm_ms = 150, quiet_ms = 100 } })")
     return nvim
 

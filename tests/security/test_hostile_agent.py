@@ -35,7 +35,7 @@ vim.notify = function(msg, level) table.insert(_G.acp_test_notes, msg) end
 -- a held write's three-way view: the user keeps their buffer at once (the agent gets an error)
 require('acp_nvim.threeway').open = function(id, spec)
   _G.acp_test_threeways = _G.acp_test_threeways + 1
-  vim.schedule(function() vim.fn.AcpNvimAnswer(id, 'mine') end)
+  vim.schedule(function() require('acp_nvim.host').call.answer(id, 'mine') end)
 end
 require('acp_nvim').setup({
   agents = {hostile = {command = python, args = {script}}},

@@ -29,7 +29,7 @@ local python, script, policy = ...
 _G.acp_test_notes = {}
 vim.notify = function(msg, level) table.insert(_G.acp_test_notes, msg) end
 require('acp_nvim.threeway').open = function(id, spec)
-  vim.schedule(function() vim.fn.AcpNvimAnswer(id, 'mine') end)
+  vim.schedule(function() require('acp_nvim.host').call.answer(id, 'mine') end)
 end
 require('acp_nvim').setup({
   agents = {hostile = {command = python, args = {script}}},

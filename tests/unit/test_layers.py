@@ -1,6 +1,6 @@
 """Imports go one way: no circles between modules, no arrow up the layers (ARCHITECTURE.md, "Layers").
 
-Every module of python/acp_nvim (the Python host's entry point ``acp_nvim.host`` included) is
+Every module of python/acp_nvim (the remote plugin, the Python host's entry point, included) is
 parsed, and every import counts:
 module level, inside functions, and under ``if TYPE_CHECKING:`` (a type-only import back up
 is still a circle: the two modules cannot be understood or changed apart).
@@ -13,8 +13,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "python"
-SHIM_NAME = "acp_nvim.host"
-"""The Python host's entry point (started by lua/acp_nvim/host.lua): the top rank."""
+SHIM_NAME = "acp_nvim.plugin"
+"""The remote plugin pynvim's host loads (rplugin/python3/acp_nvim re-exports it): the top rank."""
 
 RANKS: list[tuple[str, ...]] = [
     ("acp_nvim", "acp_nvim.core", "acp_nvim.core.errors", "acp_nvim.core.tasks"),

@@ -8,9 +8,10 @@ local scratch = require('acp_nvim.kit.scratch')
 
 M.KIND = 'review'
 
---- `path` as the user reads it: relative to the working directory when inside it.
+--- `path` as the user reads it: relative to the working directory when inside it, else with `~`
+--- for the home folder.
 function M.display_name(path)
-  return vim.fn.fnamemodify(path, ':.')
+  return vim.fn.fnamemodify(path, ':~:.')
 end
 
 --- `{file} (review {n} of {session})`, the left copy `{file} (current, review …)`: named after

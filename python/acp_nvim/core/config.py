@@ -225,6 +225,14 @@ ACTION_KEYS = {"retry": "R", "login": "L", "new_session": "N", "wait": "W"}
 """The chat's keys after a failed prompt (``keymaps.<action>``), named in the chat's offer."""
 
 
+class RegistrySettings(BaseModel):
+    """The ACP registry of ``:Ai agents`` / ``:Ai install`` (read by Lua, which installs agents)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str = "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json"
+
+
 class Settings(BaseModel):
     """Everything ``require('acp_nvim').setup()`` accepts that the Python side uses."""
 
@@ -252,6 +260,7 @@ class Settings(BaseModel):
     editor_mcp: bool = Field(default=True, strict=True)
     """Offer the editor itself as the MCP server ``nvim`` to agents that take http servers."""
     media: MediaSettings = Field(default_factory=MediaSettings)
+    registry: RegistrySettings = Field(default_factory=RegistrySettings)
     history: HistorySettings = Field(default_factory=HistorySettings)
     """Local session history (``history = false`` in setup() turns it off)."""
 

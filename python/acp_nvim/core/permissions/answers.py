@@ -38,7 +38,7 @@ def question_for(session_key: str, state: ToolCallState, options: list[Permissio
             rules[kind] = offer.rule.describe()
         elif offer.reason:
             reasons.append(offer.reason)
-    return PermissionQuestion(session_key=session_key, title=visible(state.title), kind=state.kind,
+    return PermissionQuestion(session_key=session_key, title=visible(state.shown_title()), kind=state.kind,
                               detail=describe_request(state), choices=choices, rules=rules,
                               no_rule=reasons[0] if reasons else "")
 

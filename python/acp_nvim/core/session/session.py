@@ -15,6 +15,7 @@ queue and is sent after the restart; a prompt sent to a stopped agent restarts i
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine
@@ -68,6 +69,7 @@ from ..port import EditorPort
 from ..prompting import attachments
 from ..questions import CHOICE, Questions, Ticket, choice_index
 from ..terminal.service import TerminalService
+from ..transcript.paths import PathView
 from ..transcript.tool_calls import ToolCallState
 from ..transcript.transcript import Transcript
 from . import notices
@@ -110,6 +112,7 @@ class Session:
                                      redactor=self.redact)
         roots = [*settings.workspace_roots, *([spec.cwd] if spec.cwd else [])]
         policy = PathPolicy.for_workspace(cwd, roots)
+        self.transcript.paths = PathView([cwd, *(str(root) for root in policy.roots)], os.environ.get("HOME"))
         self._accepted = AcceptedEdits(policy)
         files = FileSide.create(editor, policy, questions=questions, owner=key, log=self.log,
                                 notice=self.transcript.notice)

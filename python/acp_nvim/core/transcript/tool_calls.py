@@ -20,6 +20,8 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
+from .paths import WHOLE, PathView
+
 ToolCallPiece = ToolCallStart | ToolCallProgress | ToolCallUpdate
 """A ``tool_call`` or ``tool_call_update`` notification, or the tool call of a permission request."""
 
@@ -60,6 +62,8 @@ class ToolCallState:
     _counts: dict[tuple[str, int, int], tuple[int, int]] = field(default_factory=dict, repr=False)
     terminal_view: Callable[[str], list[str] | None] | None = field(default=None, repr=False)
     """The chat lines of an embedded terminal by id (core/terminal), when the session runs terminals."""
+    paths: PathView = field(default=WHOLE, repr=False)
+    """How the chat block and the prompt's title show paths (the full text keeps them whole)."""
     _details: _Details = field(default_factory=lambda: _Details([], None, None), init=False, repr=False)
     _packed: bytes | None = field(default=None, init=False, repr=False)
     """The details (content with its diffs, input, output) of a settled call, compressed."""
@@ -163,30 +167,35 @@ class ToolCallState:
         """All diff contents as one unified diff ('' when the call carries none)."""
         return "\n".join(line for diff in self.diffs() for line in unified_diff(diff))
 
+    def shown_title(self) -> str:
+        """The title with the paths in it as people read them (``paths``)."""
+        return self.paths.text(self.title)
+
     def _lines(self, preview: bool) -> list[str]:
         icon = STATUS_ICONS.get(self.status, "?")
-        lines = [f"{icon} {self.kind} · {self.title} · {self.status}"]
+        show = self.paths.show if preview else str
+        lines = [f"{icon} {self.kind} · {self.shown_title() if preview else self.title} · {self.status}"]
         command = command_of(self.raw_input)
         if command:
             lines.append(f"  $ {command}")
         for item in self.content:
             lines.extend(self._render_content(item, preview))
         for path, line in self.locations:
-            lines.append(f"  → {path}{f':{line}' if line else ''}")
+            lines.append(f"  → {show(path)}{f':{line}' if line else ''}")
         return lines
 
     def _render_content(self, item: ToolCallContentVariant, preview: bool) -> list[str]:
         if isinstance(item, FileEditToolCallContent):
-            return [self._diff_summary(item)]
+            return [self._diff_summary(item, preview)]
         if isinstance(item, TerminalToolCallContent):
             view = self.terminal_view(item.terminal_id) if self.terminal_view is not None else None
             return view if view is not None else [f"  ▸ terminal {item.terminal_id}"]
         return _render_block(item, preview)
 
-    def _diff_summary(self, item: FileEditToolCallContent) -> str:
+    def _diff_summary(self, item: FileEditToolCallContent, preview: bool) -> str:
         added, removed = self._diff_counts(item)
         label = " (new file)" if item.old_text is None else ""
-        return f"  ± {item.path} +{added} −{removed}{label}"
+        return f"  ± {self.paths.show(item.path) if preview else item.path} +{added} −{removed}{label}"
 
     def _diff_counts(self, item: FileEditToolCallContent) -> tuple[int, int]:
         key = (item.path, hash(item.old_text), hash(item.new_text))

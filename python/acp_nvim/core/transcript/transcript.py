@@ -20,6 +20,7 @@ from ..log.redact import Redactor, StreamRedactor
 from ..render_ops import Meta, RenderOp
 from . import tool_calls
 from .block_view import StreamView, ViewLimits, clip_lines, project
+from .paths import WHOLE
 
 Op = RenderOp
 OpSink = Callable[[Op], None]
@@ -85,6 +86,8 @@ class Transcript:
         self.limits = limits or ViewLimits()
         self.blocks: list[Block] = []
         self.tool_calls: dict[str, tool_calls.ToolCallState] = {}
+        self.paths = WHOLE
+        """How tool call blocks show paths (the session sets its workspace roots and home)."""
         self._by_id: dict[int, Block] = {}
         self._tool_blocks: dict[str, int] = {}
         self._tool_of_block: dict[int, str] = {}
@@ -258,7 +261,8 @@ class Transcript:
         call_id = update.tool_call_id
         state = self.tool_calls.get(call_id)
         if state is None:
-            state = self.tool_calls[call_id] = tool_calls.ToolCallState(call_id, terminal_view=self.terminal_view)
+            state = self.tool_calls[call_id] = tool_calls.ToolCallState(call_id, terminal_view=self.terminal_view,
+                                                                        paths=self.paths)
         state.merge(update)
         if call_id not in self._tool_blocks:
             self._answer_heading()

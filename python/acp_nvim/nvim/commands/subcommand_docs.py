@@ -1,4 +1,5 @@
-"""Files made from the subcommand registry: the Lua table, the README table, the vimdoc index.
+"""Files made from the registries: the subcommands' Lua table, README table and vimdoc index; the
+Lua table of the entry points into the Python host (``entry_points.py``).
 
 ``scripts/gen_docs.py`` (``make docs``) writes them; a test checks they are up to date.
 """
@@ -10,10 +11,12 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from .entry_points import ENTRY_POINTS
 from .subcommands import DEFAULT, SOURCES, SUBCOMMANDS, Arg, Subcommand
 
 ROOT = Path(__file__).resolve().parents[4]
 LUA_FILE = ROOT / "lua" / "acp_nvim" / "subcommands.lua"
+ENTRY_LUA_FILE = ROOT / "lua" / "acp_nvim" / "entry_points.lua"
 README = ROOT / "README.md"
 VIMDOC = ROOT / "doc" / "acp_nvim.txt"
 
@@ -34,6 +37,21 @@ def lua_table() -> str:
             " do not edit.\n"
             "--- The :Ai subcommands: usage, help, completion (literal words, named sources), where each runs.\n"
             f"return {_lua(data, 0)}\n")
+
+
+def entry_points_table() -> str:
+    """``lua/acp_nvim/entry_points.lua``: the calls Lua makes into the Python host."""
+    entries = []
+    for entry in ENTRY_POINTS:
+        item: dict[str, Any] = {"name": entry.name, "method": entry.method, "params": list(entry.params)}
+        if entry.sync:
+            item["sync"] = True
+        entries.append(item)
+    return ("-- Generated from python/acp_nvim/nvim/entry_points.py by `make docs` (scripts/gen_docs.py):"
+            " do not edit.\n"
+            "--- The entry points into the Python host: require('acp_nvim.host').call[name](params...) sends"
+            " `method`.\n"
+            f"return {_lua({'list': entries}, 0)}\n")
 
 
 def _lua_entry(sub: Subcommand) -> dict[str, Any]:
@@ -146,6 +164,7 @@ def generated() -> dict[Path, str]:
     """Every generated file with its up-to-date text."""
     return {
         LUA_FILE: lua_table(),
+        ENTRY_LUA_FILE: entry_points_table(),
         README: readme(README.read_text("utf-8")),
         VIMDOC: vimdoc(VIMDOC.read_text("utf-8")),
     }

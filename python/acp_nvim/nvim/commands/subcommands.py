@@ -35,6 +35,8 @@ SOURCES = {
     "modes": "the current session's mode ids",
     "agents": "`demo` and the agents of setup()",
     "files": "file names (as for :edit)",
+    "registry": "the agent ids of the cached ACP registry",
+    "installed": "the ids of the agents installed from the registry",
 }
 """Dynamic completion sources, filled in by Lua (``lua/acp_nvim/init.lua``)."""
 
@@ -72,7 +74,8 @@ class Subcommand:
     handler: Handler | None = None
     """Runs in the Python host (greenlet context: return at once, ``ctx.spawn`` agent work)."""
     lua: tuple[str, str] | None = None
-    """Runs in Lua instead, without the host: ``(module, function)``, called with no arguments."""
+    """Runs in Lua instead, without the host: ``(module, function)``, called with the words after the
+    subcommand (a list)."""
     args: tuple[Arg, ...] = ()
     range: bool = False
     """Takes a range (``:[range]Ai send``)."""
@@ -140,6 +143,18 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
                "the files the agent changed in the turn: diff, revert a hunk or a file; `revert` puts {file} "
                "back as it was before the turn", cmd_changes, expand=True,
                args=(Arg(words=("revert",), then={"revert": (Arg(sources=("files",)),)}),)),
+    Subcommand("deps", ("",), "make or upgrade the private venv of the Python dependencies (`uv`, else "
+               "`python3 -m venv` and pip), which the Python host then starts from; needs no Python package",
+               lua=("acp_nvim.deps", "run")),
+    Subcommand("agents", ("",), "pick an agent of the ACP registry (name, description, version, installed or "
+               "not, distribution kind); picking one installs it", lua=("acp_nvim.registry", "pick")),
+    Subcommand("install", ("{id}",), "install agent {id} of the ACP registry under `stdpath('data')`; "
+               "`:Ai new {id}` then starts it, no setup() line needed", lua=("acp_nvim.registry", "install"),
+               args=(Arg(sources=("registry",)),)),
+    Subcommand("update", ("[id]",), "update the installed agents (or [id]) to the registry's version",
+               lua=("acp_nvim.registry", "update"), args=(Arg(sources=("installed",)),)),
+    Subcommand("uninstall", ("{id}",), "remove agent {id} installed from the registry",
+               lua=("acp_nvim.registry", "uninstall"), args=(Arg(sources=("installed",)),)),
     Subcommand("log", ("[session]", "level [{level}]", "export {file}"),
                "the session's protocol log buffer; show or set its level; export it (replayable)", cmd_log,
                args=(Arg(words=("export", "level"), sources=("sessions",),

@@ -53,7 +53,7 @@ def _entry(session: Session, path: str) -> FileChange:
 
 async def revert(ctx: CommandContext, session: Session, entry: FileChange) -> None:
     """Put ``entry``'s file back; over unsaved changes only when asked twice for the same text."""
-    label = os.path.relpath(entry.path, session.cwd) if entry.path.startswith(session.cwd + os.sep) else entry.path
+    label = session.transcript.paths.show(entry.path)
     armed = (session.key, entry.path)
     try:
         state = await ctx.editor.read_buffer(entry.path)

@@ -1,0 +1,444 @@
+--- Agents from the ACP registry (registry.json: agents with `npx`, `binary` and `uvx` distributions):
+--- :Ai agents (a picker), :Ai install {id}, :Ai update [id], :Ai uninstall {id}. Pure Lua, no host.
+--- The registry is cached under stdpath('cache') and fetched again at most hourly; offline, the cache
+--- serves; a failed fetch says why and keeps it. An agent is installed under
+--- stdpath('data')/acp_nvim/agents/{id}/{version} with a manifest (agent.json: command, args, env),
+--- so it runs with nothing fetched at its start and needs no setup() line.
+local M = {}
+
+M.DEFAULT_URL = 'https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json'
+M.MAX_AGE = 3600 -- seconds a fetched registry is used before it is fetched again
+local MANIFEST = 'agent.json'
+
+--- Presets (acp_nvim.presets) by the registry id they serve: their permission settings apply.
+M.PRESETS = {
+  ['claude-acp'] = 'claude', ['claude-code'] = 'claude', ['claude-agent-acp'] = 'claude',
+  ['codex-acp'] = 'codex', codex = 'codex', gemini = 'gemini', ['gemini-cli'] = 'gemini',
+  opencode = 'opencode', goose = 'goose', ['qwen-code'] = 'qwen', kimi = 'kimi', ['kimi-cli'] = 'kimi',
+  ['github-copilot'] = 'copilot', ['github-copilot-cli'] = 'copilot',
+}
+
+local function say(msg, level)
+  vim.notify('[acp.nvim] ' .. msg, level or vim.log.levels.INFO)
+end
+
+local function waits()
+  return #vim.api.nvim_list_uis() == 0
+end
+
+--- Run `argv`; `done(result)` on the main loop. Without a UI it waits (a build step, a test).
+local function run(argv, opts, done)
+  local ok, job = pcall(vim.system, argv, vim.tbl_extend('force', { text = true }, opts or {}),
+    (not waits()) and vim.schedule_wrap(done) or nil)
+  if not ok then
+    return done({ code = -1, stderr = tostring(job), stdout = '' })
+  end
+  if waits() then
+    done(job:wait())
+  end
+end
+
+local function last_lines(result)
+  local text = vim.trim((result.stderr or '') .. '\n' .. (result.stdout or ''))
+  local lines = vim.split(text, '\n')
+  return table.concat(vim.list_slice(lines, math.max(1, #lines - 4)), '\n')
+end
+
+function M.url()
+  local ok, config = pcall(function()
+    return require('acp_nvim').config
+  end)
+  local registry = ok and config.registry or nil
+  return (type(registry) == 'table' and type(registry.url) == 'string' and registry.url ~= '') and registry.url
+    or M.DEFAULT_URL
+end
+
+function M.cache_file()
+  return vim.fn.stdpath('cache') .. '/acp_nvim/registry.json'
+end
+
+function M.agents_dir()
+  return vim.fn.stdpath('data') .. '/acp_nvim/agents'
+end
+
+local function read_json(path)
+  local ok, text = pcall(vim.fn.readfile, path)
+  if not ok or #text == 0 then
+    return nil
+  end
+  local decoded_ok, decoded = pcall(vim.json.decode, table.concat(text, '\n'))
+  return decoded_ok and type(decoded) == 'table' and decoded or nil
+end
+
+local function cached()
+  local data = read_json(M.cache_file())
+  return data and type(data.agents) == 'table' and data or nil
+end
+
+--- The registry, to `done(registry|nil)`: the cache while it is younger than MAX_AGE (or `force`
+--- is false and the fetch fails), else fetched from M.url().
+function M.load(done, force)
+  local file = M.cache_file()
+  local age = os.time() - vim.fn.getftime(file)
+  local have = cached()
+  if have and not force and vim.fn.getftime(file) > 0 and age < M.MAX_AGE then
+    return done(have)
+  end
+  vim.fn.mkdir(vim.fn.fnamemodify(file, ':h'), 'p')
+  local part = file .. '.part'
+  run({ 'curl', '-fsSL', '--max-time', '30', '-o', part, M.url() }, {}, function(result)
+    local fresh = result.code == 0 and read_json(part)
+    if fresh and type(fresh.agents) == 'table' then
+      vim.fn.rename(part, file)
+      return done(fresh)
+    end
+    vim.fn.delete(part)
+    local why = result.code ~= 0 and last_lines(result) or 'not a registry (no "agents" list)'
+    if have then
+      say(('the agent registry %s could not be fetched (%s); using the copy of %s'):format(M.url(), why,
+        os.date('%Y-%m-%d %H:%M', vim.fn.getftime(file))), vim.log.levels.WARN)
+      return done(have)
+    end
+    say(('the agent registry %s could not be fetched: %s'):format(M.url(), why), vim.log.levels.ERROR)
+    done(nil)
+  end)
+end
+
+--- The installed agents: { [id] = manifest } (the newest version of each).
+function M.installed()
+  local out = {}
+  for _, path in ipairs(vim.fn.glob(M.agents_dir() .. '/*/*/' .. MANIFEST, false, true)) do
+    local manifest = read_json(path)
+    if manifest and type(manifest.id) == 'string' then
+      local have = out[manifest.id]
+      if not have or vim.version.lt(have.version or '0', manifest.version or '0') then
+        out[manifest.id] = manifest
+      end
+    end
+  end
+  return out
+end
+
+--- This machine's key in a binary distribution (darwin-aarch64, linux-x86_64, …).
+function M.platform()
+  local uname = vim.uv.os_uname()
+  local os_name = ({ Darwin = 'darwin', Linux = 'linux', Windows_NT = 'windows' })[uname.sysname]
+    or uname.sysname:lower()
+  local arch = ({ x86_64 = 'x86_64', amd64 = 'x86_64', arm64 = 'aarch64', aarch64 = 'aarch64' })[uname.machine]
+    or uname.machine
+  return os_name .. '-' .. arch
+end
+
+--- The distribution acp.nvim installs: kind ('npx' | 'binary' | 'uvx') and its table, or nil.
+function M.distribution(agent)
+  local dist = type(agent.distribution) == 'table' and agent.distribution or {}
+  if type(dist.npx) == 'table' and dist.npx.package then
+    return 'npx', dist.npx
+  end
+  if type(dist.binary) == 'table' and type(dist.binary[M.platform()]) == 'table' then
+    return 'binary', dist.binary[M.platform()]
+  end
+  if type(dist.uvx) == 'table' and dist.uvx.package then
+    return 'uvx', dist.uvx
+  end
+end
+
+local function kinds(agent)
+  local dist = type(agent.distribution) == 'table' and agent.distribution or {}
+  return table.concat(vim.tbl_filter(function(k)
+    return dist[k] ~= nil
+  end, { 'npx', 'binary', 'uvx' }), '/')
+end
+
+-- npm names a package `@scope/name@1.2.3` or `name@1.2.3`: the name without the version
+local function npm_name(package)
+  return package:match('^(@[^@/]+/[^@]+)') or package:match('^([^@]+)')
+end
+
+local function npm_bin(dir, package)
+  local info = read_json(('%s/node_modules/%s/package.json'):format(dir, npm_name(package)))
+  local bin = info and info.bin
+  if type(bin) == 'string' then
+    return dir .. '/node_modules/' .. npm_name(package) .. '/' .. bin
+  end
+  if type(bin) == 'table' then
+    local names = vim.tbl_keys(bin)
+    table.sort(names)
+    local short = npm_name(package):match('([^/]+)$')
+    return dir .. '/node_modules/.bin/' .. (bin[short] and short or names[1])
+  end
+end
+
+local function sha256(path)
+  local ok, result = pcall(function()
+    return vim.system({ 'sha256sum', path }, { text = true }):wait()
+  end)
+  if not ok or result.code ~= 0 then
+    result = vim.system({ 'shasum', '-a', '256', path }, { text = true }):wait()
+  end
+  return (result.stdout or ''):match('^(%x+)')
+end
+
+local function unpack_argv(archive, dir)
+  if archive:match('%.zip$') then
+    return { 'unzip', '-q', '-o', archive, '-d', dir }
+  elseif archive:match('%.tar%.gz$') or archive:match('%.tgz$') then
+    return { 'tar', '-xzf', archive, '-C', dir }
+  elseif archive:match('%.tar%.bz2$') then
+    return { 'tar', '-xjf', archive, '-C', dir }
+  elseif archive:match('%.tar%.xz$') then
+    return { 'tar', '-xJf', archive, '-C', dir }
+  elseif archive:match('%.tar$') then
+    return { 'tar', '-xf', archive, '-C', dir }
+  end
+end
+
+-- each installer: (agent, dist, dir, done(manifest | nil, why))
+local INSTALL = {}
+
+function INSTALL.npx(agent, dist, dir, done)
+  run({ 'npm', 'install', '--prefix', dir, '--no-fund', '--no-audit', '--loglevel=error', dist.package }, {},
+    function(result)
+      if result.code ~= 0 then
+        return done(nil, 'npm install failed: ' .. last_lines(result))
+      end
+      local bin = npm_bin(dir, dist.package)
+      if not bin or vim.fn.executable(bin) == 0 then
+        return done(nil, ('npm installed %s, but it has no executable'):format(dist.package))
+      end
+      done({ command = bin, args = dist.args or {}, env = dist.env or {} })
+    end)
+end
+
+function INSTALL.binary(agent, dist, dir, done)
+  local url = dist.archive
+  if type(url) ~= 'string' or type(dist.cmd) ~= 'string' then
+    return done(nil, 'its binary distribution names no archive or cmd')
+  end
+  local file = dir .. '/' .. (url:match('([^/?#]+)[?#]?[^/]*$') or 'download')
+  run({ 'curl', '-fsSL', '--max-time', '600', '-o', file, url }, {}, function(result)
+    if result.code ~= 0 then
+      return done(nil, ('downloading %s failed: %s'):format(url, last_lines(result)))
+    end
+    if type(dist.sha256) == 'string' and dist.sha256 ~= '' then
+      local sum = sha256(file)
+      if not sum or sum:lower() ~= dist.sha256:lower() then
+        return done(nil, ('%s has sha256 %s, the registry says %s: not installed'):format(url, tostring(sum),
+          dist.sha256))
+      end
+    end
+    local command = vim.fs.normalize(dir .. '/' .. dist.cmd:gsub('^%./', ''))
+    local finish = function()
+      if vim.fn.filereadable(command) == 0 then
+        return done(nil, ('the archive has no %s'):format(dist.cmd))
+      end
+      vim.uv.fs_chmod(command, tonumber('755', 8))
+      done({ command = command, args = dist.args or {}, env = dist.env or {} })
+    end
+    local argv = unpack_argv(file, dir)
+    if not argv then -- a bare executable
+      if file ~= command then
+        vim.fn.rename(file, command)
+      end
+      return finish()
+    end
+    run(argv, {}, function(unpacked)
+      if unpacked.code ~= 0 then
+        return done(nil, 'unpacking failed: ' .. last_lines(unpacked))
+      end
+      vim.fn.delete(file)
+      finish()
+    end)
+  end)
+end
+
+function INSTALL.uvx(agent, dist, dir, done)
+  local base, problem = require('acp_nvim.deps').base_python()
+  if not base then
+    return done(nil, problem)
+  end
+  local venv = dir .. '/venv'
+  run({ base, '-m', 'venv', venv }, {}, function(made)
+    if made.code ~= 0 then
+      return done(nil, 'making its venv failed: ' .. last_lines(made))
+    end
+    run({ venv .. '/bin/python', '-m', 'pip', 'install', '--disable-pip-version-check', dist.package }, {},
+      function(result)
+        if result.code ~= 0 then
+          return done(nil, 'pip install failed: ' .. last_lines(result))
+        end
+        local name = dist.package:match('^([%w%._-]+)')
+        done({ command = venv .. '/bin/' .. name, args = dist.args or {}, env = dist.env or {} })
+      end)
+  end)
+end
+
+local function find(registry, id)
+  for _, agent in ipairs(registry.agents) do
+    if agent.id == id then
+      return agent
+    end
+  end
+end
+
+local function check_id(id)
+  return type(id) == 'string' and id:match('^[a-z][a-z0-9-]*$') ~= nil
+end
+
+--- Install `agent` (a registry entry); `done(ok)`.
+function M.install_agent(agent, done)
+  done = done or function() end
+  local kind, dist = M.distribution(agent)
+  if not kind then
+    say(('%s has no distribution acp.nvim can install here (%s; this machine: %s)'):format(agent.id, kinds(agent),
+      M.platform()), vim.log.levels.ERROR)
+    return done(false)
+  end
+  if not check_id(agent.id) or type(agent.version) ~= 'string' or agent.version:find('[/\\]')
+    or agent.version:find('%.%.') then
+    say(('the registry entry %q has an id or version acp.nvim does not use as a folder name'):format(
+      tostring(agent.id)), vim.log.levels.ERROR)
+    return done(false)
+  end
+  local final = ('%s/%s/%s'):format(M.agents_dir(), agent.id, agent.version)
+  local dir = final .. '.part'
+  vim.fn.delete(dir, 'rf')
+  vim.fn.mkdir(dir, 'p')
+  say(('installing %s %s (%s)…'):format(agent.id, agent.version, kind))
+  INSTALL[kind](agent, dist, dir, function(manifest, why)
+    if not manifest then
+      vim.fn.delete(dir, 'rf')
+      vim.fn.delete(vim.fn.fnamemodify(final, ':h'), 'd') -- its id's folder, when nothing else is in it
+      say(('installing %s failed: %s'):format(agent.id, why), vim.log.levels.ERROR)
+      return done(false)
+    end
+    manifest.command = manifest.command:gsub('^' .. vim.pesc(dir), final)
+    manifest = vim.tbl_extend('force', manifest, { id = agent.id, name = agent.name, version = agent.version,
+      kind = kind })
+    vim.fn.writefile({ vim.json.encode(manifest) }, dir .. '/' .. MANIFEST)
+    vim.fn.delete(final, 'rf')
+    vim.fn.rename(dir, final)
+    for _, old in ipairs(vim.fn.glob(M.agents_dir() .. '/' .. agent.id .. '/*', false, true)) do
+      if old ~= final then
+        vim.fn.delete(old, 'rf')
+      end
+    end
+    say(('installed %s %s: :Ai new %s'):format(agent.id, agent.version, agent.id))
+    done(true)
+  end)
+end
+
+--- :Ai install {id}
+function M.install(words)
+  local id = words and words[1]
+  if not id then
+    return say('usage: :Ai install {id} (:Ai agents lists them)', vim.log.levels.ERROR)
+  end
+  M.load(function(registry)
+    local agent = registry and find(registry, id)
+    if registry and not agent then
+      return say(('no agent %q in the registry %s (:Ai agents lists them)'):format(id, M.url()),
+        vim.log.levels.ERROR)
+    end
+    if agent then
+      M.install_agent(agent)
+    end
+  end)
+end
+
+--- :Ai update [id]: the installed agents (or {id}) whose registry version differs.
+function M.update(words)
+  local only = words and words[1]
+  local installed = M.installed()
+  if only and not installed[only] then
+    return say(('%s is not installed (:Ai install %s)'):format(only, only), vim.log.levels.ERROR)
+  end
+  M.load(function(registry)
+    if not registry then
+      return
+    end
+    local todo = {}
+    for id, manifest in pairs(installed) do
+      local agent = (not only or id == only) and find(registry, id)
+      if agent and agent.version ~= manifest.version then
+        todo[#todo + 1] = agent
+      end
+    end
+    if #todo == 0 then
+      return say('every installed agent is the registry\'s version')
+    end
+    for _, agent in ipairs(todo) do
+      M.install_agent(agent)
+    end
+  end, true)
+end
+
+--- :Ai uninstall {id}
+function M.uninstall(words)
+  local id = words and words[1]
+  if not check_id(id) or not M.installed()[id] then
+    return say(('%s is not installed'):format(tostring(id)), vim.log.levels.ERROR)
+  end
+  vim.fn.delete(M.agents_dir() .. '/' .. id, 'rf')
+  say(('uninstalled %s'):format(id))
+end
+
+--- One picker line of a registry entry.
+function M.describe(agent, installed)
+  local have = installed[agent.id]
+  local state = have and ('installed ' .. tostring(have.version)) or 'not installed'
+  return ('%s (%s) %s · %s · %s — %s'):format(agent.name or agent.id, agent.id, tostring(agent.version), state,
+    kinds(agent), tostring(agent.description or ''))
+end
+
+--- :Ai agents: pick an agent of the registry; picking one installs (or updates) it.
+function M.pick()
+  M.load(function(registry)
+    if not registry then
+      return
+    end
+    local installed = M.installed()
+    vim.ui.select(registry.agents, {
+      prompt = 'ACP registry agents (pick one to install it)',
+      format_item = function(agent)
+        return M.describe(agent, installed)
+      end,
+    }, function(agent)
+      if agent and (installed[agent.id] or {}).version ~= agent.version then
+        M.install_agent(agent)
+      elseif agent then
+        say(('%s %s is installed: :Ai new %s'):format(agent.id, agent.version, agent.id))
+      end
+    end)
+  end)
+end
+
+--- The agent table of an installed manifest, with acp.nvim's preset for that agent where it has one.
+function M.agent_spec(manifest)
+  local spec = { command = manifest.command, args = vim.deepcopy(manifest.args or {}),
+    env = vim.deepcopy(manifest.env or {}) }
+  local preset = M.PRESETS[manifest.id]
+  if preset then
+    local policy = require('acp_nvim.presets').build(preset, {})
+    spec.mode = policy.mode
+    spec.env = vim.tbl_extend('force', policy.env or {}, spec.env)
+  end
+  return spec
+end
+
+--- `config` with the installed agents that it does not name itself (setup() wins).
+function M.with_installed(config)
+  local installed = M.installed()
+  if vim.tbl_isempty(installed) then
+    return config
+  end
+  local out = vim.deepcopy(config)
+  for id, manifest in pairs(installed) do
+    if out.agents[id] == nil then
+      out.agents[id] = M.agent_spec(manifest)
+    end
+  end
+  return out
+end
+
+return M
