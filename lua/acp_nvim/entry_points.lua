@@ -1,4 +1,4 @@
--- Generated from python/acp_nvim/nvim/entry_points.py by `make docs` (scripts/gen_docs.py): do not edit.
+-- Generated from python/acp_nvim/nvim/commands/entry_points.py by `make docs` (scripts/gen_docs.py): do not edit.
 --- The entry points into the Python host: require('acp_nvim.host').call[name](params...) sends `method`.
 return {
   list = {

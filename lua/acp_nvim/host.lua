@@ -5,7 +5,7 @@
 --- channel, so they arrive in the order they were made, also while the host still starts.
 ---
 --- Lua calls Python one way: `require('acp_nvim.host').call.<name>(…)`, the entry points of
---- lua/acp_nvim/entry_points.lua (generated from python/acp_nvim/nvim/entry_points.py). A test may
+--- lua/acp_nvim/entry_points.lua (generated from python/acp_nvim/nvim/commands/entry_points.py). A test may
 --- put its own function in `call` to record what Lua sends.
 local M = {}
 

@@ -3,7 +3,7 @@
 ``rplugin/python3/acp_nvim`` is the plugin path; it re-exports ``AcpNvimPlugin``.
 ``lua/acp_nvim/host.lua`` starts pynvim's host on that path (``pynvim.start_host()``, as Neovim's
 Python provider does, but lazily and without the provider's blocking poll) and calls the handlers
-by the methods they are exported under (``nvim/entry_points.py``). Each handler hands its call to
+by the methods they are exported under (``nvim/commands/entry_points.py``). Each handler hands its call to
 ``nvim/app.py``, created on first use (importing it loads the ACP SDK: about half a second).
 
 The handlers are ``rpc_export`` ones: they have no spec, so a user's ``:UpdateRemotePlugins``
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import pynvim
 
-from .nvim.entry_points import ENTRY_POINTS, EntryPoint
+from .nvim.commands.entry_points import ENTRY_POINTS, EntryPoint
 
 if TYPE_CHECKING:
     from .nvim.app import App

@@ -1,4 +1,4 @@
-"""The entry points from Lua into the Python host: one registry (python/acp_nvim/nvim/entry_points.py),
+"""The entry points from Lua into the Python host: one registry (python/acp_nvim/nvim/commands/entry_points.py),
 the Lua table made from it, and the remote plugin pynvim's host loads (python/acp_nvim/plugin.py)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pynvim.plugin.host import Host
 import acp_nvim.plugin
 from acp_nvim.nvim import subcommand_docs
 from acp_nvim.nvim.app import App
-from acp_nvim.nvim.entry_points import ENTRY_POINTS, EntryPoint
+from acp_nvim.nvim.commands.entry_points import ENTRY_POINTS, EntryPoint
 from acp_nvim.plugin import _arguments
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,7 +26,7 @@ def loaded() -> Host:
 
 def test_the_lua_table_is_made_from_the_registry():
     assert subcommand_docs.ENTRY_LUA_FILE.read_text("utf-8") == subcommand_docs.entry_points_table(), \
-        "run `make docs`: lua/acp_nvim/entry_points.lua differs from python/acp_nvim/nvim/entry_points.py"
+        "run `make docs`: lua/acp_nvim/entry_points.lua differs from python/acp_nvim/nvim/commands/entry_points.py"
 
 
 def test_pynvims_host_registers_one_handler_per_entry_point_under_its_method():

@@ -47,7 +47,7 @@ def entry_points_table() -> str:
         if entry.sync:
             item["sync"] = True
         entries.append(item)
-    return ("-- Generated from python/acp_nvim/nvim/entry_points.py by `make docs` (scripts/gen_docs.py):"
+    return ("-- Generated from python/acp_nvim/nvim/commands/entry_points.py by `make docs` (scripts/gen_docs.py):"
             " do not edit.\n"
             "--- The entry points into the Python host: require('acp_nvim.host').call[name](params...) sends"
             " `method`.\n"
