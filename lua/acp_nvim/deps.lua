@@ -175,7 +175,7 @@ local function ready()
     parts[#parts + 1] = ('%s %s'):format(M.name(spec), type(version) == 'string' and version or 'missing')
   end
   local host = package.loaded['acp_nvim.host']
-  local python, source = require('acp_nvim.host').python()
+  local python, source = M.host_python()
   local note = ' (the Python host starts from it)'
   if python ~= M.python() then
     note = (' (the host uses %s from %s instead)'):format(python, source)
@@ -229,6 +229,31 @@ function M.run(opts)
     return say(problem, vim.log.levels.ERROR)
   end
   run_steps(steps, 1, wait)
+end
+
+local function given(value)
+  return type(value) == 'string' and value ~= ''
+end
+
+--- The Python interpreter and where it was found: g:acp_nvim_python, else setup({ python }), else
+--- the private venv of :Ai deps, else g:python3_host_prog, else python3 on PATH.
+---@return string python, string source
+function M.host_python()
+  if given(vim.g.acp_nvim_python) then
+    return vim.fn.expand(vim.g.acp_nvim_python), 'g:acp_nvim_python'
+  end
+  local opts = require('acp_nvim.options').opts -- read raw: the host starts before the config is checked
+  if type(opts) == 'table' and given(opts.python) then
+    return vim.fn.expand(opts.python), 'setup({ python })'
+  end
+  local venv = M.python()
+  if vim.fn.executable(venv) == 1 then
+    return venv, 'the venv of :Ai deps'
+  end
+  if given(vim.g.python3_host_prog) then
+    return vim.fn.expand(vim.g.python3_host_prog), 'g:python3_host_prog'
+  end
+  return 'python3', 'python3 on PATH'
 end
 
 return M

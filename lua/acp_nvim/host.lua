@@ -9,6 +9,9 @@
 --- put its own function in `call` to record what Lua sends.
 local M = {}
 
+---@type fun()[] called when the host exits (acp_nvim.state forgets its sessions)
+M.on_gone = {}
+
 --- Lines of the host's stderr kept for messages and :checkhealth.
 local STDERR_LINES = 30
 
@@ -42,29 +45,10 @@ function M.plugin_path()
   return plugin_root() .. '/rplugin/python3/acp_nvim'
 end
 
-local function given(value)
-  return type(value) == 'string' and value ~= ''
-end
-
---- The Python interpreter and where it was found: g:acp_nvim_python, else setup({ python }), else
---- the private venv of :Ai deps, else g:python3_host_prog, else python3 on PATH.
+--- The Python interpreter and where it was found (acp_nvim.deps chooses: it owns the venv).
 ---@return string python, string source
 function M.python()
-  if given(vim.g.acp_nvim_python) then
-    return vim.fn.expand(vim.g.acp_nvim_python), 'g:acp_nvim_python'
-  end
-  local opts = require('acp_nvim')._opts -- read raw: the host starts before the config is checked
-  if type(opts) == 'table' and given(opts.python) then
-    return vim.fn.expand(opts.python), 'setup({ python })'
-  end
-  local venv = require('acp_nvim.deps').python()
-  if vim.fn.executable(venv) == 1 then
-    return venv, 'the venv of :Ai deps'
-  end
-  if given(vim.g.python3_host_prog) then
-    return vim.fn.expand(vim.g.python3_host_prog), 'g:python3_host_prog'
-  end
-  return 'python3', 'python3 on PATH'
+  return require('acp_nvim.deps').host_python()
 end
 
 local function keep_stderr(_, data)
@@ -91,7 +75,9 @@ local function on_exit(_, code)
     ),
     vim.log.levels.ERROR
   )
-  require('acp_nvim.state').host_gone()
+  for _, gone in ipairs(M.on_gone) do
+    gone()
+  end
 end
 
 --- The host's channel, starting the host when it does not run (never waits for it).
@@ -178,7 +164,7 @@ end
 --- sooner). Called once after the first UI attached; `prestart = false` in setup() turns it off.
 function M.prestart()
   local ok, config = pcall(function()
-    return require('acp_nvim').config
+    return require('acp_nvim.options').config
   end)
   if not ok then
     vim.notify('[acp.nvim] ' .. tostring(config), vim.log.levels.ERROR)

@@ -174,7 +174,7 @@ end
 -- -- keys ------------------------------------------------------------------------------------
 
 local function armed_by_time(entry)
-  local arm = (require('acp_nvim').config.permissions or {}).arm_ms or 500
+  local arm = (require('acp_nvim.options').config.permissions or {}).arm_ms or 500
   return guard.now() - entry.shown_at >= arm
 end
 

@@ -145,4 +145,6 @@ function M.status()
   return key and status_text[key] or ''
 end
 
+table.insert(require('acp_nvim.host').on_gone, M.host_gone)
+
 return M

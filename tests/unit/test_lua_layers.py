@@ -40,10 +40,8 @@ GRAPH: dict[str, set[str]] = {
     name: requires(path.read_text(encoding="utf-8")) - {name} for name, path in MODULES.items()
 }
 
-FOREIGN_EDGES: frozenset[tuple[str, str]] = frozenset({("acp_nvim.host", "acp_nvim")})
-"""Edges tolerated while being removed elsewhere; the last test fails once one is gone.
-``acp_nvim.host`` reads the configuration through the facade (``require('acp_nvim').config``),
-which requires the host back to stop it: it should read ``acp_nvim.options`` like the rest."""
+FOREIGN_EDGES: frozenset[tuple[str, str]] = frozenset()
+"""Edges tolerated while being removed elsewhere (none today); the last test fails once one is gone."""
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
