@@ -22,11 +22,12 @@ demo: $(STAMP)
 agents:
 	bash scripts/install_test_agents.sh
 
+# TEST_ARGS: more pytest options, e.g. TEST_ARGS="-n 4" (pytest-xdist) for parallel workers.
 test: $(STAMP) agents
 	$(PY) -m ruff check python tests scripts bench
 	$(PY) -m mypy
 	MYPYPATH=python:tests $(PY) -m mypy tests/faults tests/fuzz
-	$(PY) -m pytest
+	$(PY) -m pytest $(TEST_ARGS)
 
 # The edit loop's tier, under a minute: `make lint` and the tests that start no process (no Neovim, no agent).
 CHECK_TESTS := tests/unit tests/test_hygiene.py tests/faults/test_registry.py \

@@ -43,9 +43,20 @@ def test_setup_accepts_agents_as_configuration(nvim):
     ("{keymaps = {restart = 1}}", "keymaps.restart: expected string"),
     ("{history = {max_sessions = 0}}", "history.max_sessions: expected a whole number >= 1"),
     ("{history = 'off'}", "history: expected table"),
+    ("{log = {bogus = 1}}", "log.bogus: unknown key (known: max_entries, max_bytes, level)"),
+    ("{terminals = {kill_grace = 0}}", "terminals.kill_grace: expected seconds > 0"),
+    ("{chat = {max_block_lines = 0}}", "chat.max_block_lines: expected a whole number >= 1"),
+    ("{permissions = {arm_ms = 10001}}", "permissions.arm_ms: expected a whole number from 0 to 10000"),
+    ("{agents = {r = {url = 'ws://example.com'}}}", "agents.r.url: ws:// is not encrypted"),
 ])
 def test_setup_errors_name_the_key_path(nvim, opts, message):
     assert message in setup_error(nvim, opts)
+
+
+def test_the_defaults_are_the_generated_schemas(nvim):
+    defaults = nvim.exec_lua("return require('acp_nvim').config")
+    assert defaults["keymaps"]["restart"] == "<C-r>" and defaults["timeouts"]["handshake"] == 60
+    assert defaults["permissions"]["rejected"]["max_bytes"] == 50 * 1024 * 1024
 
 
 def test_history_false_is_accepted(nvim):

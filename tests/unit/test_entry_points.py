@@ -8,8 +8,8 @@ from pathlib import Path
 from pynvim.plugin.host import Host
 
 import acp_nvim.plugin
-from acp_nvim.nvim.commands import subcommand_docs
 from acp_nvim.nvim.app import App
+from acp_nvim.nvim.commands import subcommand_docs
 from acp_nvim.nvim.commands.entry_points import ENTRY_POINTS, EntryPoint
 from acp_nvim.plugin import _arguments
 

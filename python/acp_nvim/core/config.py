@@ -1,4 +1,12 @@
-"""Configuration models: agents are data (command, args, env), never code."""
+"""Configuration models: agents are data (command, args, env), never code.
+
+These models are the one schema of ``require('acp_nvim').setup()``: every default, bound and
+meaning is written here once. ``make docs`` makes from them what Lua needs before the Python
+host runs (``lua/acp_nvim/config_schema.lua``) and ``:help acp_nvim-config``
+(``nvim/commands/config_docs.py``). Schema words beside pydantic's own ride in ``json_schema_extra``:
+``unit`` (``bytes``/``seconds``, for messages), ``choices`` (the allowed strings), ``internal``
+(a key the Python side derives, not a user's), ``may_be_false`` (``false`` turns it off).
+"""
 
 from __future__ import annotations
 
@@ -41,10 +49,10 @@ class McpStdioSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    type: Literal["stdio"] = "stdio"
-    command: str = Field(min_length=1)
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
+    type: Literal["stdio"] = Field(default="stdio", description="'stdio' (or left out): a subprocess.")
+    command: str = Field(min_length=1, description="The server's executable (PATH is searched).")
+    args: list[str] = Field(default_factory=list, description="Its arguments.")
+    env: dict[str, str] = Field(default_factory=dict, description="Environment variables added for it.")
 
 
 class McpRemoteSpec(BaseModel):
@@ -52,9 +60,9 @@ class McpRemoteSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    type: Literal["http", "sse"]
-    url: str
-    headers: dict[str, str] = Field(default_factory=dict)
+    type: Literal["http", "sse"] = Field(description="'http' (Streamable HTTP) or 'sse'.")
+    url: str = Field(description="An http:// or https:// address.")
+    headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers sent with every request.")
 
     @field_validator("url")
     @classmethod
@@ -88,8 +96,9 @@ class MediaSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    max_bytes: int = Field(default=5 * 1024 * 1024, ge=0)
-    """Larger files are sent as a link, with a message in the chat."""
+    max_bytes: int = Field(default=5 * 1024 * 1024, ge=0, json_schema_extra={"unit": "bytes"},
+                           description="The largest image or audio file attached to a prompt (`@shot.png`, "
+                                       ":Ai paste); a larger one is sent as a link, with a message in the chat.")
 
 
 # -- agents --------------------------------------------------------------------------------
@@ -113,23 +122,27 @@ class AgentSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    command: str = ""
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
-    cwd: str | None = None
-    mode: str | None = None
-    """Session mode to select right after ``session/new`` (presets use it to make the policy true)."""
-    mcp_servers: dict[str, McpEntry] = Field(default_factory=dict)
-    """This agent's MCP servers: they win over the global ones; ``False`` removes a global one."""
-    terminal: bool = True
-    """Offer ``terminal/*`` to this agent: commands run in Neovim terminal buffers."""
-    url: str | None = None
-    """A remote agent's WebSocket address (``ws://`` or ``wss://``) instead of a command."""
-    headers: dict[str, str] = Field(default_factory=dict)
-    """Sent with the WebSocket handshake (an ``Authorization`` token); redacted in the log."""
-    insecure: bool = False
-    """Allow a ``ws://`` address that is not loopback: headers, files and the MCP token then
-    cross the network in clear text (warned at every session start)."""
+    command: str = Field(default="", description="The agent's executable (PATH is searched); a local agent "
+                                                 "gives this, a remote one gives url instead.")
+    args: list[str] = Field(default_factory=list, description="Its arguments.")
+    env: dict[str, str] = Field(default_factory=dict, description="Environment variables added to Neovim's "
+                                                                  "for the agent.")
+    cwd: str | None = Field(default=None, description="The agent's working directory (default: :pwd).")
+    mode: str | None = Field(default=None, description="The session mode to select right after the session "
+                                                       "opens (the presets set the one their policy needs).")
+    mcp_servers: dict[str, McpEntry] = Field(default_factory=dict, description=(
+        "This agent's MCP servers: they win over the global ones of the same name; `false` removes a global "
+        "one (|acp_nvim-mcp-servers|)."))
+    terminal: bool = Field(default=True, description="Offer terminal/* to this agent: the commands it runs "
+                                                     "run in Neovim terminal buffers (|acp_nvim-terminals|).")
+    url: str | None = Field(default=None, description="A remote agent's WebSocket address (ws:// or wss://) "
+                                                      "instead of a command (|acp_nvim-remote|).")
+    headers: dict[str, str] = Field(default_factory=dict, description=(
+        "A remote agent's headers, sent with the WebSocket handshake (an Authorization token); redacted in "
+        "the log."))
+    insecure: bool = Field(default=False, description=(
+        "A remote agent only: allow a ws:// address that is not this machine. Headers, files and the MCP "
+        "token then cross the network in clear text (warned at every session start)."))
 
     @model_validator(mode="after")
     def _command_or_url(self) -> AgentSpec:
@@ -166,9 +179,11 @@ class LogSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    max_entries: int = Field(default=5000, ge=0)
-    max_bytes: int = Field(default=8 * 1024 * 1024, ge=0)
-    level: str = "debug"
+    max_entries: int = Field(default=5000, ge=0, description="Entries kept per session; 0 turns the log off.")
+    max_bytes: int = Field(default=8 * 1024 * 1024, ge=0, json_schema_extra={"unit": "bytes"},
+                           description="Bytes kept per session; the oldest entries go first.")
+    level: str = Field(default="debug", json_schema_extra={"choices": list(LOG_LEVELS)},
+                       description="The lowest level recorded (|acp_nvim-log-levels|).")
 
     @field_validator("level")
     @classmethod
@@ -183,7 +198,9 @@ class RedactionSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    patterns: list[Annotated[str, AfterValidator(check_pattern)]] = Field(default_factory=list)
+    patterns: list[Annotated[str, AfterValidator(check_pattern)]] = Field(default_factory=list, description=(
+        "Your own secret shapes, as Python regular expressions, replaced by [redacted] wherever text is shown "
+        "(|acp_nvim-redaction|)."))
 
 
 class TimeoutSettings(BaseModel):
@@ -191,16 +208,16 @@ class TimeoutSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    handshake: float = Field(default=60.0, gt=0, le=3600)
-    """Each request of the handshake (initialize, session/new, session/load, session/resume) and
-    of a mode or option change; then it fails as timed out."""
-    login: float = Field(default=300.0, gt=0, le=3600)
-    """``authenticate``: a login may wait for the user in a browser."""
-    notice: float = Field(default=8.0, gt=0, le=3600)
-    """After this long without an answer (a handshake request), or without output in a turn while
-    no tool runs, the chat says so and offers the restart key."""
-    cancel: float = Field(default=5.0, gt=0, le=3600)
-    """The agent must end a cancelled turn within this; then it is shown as ignoring the cancel."""
+    handshake: float = Field(default=60.0, gt=0, le=3600, json_schema_extra={"unit": "seconds"}, description=(
+        "Each request of the handshake (initialize, session/new, session/load, session/resume) and of a mode "
+        "or option change; then it fails as timed out."))
+    login: float = Field(default=300.0, gt=0, le=3600, json_schema_extra={"unit": "seconds"},
+                         description="authenticate: a login may wait for you in a browser.")
+    notice: float = Field(default=8.0, gt=0, le=3600, json_schema_extra={"unit": "seconds"}, description=(
+        "After this long without an answer (a handshake request), or without output in a turn while no tool "
+        "runs, the chat says so and offers the restart key."))
+    cancel: float = Field(default=5.0, gt=0, le=3600, json_schema_extra={"unit": "seconds"}, description=(
+        "The agent must end a cancelled turn within this; then it is shown as ignoring the cancel."))
 
 
 class WireSettings(BaseModel):
@@ -208,61 +225,143 @@ class WireSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    max_line_bytes: int = Field(default=128 * 1024 * 1024, ge=1024)
-    """A longer line is dropped (and reported) without being held in memory."""
+    max_line_bytes: int = Field(default=128 * 1024 * 1024, ge=1024, json_schema_extra={"unit": "bytes"},
+                                description="The longest line an agent may write on its stdout: a longer one is "
+                                            "dropped and reported, never held in memory (|acp_nvim-wire|).")
+
+
+CHAT_POSITIONS = ("right", "left", "bottom", "current")
 
 
 class ChatSettings(BaseModel):
-    """The chat's options the Python side uses (the rest are Lua's)."""
+    """``chat`` in ``setup()``: where the chat window opens and how much of a block it shows (used in Lua)."""
 
     model_config = ConfigDict(extra="ignore")
 
-    steer: bool = Field(default=True, strict=True)
-    """A prompt sent while a turn runs is steered into it where the agent offers steering."""
+    position: str = Field(default="right", json_schema_extra={"choices": list(CHAT_POSITIONS)},
+                          description="Where the chat window opens: beside the editor, below it, or in the "
+                                      "current window.")
+    width: float = Field(default=0.4, description="The chat's width (right, left): a fraction of the editor, "
+                                                  "or columns when more than 1.")
+    height: float = Field(default=0.4, description="The chat's height (bottom): a fraction of the editor, or "
+                                                   "lines when more than 1.")
+    max_block_lines: int = Field(default=2000, ge=1, description=(
+        "Lines shown per transcript block; the rest is one key away (|acp_nvim-bounded|)."))
+    max_line_chars: int = Field(default=1000, ge=1, description=(
+        "Longer lines are broken in the chat; the full text keeps them."))
+    steer: bool = Field(default=True, strict=True, description=(
+        "A prompt sent while a turn runs is steered into it where the agent offers steering "
+        "(|acp_nvim-steering|); false: it waits in the queue. keymaps.steer switches the next one."))
+
+    @field_validator("position")
+    @classmethod
+    def _known_position(cls, value: str) -> str:
+        if value not in CHAT_POSITIONS:
+            raise ValueError(f"expected one of {', '.join(CHAT_POSITIONS)}")
+        return value
 
 
-ACTION_KEYS = {"retry": "R", "login": "L", "new_session": "N", "wait": "W"}
-"""The chat's keys after a failed prompt (``keymaps.<action>``), named in the chat's offer."""
+class KeymapSettings(BaseModel):
+    """``keymaps`` in ``setup()``: the chat's keys (used in Lua; the core names the restart key)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    send: str = Field(default="<C-s>", description=(
+        "Send the prompt: normal and insert mode in the chat buffer (<CR> in normal mode in the prompt "
+        "area too)."))
+    cancel: str = Field(default="<C-c>", description="Cancel the turn: normal mode in the chat buffer.")
+    open: str = Field(default="<CR>", description=(
+        "Normal mode on a block: its full text, its diff, or the location under the cursor."))
+    locations: str = Field(default="gl", description="Normal mode: the tool calls' locations to the quickfix "
+                                                     "list.")
+    history_prev: str = Field(default="<M-p>", description="Normal and insert mode: the previous sent prompt.")
+    history_next: str = Field(default="<M-n>", description="Normal and insert mode: the next sent prompt.")
+    permissions: str = Field(default="<M-a>", description=(
+        "Normal and insert mode: go to the pending permission prompt or review."))
+    restart: str = Field(default="<C-r>", description=(
+        "Normal mode: restart the agent and reopen the session (like :Ai restart); the chat's notices name "
+        "it ('' disables it)."))
+    steer: str = Field(default="<M-s>", description=(
+        "Normal and insert mode: the next prompt during a turn is queued instead of steered (or back)."))
+    retry: str = Field(default="R", description=(
+        "After a failed prompt (|acp_nvim-failures|), normal mode outside the prompt area: send it again; "
+        "elsewhere, and when nothing failed, the key does what it always does."))
+    login: str = Field(default="L", description="After a failed prompt: :Ai login (as retry).")
+    new_session: str = Field(default="N", description=(
+        "After a failed prompt: a new session of the same agent, which gets the failed prompt (as retry)."))
+    wait: str = Field(default="W", description=(
+        "After a usage limit with a known reset time: retry automatically then (as retry)."))
+
+    @property
+    def actions(self) -> dict[str, str]:
+        """The keys the chat offers after a failed prompt, by action ('' when disabled)."""
+        return {"retry": self.retry, "login": self.login, "new_session": self.new_session, "wait": self.wait}
 
 
 class RegistrySettings(BaseModel):
-    """The ACP registry of ``:Ai agents`` / ``:Ai install`` (read by Lua, which installs agents)."""
+    """``registry`` in ``setup()``: the ACP registry of ``:Ai agents`` / ``:Ai install`` (used in Lua)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    url: str = "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json"
+    url: str = Field(default="https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json", description=(
+        "The registry.json that :Ai agents and :Ai install read; cached, fetched again at most hourly, and "
+        "read from the cache offline (|acp_nvim-registry|)."))
 
 
 class Settings(BaseModel):
-    """Everything ``require('acp_nvim').setup()`` accepts that the Python side uses."""
+    """Everything ``require('acp_nvim').setup()`` accepts (the order is the documentation's)."""
 
     model_config = ConfigDict(extra="ignore")
 
-    agents: dict[str, AgentSpec] = Field(default_factory=dict)
-    default_agent: str = DEMO_AGENT_NAME
-    log: LogSettings = Field(default_factory=LogSettings)
-    permissions: PermissionSettings = Field(default_factory=PermissionSettings)
-    workspace_roots: list[str] = Field(default_factory=list)
-    """Folders besides the cwd that the agent's fs requests may read and write."""
-    terminals: TerminalSettings = Field(default_factory=TerminalSettings)
-    """Output bounds of the commands agents run through ``terminal/*``."""
-    redaction: RedactionSettings = Field(default_factory=RedactionSettings)
-    timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
-    restart_key: str = "<C-r>"
-    """The chat key that restarts the agent (``keymaps.restart``), named in the chat's notices
-    ('' when the key is disabled)."""
-    action_keys: dict[str, str] = Field(default_factory=lambda: dict(ACTION_KEYS))
-    """The keys the chat offers after a failed prompt (from ``keymaps``; '' when disabled)."""
-    chat: ChatSettings = Field(default_factory=ChatSettings)
-    wire: WireSettings = Field(default_factory=WireSettings)
-    mcp_servers: dict[str, McpEntry] = Field(default_factory=dict)
-    """MCP servers passed to every agent (per the agent's ``mcpCapabilities``)."""
-    editor_mcp: bool = Field(default=True, strict=True)
-    """Offer the editor itself as the MCP server ``nvim`` to agents that take http servers."""
-    media: MediaSettings = Field(default_factory=MediaSettings)
-    registry: RegistrySettings = Field(default_factory=RegistrySettings)
-    history: HistorySettings = Field(default_factory=HistorySettings)
-    """Local session history (``history = false`` in setup() turns it off)."""
+    agents: dict[str, AgentSpec] = Field(default_factory=dict, description=(
+        "Agents by name; an agent is configuration, never code (|acp_nvim-agent-spec|, "
+        "|acp_nvim-presets|). The bundled offline agent `demo` is always there."))
+    default_agent: str = Field(default=DEMO_AGENT_NAME, description="The agent of :Ai and :Ai send.")
+    workspace_roots: list[str] = Field(default_factory=list, description=(
+        "Folders besides the working directory that the agent may read and write through the editor (fs "
+        "requests); paths outside them are refused (|acp_nvim-confinement|)."))
+    mcp_servers: dict[str, McpEntry] = Field(default_factory=dict, description=(
+        "MCP servers for every agent, by name: { command, args, env } (stdio) or { type = 'http' | 'sse', "
+        "url, headers } (|acp_nvim-mcp-servers|)."))
+    editor_mcp: bool = Field(default=True, strict=True, description=(
+        "Offer the editor itself as the MCP server \"nvim\" (diagnostics, buffers, LSP) to agents that take "
+        "http servers (|acp_nvim-mcp-nvim|)."))
+    media: MediaSettings = Field(default_factory=MediaSettings, description=(
+        "Images and audio in prompts (|acp_nvim-images|)."))
+    log: LogSettings = Field(default_factory=LogSettings, description=(
+        "Each session's protocol log, a bounded ring (|acp_nvim-log|)."))
+    history: HistorySettings = Field(default_factory=HistorySettings, json_schema_extra={"may_be_false": True},
+                                     description="Local session history for :Ai resume; false keeps none "
+                                                 "(|acp_nvim-sessions|).")
+    chat: ChatSettings = Field(default_factory=ChatSettings, description="The chat window (|acp_nvim-chat|).")
+    redaction: RedactionSettings = Field(default_factory=RedactionSettings, description=(
+        "Secrets are replaced by [redacted] in the chat, notifications, the log and its export "
+        "(|acp_nvim-redaction|)."))
+    permissions: PermissionSettings = Field(default_factory=PermissionSettings, description=(
+        "What the agent may do unasked, and how you are asked (|acp_nvim-review|)."))
+    terminals: TerminalSettings = Field(default_factory=TerminalSettings, description=(
+        "The commands agents run through terminal/* (pty jobs in terminal buffers, |acp_nvim-terminals|)."))
+    prestart: bool = Field(default=True, description=(
+        "Start the Python host and load the protocol once Neovim is idle after startup, so the first :Ai is "
+        "ready sooner; false starts it at the first :Ai (|acp_nvim-prestart|)."))
+    wire: WireSettings = Field(default_factory=WireSettings, description="What the agent may write on its "
+                                                                         "stdout.")
+    registry: RegistrySettings = Field(default_factory=RegistrySettings, description=(
+        "Where agents are installed from (|acp_nvim-registry|)."))
+    keymaps: KeymapSettings = Field(default_factory=KeymapSettings, description=(
+        "The chat's keys; each is a key sequence as for |:map|."))
+    timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings, description=(
+        "How long acp.nvim waits for an agent, in seconds (|acp_nvim-faults|)."))
+
+    @property
+    def restart_key(self) -> str:
+        """The chat key that restarts the agent, named in the chat's notices ('' when it is disabled)."""
+        return self.keymaps.restart
+
+    @property
+    def action_keys(self) -> dict[str, str]:
+        """The keys the chat offers after a failed prompt, by action ('' when disabled)."""
+        return self.keymaps.actions
 
     @field_validator("history", mode="before")
     @classmethod
@@ -296,7 +395,7 @@ def demo_agent_spec() -> AgentSpec:
 def parse_settings(raw: Mapping[str, object] | None) -> Settings:
     """Validate user configuration, naming the offending key path in the error."""
     try:
-        return Settings.model_validate(_with_restart_key(_lua_empty_tables(raw or {})))
+        return Settings.model_validate(_lua_empty_tables(raw or {}))
     except ValidationError as exc:
         problems = "; ".join(f"{_key_path(err['loc'])}: {err['msg']}" for err in exc.errors())
         raise ConfigError(f"invalid configuration: {problems}") from None
@@ -309,20 +408,6 @@ def _key_path(loc: tuple[int | str, ...]) -> str:
                     if not (i >= 2 and parts[i - 2] == "mcp_servers" and p in MCP_TAGS))
 
 
-def _with_restart_key(raw: object) -> object:
-    """``keymaps.restart`` as ``restart_key`` and the failure keys as ``action_keys`` (a Lua concern):
-    the core names the keys in its notices."""
-    if not isinstance(raw, dict):
-        return raw
-    keymaps = raw.get("keymaps")
-    if not isinstance(keymaps, dict):
-        return raw
-    key = keymaps.get("restart")
-    actions = {name: keymaps[name] if isinstance(keymaps.get(name), str) else default
-               for name, default in ACTION_KEYS.items()}
-    return {**raw, "action_keys": actions, **({"restart_key": key} if isinstance(key, str) else {})}
-
-
 def _lua_empty_tables(value: object) -> object:
     """Lua's ``{}`` arrives as an empty list; treat it as an empty mapping where one is expected."""
     if isinstance(value, dict):
@@ -332,6 +417,6 @@ def _lua_empty_tables(value: object) -> object:
 
 def _empty_to_dict(key: str, item: object) -> object:
     if item == [] and key in {"agents", "env", "log", "permissions", "redaction", "rejected", "timeouts", "keymaps",
-                              "chat", "wire", "mcp_servers", "headers", "media", "terminals", "history"}:
+                              "wire", "mcp_servers", "headers", "media", "terminals", "history", "chat"}:
         return {}
     return _lua_empty_tables(item)

@@ -53,6 +53,10 @@ class AgentModes:
     """For agents without modes: whether their environment makes them ask before edits."""
     advice: str = ""
     """What makes the agent ask, when no mode does."""
+    preset: str = ""
+    """The ``acp_nvim.presets`` entry that launches this agent ('' for none)."""
+    preset_modes: tuple[tuple[str, str], ...] = ()
+    """The mode that preset selects under each permission policy (``lua/acp_nvim/preset_modes.lua``)."""
 
 
 def _opencode_asks(env: Mapping[str, str]) -> bool:
@@ -66,14 +70,19 @@ def _opencode_asks(env: Mapping[str, str]) -> bool:
 
 MODE_TABLE: tuple[AgentModes, ...] = (
     AgentModes("Claude Code", ("claude",), frozenset({"default", "acceptEdits"}), asks="default",
-               skips_edits=frozenset({"acceptEdits"}), skips_all=frozenset({"auto", "bypassPermissions"})),
+               skips_edits=frozenset({"acceptEdits"}), skips_all=frozenset({"auto", "bypassPermissions"}),
+               preset="claude",
+               preset_modes=(("ask", "default"), ("auto-edit", "acceptEdits"), ("trust", "bypassPermissions"))),
     # @agentclientprotocol/codex-acp: its name contains the archived adapter's, so it comes first
     AgentModes("Codex", ("agentclientprotocol/codex",), frozenset({"workspace-write", "agent-full-access"}),
-               asks="read-only", skips_all=frozenset({"workspace-write", "agent", "agent-full-access"})),
+               asks="read-only", skips_all=frozenset({"workspace-write", "agent", "agent-full-access"}),
+               preset="codex",
+               preset_modes=(("ask", "read-only"), ("auto-edit", "workspace-write"), ("trust", "agent-full-access"))),
     AgentModes("Codex (zed-industries)", ("codex",), frozenset({"read-only", "full-access"}), asks="read-only",
                skips_all=frozenset({"auto", "full-access"})),
     AgentModes("Gemini CLI", ("gemini",), frozenset({"autoEdit", "yolo"}), asks="default",
-               skips_edits=frozenset({"autoEdit"}), skips_all=frozenset({"yolo"})),
+               skips_edits=frozenset({"autoEdit"}), skips_all=frozenset({"yolo"}),
+               preset="gemini", preset_modes=(("ask", "default"), ("auto-edit", "autoEdit"), ("trust", "yolo"))),
     AgentModes("opencode", ("opencode",), frozenset(), asks=None, asks_by_env=_opencode_asks,
                advice='set its permission config (OPENCODE_PERMISSION=\'{"edit":"ask","bash":"ask"}\', '
                       "as the opencode preset does)"),

@@ -18,11 +18,12 @@ class HistorySettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    enabled: bool = True
-    max_sessions: int = Field(default=200, ge=1)
-    """Records kept per cwd (every agent together); the oldest go first."""
-    max_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
-    """One record's size on disk; the oldest entries of a longer transcript are dropped."""
+    enabled: bool = Field(default=True, json_schema_extra={"internal": True})
+    """False when setup() says ``history = false``."""
+    max_sessions: int = Field(default=200, ge=1, description=(
+        "Records kept per working directory (every agent together); the oldest go first."))
+    max_bytes: int = Field(default=2 * 1024 * 1024, ge=1024, json_schema_extra={"unit": "bytes"}, description=(
+        "One record's size on disk; the oldest turns of a longer session are dropped."))
 
 
 @dataclass(slots=True)

@@ -24,9 +24,10 @@ class RejectedSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    max_files: int = Field(default=200, ge=0)
-    max_age_days: float = Field(default=30, ge=0)
-    max_bytes: int = Field(default=50 * 1024 * 1024, ge=0)
+    max_files: int = Field(default=200, ge=0, description="Copies kept at most; 0: no bound.")
+    max_age_days: float = Field(default=30, ge=0, description="Older copies are removed; 0: no bound.")
+    max_bytes: int = Field(default=50 * 1024 * 1024, ge=0, json_schema_extra={"unit": "bytes"},
+                           description="All copies together; the oldest go first; 0: no bound.")
 
 
 class PermissionSettings(BaseModel):
@@ -35,12 +36,21 @@ class PermissionSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    policy: str = "ask"
-    close_is_reject: bool = True
-    focus: str = "idle"
-    arm_ms: int = Field(default=500, ge=0, le=10_000)
-    quiet_ms: int = Field(default=300, ge=0, le=10_000)
-    rejected: RejectedSettings = Field(default_factory=RejectedSettings)
+    policy: str = Field(default="ask", json_schema_extra={"choices": list(POLICIES)}, description=(
+        "The policy new sessions start with: ask before every edit and command, apply edits unasked "
+        "(auto-edit), or ask nothing (trust) (|acp_nvim-policy|)."))
+    close_is_reject: bool = Field(default=True, description=(
+        "Closing a review view rejects it; false hides it, still pending."))
+    focus: str = Field(default="idle", json_schema_extra={"choices": list(FOCUS)}, description=(
+        "When a prompt or review enters its window: idle, only when you are in normal mode and not typing; "
+        "never, go to it with :Ai permissions or keymaps.permissions (|acp_nvim-permission-keys|)."))
+    arm_ms: int = Field(default=500, ge=0, le=10_000, description=(
+        "A prompt's keys count only once it has been visible this long (milliseconds) ..."))
+    quiet_ms: int = Field(default=300, ge=0, le=10_000, description=(
+        "... and no key was typed this long (milliseconds) before the one that answers."))
+    rejected: RejectedSettings = Field(default_factory=RejectedSettings, description=(
+        "Copies of rejected proposals kept in stdpath('state')/acp_nvim/rejected "
+        "(|acp_nvim-rejected-copies|)."))
 
     @field_validator("focus")
     @classmethod

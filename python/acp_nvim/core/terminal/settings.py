@@ -12,12 +12,14 @@ class TerminalSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    output_limit: int = Field(default=1 * MIB, ge=1)
-    max_output_limit: int = Field(default=16 * MIB, ge=1)
-    preview_lines: int = Field(default=12, ge=0)
-    """Last lines of a terminal's output shown live in the chat under its tool call."""
-    kill_grace: float = Field(default=3.0, gt=0)
-    """Seconds a session's ending waits for its killed terminals to exit."""
+    output_limit: int = Field(default=1 * MIB, ge=1, json_schema_extra={"unit": "bytes"},
+                              description="Output kept per terminal when the agent names no limit.")
+    max_output_limit: int = Field(default=16 * MIB, ge=1, json_schema_extra={"unit": "bytes"},
+                                  description="The most an agent's outputByteLimit may ask for.")
+    preview_lines: int = Field(default=12, ge=0, description=(
+        "Last lines of a running terminal's output shown live in the chat under its tool call."))
+    kill_grace: float = Field(default=3.0, gt=0, json_schema_extra={"unit": "seconds"}, description=(
+        "How long a session's ending waits for its killed terminals to exit."))
 
     def limit(self, asked: int | None) -> int:
         """The byte limit of a terminal: the agent's, bounded by ``max_output_limit``."""

@@ -36,7 +36,7 @@ def lua_table() -> str:
     return ("-- Generated from python/acp_nvim/nvim/subcommands.py by `make docs` (scripts/gen_docs.py):"
             " do not edit.\n"
             "--- The :Ai subcommands: usage, help, completion (literal words, named sources), where each runs.\n"
-            f"return {_lua(data, 0)}\n")
+            f"return {lua_literal(data, 0)}\n")
 
 
 def entry_points_table() -> str:
@@ -51,7 +51,7 @@ def entry_points_table() -> str:
             " do not edit.\n"
             "--- The entry points into the Python host: require('acp_nvim.host').call[name](params...) sends"
             " `method`.\n"
-            f"return {_lua({'list': entries}, 0)}\n")
+            f"return {lua_literal({'list': entries}, 0)}\n")
 
 
 def _lua_entry(sub: Subcommand) -> dict[str, Any]:
@@ -78,23 +78,28 @@ def _lua_arg(arg: Arg) -> dict[str, Any]:
     return out
 
 
-def _lua(value: Any, depth: int) -> str:
+def lua_literal(value: Any, depth: int) -> str:
+    """``value`` (None, bools, numbers, strings, lists, dicts) as a Lua literal, indented at ``depth``."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if value is None:
+        return "nil"
+    if isinstance(value, (int, float)):
+        return repr(value)
     if isinstance(value, str):
         quote = '"' if "'" in value and '"' not in value else "'"
         escaped = value.replace("\\", "\\\\").replace(quote, "\\" + quote).replace("\n", "\\n")
         return quote + escaped + quote
     pad, inner = "  " * depth, "  " * (depth + 1)
     if isinstance(value, list):
-        items = [_lua(v, depth + 1) for v in value]
+        items = [lua_literal(v, depth + 1) for v in value]
         flat = "{ " + ", ".join(items) + " }" if items else "{}"
         if len(flat) + len(pad) <= 100 and "\n" not in flat:
             return flat
         return "{\n" + "".join(f"{inner}{item},\n" for item in items) + pad + "}"
     if isinstance(value, dict):
-        fields = [f"{_lua_key(k)} = {_lua(v, depth + 1)}" for k, v in value.items()]
-        flat = "{ " + ", ".join(fields) + " }"
+        fields = [f"{_lua_key(k)} = {lua_literal(v, depth + 1)}" for k, v in value.items()]
+        flat = "{ " + ", ".join(fields) + " }" if fields else "{}"
         if len(flat) + len(pad) <= 100 and "\n" not in flat:
             return flat
         return "{\n" + "".join(f"{inner}{item},\n" for item in fields) + pad + "}"
@@ -102,7 +107,7 @@ def _lua(value: Any, depth: int) -> str:
 
 
 def _lua_key(key: str) -> str:
-    return key if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) else f"[{_lua(key, 0)}]"
+    return key if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) else f"[{lua_literal(key, 0)}]"
 
 
 # -- README --------------------------------------------------------------------------
