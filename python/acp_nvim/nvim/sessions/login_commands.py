@@ -50,9 +50,9 @@ def _live(ctx: CommandContext, agent: str) -> Session | None:
 
 async def _methods(ctx: CommandContext, agent: str, cwd: str) -> list[AuthMethod]:
     live = _live(ctx, agent)
-    ended = [s for s in ctx.manager.sessions.values() if s.agent_name == agent and s.process.info is not None]
+    ended = [s for s in ctx.manager.sessions.values() if s.agent_name == agent and s.view.info is not None]
     if live is None and ended:
-        info: InitializeResponse | None = ended[-1].process.info
+        info: InitializeResponse | None = ended[-1].view.info
     else:
         spec = ctx.manager.settings.all_agents()[agent]
 
