@@ -134,11 +134,11 @@ async def test_a_replaced_process_counts_for_editor_exit_until_it_has_exited(tmp
     _, manager, session = await started(tmp_path)
     try:
         old = session.process
-        replacing = asyncio.ensure_future(session._link.replace_process())
+        replacing = asyncio.ensure_future(session.link.replace_process())
         await async_wait_for(lambda: old.closing)
-        assert old in session._link.retiring and old in session.processes
+        assert old in session.link.retiring and old in session.processes
         replacing.cancel()  # a restart cancelled by another one: the old process still ends
         await async_wait_for(lambda: old.exited.done())
-        await async_wait_for(lambda: old not in session._link.retiring)
+        await async_wait_for(lambda: old not in session.link.retiring)
     finally:
         await manager.close(session)

@@ -119,7 +119,7 @@ CLAUDE = {"ACP_TEST_AGENT_NAME": "@agentclientprotocol/claude-agent-acp",
 async def test_a_claude_like_agent_starting_in_auto_is_switched_to_the_asking_mode(tmp_path):
     _, session = await started(tmp_path, **CLAUDE)
     try:
-        assert session.mode == "default"
+        assert session.view.mode == "default"
         assert "the agent started in mode auto, which asks nothing; switched to mode default" in chat(session)
     finally:
         await session.close()
@@ -137,7 +137,7 @@ async def test_modes_offered_only_as_a_config_option_are_switched_there(tmp_path
 async def test_a_refused_switch_warns_in_the_chat_and_by_notification(tmp_path):
     editor, session = await started(tmp_path, **CLAUDE, ACP_TEST_REFUSE_MODE="1")
     try:
-        assert session.state == "idle" and session.mode == "auto"
+        assert session.state == "idle" and session.view.mode == "auto"
         assert "switching the agent to mode default failed" in chat(session)
         assert any("its edits may not be reviewed" in text and level == "warn" for text, level in editor.notes)
     finally:
@@ -147,7 +147,7 @@ async def test_a_refused_switch_warns_in_the_chat_and_by_notification(tmp_path):
 async def test_a_configured_mode_is_kept_and_noted(tmp_path):
     _, session = await started(tmp_path, mode="acceptEdits", **CLAUDE)
     try:
-        assert session.mode == "acceptEdits"
+        assert session.view.mode == "acceptEdits"
         assert "mode acceptEdits (set in your config) applies edits without asking" in chat(session)
     finally:
         await session.close()
@@ -156,7 +156,7 @@ async def test_a_configured_mode_is_kept_and_noted(tmp_path):
 async def test_policy_trust_keeps_the_agents_mode(tmp_path):
     _, session = await started(tmp_path, policy="trust", **CLAUDE)
     try:
-        assert session.mode == "auto" and "switched" not in chat(session)
+        assert session.view.mode == "auto" and "switched" not in chat(session)
     finally:
         await session.close()
 
@@ -184,10 +184,10 @@ async def test_an_agent_switching_itself_to_a_mode_that_asks_nothing_is_switched
     option = {"ACP_TEST_MODE_OPTION": "1"} if via == "option" else {}
     _, session = await started(tmp_path, **CLAUDE, **option)
     try:
-        assert session.mode == "default"
+        assert session.view.mode == "default"
         await switch_itself(session, "bypassPermissions" if via == "update" else "auto", via)
         await async_wait_for(lambda: "the agent switched itself to mode" in chat(session), what="the note")
-        await async_wait_for(lambda: session.mode == "default", what="the switch back")
+        await async_wait_for(lambda: session.view.mode == "default", what="the switch back")
     finally:
         await session.close()
 
@@ -197,7 +197,7 @@ async def test_a_mode_the_user_chose_is_kept(tmp_path):
     try:
         await session.set_mode("auto")
         await switch_itself(session, "auto")
-        assert session.mode == "auto" and "switched itself" not in chat(session)
+        assert session.view.mode == "auto" and "switched itself" not in chat(session)
     finally:
         await session.close()
 
@@ -206,7 +206,7 @@ async def test_a_switch_to_a_mode_that_asks_is_left_alone(tmp_path):
     _, session = await started(tmp_path, **CLAUDE)
     try:
         await switch_itself(session, "plan")
-        assert session.mode == "plan" and "switched itself" not in chat(session)
+        assert session.view.mode == "plan" and "switched itself" not in chat(session)
     finally:
         await session.close()
 
@@ -228,7 +228,7 @@ CODEX = {"ACP_TEST_AGENT_NAME": "@agentclientprotocol/codex-acp",
 async def test_codex_starting_in_agent_is_switched_to_read_only(tmp_path):
     _, session = await started(tmp_path, **CODEX)
     try:
-        assert session.mode == "read-only"
+        assert session.view.mode == "read-only"
         assert "the agent started in mode agent, which asks nothing; switched to mode read-only" in chat(session)
     finally:
         await session.close()

@@ -201,7 +201,7 @@ async def test_cancel_dismisses_the_review_and_late_requests_are_cancelled(tmp_p
             [PermissionOption(option_id="y", name="Yes", kind="allow_once")])
         assert late.outcome.outcome == "cancelled"
         await async_wait_for(lambda: "turn ended: cancelled" in chat(session))
-        assert path.read_text() == TEXT and not session.pending
+        assert path.read_text() == TEXT and not session.view.pending
     finally:
         await session.close()
 

@@ -65,8 +65,8 @@ async def test_round_trip_reproduces_the_transcript(tmp_path):
     (editor, original), (replay_editor, replayed), _ = await record_and_replay(tmp_path, prompts)
     assert transcript(replayed) == transcript(original)
     assert [q.title for q in replay_editor.questions] == [q.title for q in editor.questions]
-    assert replayed.title == original.title == "Replayed"
-    assert replayed.usage == original.usage
+    assert replayed.view.title == original.view.title == "Replayed"
+    assert replayed.view.usage == original.view.usage
 
 
 async def test_replay_plays_stderr_and_stdout_lines(tmp_path):

@@ -20,7 +20,7 @@ async def started(tmp_path, editor=None, agents=None, agent=None):
 async def test_prompt_turn_streams_and_ends(tmp_path):
     editor, session = await started(tmp_path)
     try:
-        assert session.state == "idle" and session.mode == "ask"
+        assert session.state == "idle" and session.view.mode == "ask"
         assert session.process.info.agent_info.name == "acp-nvim-demo"
         from acp_nvim.core.session.session import Prompt
 
@@ -61,7 +61,7 @@ async def test_cancel_answers_pending_permission_cancelled(tmp_path):
         assert await session.cancel()
         await async_wait_for(lambda: "turn ended: cancelled" in chat_text(session), timeout=5)
         assert target.read_text() == "one\n"
-        assert not session.pending and editor.dismissed == editor.tickets
+        assert not session.view.pending and editor.dismissed == editor.tickets
     finally:
         await session.close()
 

@@ -96,7 +96,8 @@ def _long_session(blocks: int, max_bytes: int):
     for n in range(blocks):
         transcript.agent_chunk(f"{n:05d} " + "answer text " * 40)
         transcript.notice("a notice between answers")
-    session = SimpleNamespace(agent_name="demo", cwd=CWD, session_id="s-1", title="", transcript=transcript)
+    session = SimpleNamespace(agent_name="demo", cwd=CWD, session_id="s-1", details=SimpleNamespace(title=""),
+                              transcript=transcript)
     settings = HistorySettings(max_bytes=max_bytes)
     return Recorder(FakeEditor(), lambda: settings, lambda *args: None), session
 

@@ -67,15 +67,15 @@ async def test_session_links_context_when_the_agent_lacks_embedded_context(tmp_p
     session = manager.create(None, str(tmp_path))
     session.process.info = SimpleNamespace(agent_capabilities=SimpleNamespace(
         prompt_capabilities=SimpleNamespace(embedded_context=False)))
-    assert session._link.embedded_context is False
+    assert session.link.embedded_context is False
     session.process.info.agent_capabilities.prompt_capabilities.embedded_context = True
-    assert session._link.embedded_context is True
+    assert session.link.embedded_context is True
 
 
 async def test_unknown_update_kinds_are_logged_and_skipped(tmp_path: Path):
     manager = SessionManager(FakeEditor(), parse_settings({}))
     session = manager.create(None, str(tmp_path))
-    session.on_update(SimpleNamespace(session_update="hologram_update", payload=1))
+    session.stream.route(SimpleNamespace(session_update="hologram_update", payload=1))
     assert session.transcript.blocks == []
     assert any("hologram_update" in entry.summary for entry in session.log.entries())
 
@@ -137,16 +137,16 @@ async def test_session_updates_for_replays_config_options_and_plan_updates(tmp_p
 
     manager = SessionManager(FakeEditor(), parse_settings({}))
     session = manager.create(None, str(tmp_path))
-    session.on_update(update_user_message_text("replayed question"))
+    session.stream.route(update_user_message_text("replayed question"))
     mode = SessionConfigOptionSelect(id="mode", name="Mode", category="mode", type="select", current_value="plan",
                                      options=[SessionConfigSelectOption(value="plan", name="Plan")])
-    session.on_update(ConfigOptionUpdate(session_update="config_option_update", config_options=[mode]))
-    assert session.mode == "plan" and session.details.option("mode") is not None
+    session.stream.route(ConfigOptionUpdate(session_update="config_option_update", config_options=[mode]))
+    assert session.view.mode == "plan" and session.details.option("mode") is not None
     items = PlanUpdateItems(type="items", plan_id="p1", entries=[plan_entry("step", status="completed")])
-    session.on_update(AgentPlanContentUpdate(session_update="plan_update", plan=items))
-    session.on_update(AgentPlanContentUpdate(session_update="plan_update", plan=PlanUpdateMarkdown(
+    session.stream.route(AgentPlanContentUpdate(session_update="plan_update", plan=items))
+    session.stream.route(AgentPlanContentUpdate(session_update="plan_update", plan=PlanUpdateMarkdown(
         type="markdown", plan_id="p2", content="1. think")))
-    session.on_update(AgentPlanRemovedUpdate(session_update="plan_removed", plan_id="p1"))
+    session.stream.route(AgentPlanRemovedUpdate(session_update="plan_removed", plan_id="p1"))
     texts = [block.text() for block in session.transcript.blocks]
     assert texts[0] == "## You\nreplayed question"
     assert "Plan: (removed by the agent)" in texts and "Plan:\n1. think" in texts

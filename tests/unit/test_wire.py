@@ -417,13 +417,14 @@ class Served:
         self.log = LogRing(level="trace")
         self.chunks: list[tuple[str, str]] = []
         self.told: list[str] = []
+        self.stream = self
 
-    def on_chunk(self, kind: str, text: str) -> None:
+    def chunk(self, kind: str, text: str) -> None:
         if text == "boom":
             raise RuntimeError("boom")
         self.chunks.append((kind, text))
 
-    def on_update(self, update: Any) -> None:
+    def route(self, update: Any) -> None:
         self.chunks.append(("model", type(update).__name__))
 
     def tell(self, text: str) -> None:
@@ -482,7 +483,7 @@ def test_hot_chunks_reach_the_transcript_like_the_models_and_not_while_replaying
 
     def ops_of(feed: str) -> list[list[object]]:
         ops: list[list[object]] = []
-        router = UpdateRouter(Transcript(ops.append), SessionDetails(), LogRing(), lambda state: None, lambda: None)
+        router = UpdateRouter(Transcript(ops.append), SessionDetails(), LogRing(), [], lambda: None)
         for kind, text in [("agent_thought_chunk", "hm\nm"), ("agent_message_chunk", "a"),
                            ("agent_message_chunk", "b")]:
             if feed == "hot":

@@ -108,13 +108,14 @@ class App:
         session = self.manager.get(key)
         if session is None:
             return {"closed": True}
+        view = session.view
         return {
-            "agent": session.agent_name, "state": session.state, "mode": session.mode or "",
-            "modes": [mid for mid, _ in session.modes], "title": session.title or "",
-            "usage": session.usage or "", "queued": len(session.queue), "pending": len(session.pending),
-            "commands": session.commands, "current": key == self.manager.current_key,
-            "policy": session.permissions.policy,
-            **describe_chat(session),
+            "agent": view.agent, "state": view.state, "mode": view.mode or "",
+            "modes": [mid for mid, _ in view.modes], "title": view.title or "",
+            "usage": view.usage or "", "queued": len(view.queued), "pending": view.pending,
+            "commands": view.command_names, "current": key == self.manager.current_key,
+            "policy": view.policy,
+            **describe_chat(view),
         }
 
 

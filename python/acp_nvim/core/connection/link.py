@@ -28,8 +28,8 @@ from ..log.ring import LogRing
 from ..mcp.servers import SessionMcpServer
 from ..mcp.session_mcp import McpServersFor
 from ..prompting import attachments
-from . import auth, reattach
-from .past import extra_dirs
+from . import auth, capabilities, reattach
+from .capabilities import extra_dirs
 
 Attached = NewSessionResponse | LoadSessionResponse | ResumeSessionResponse
 NEW = "new"
@@ -89,20 +89,17 @@ class AgentLink:
     @property
     def prompt_capabilities(self) -> PromptCapabilities | None:
         """What the agent takes in prompts besides text (embedded context, images, audio)."""
-        info = self.process.info
-        caps = info.agent_capabilities if info is not None else None
-        return caps.prompt_capabilities if caps is not None else None
+        return capabilities.prompt_capabilities(self.process.info)
 
     @property
     def accepts(self) -> attachments.Accepts:
         """What prompts may carry besides text and links (embedded context, images, audio)."""
-        return attachments.Accepts.of(self.prompt_capabilities)
+        return capabilities.accepts(self.process.info)
 
     @property
     def embedded_context(self) -> bool:
         """Whether the agent accepts embedded resources in prompts (else: resource links)."""
-        prompt_caps = self.prompt_capabilities
-        return bool(prompt_caps and prompt_caps.embedded_context)
+        return capabilities.embedded_context(self.process.info)
 
     async def open(self) -> Attached:
         """Spawn, initialize and open a new ACP session (logging in when the agent asks)."""

@@ -1,8 +1,8 @@
 """Past sessions of a cwd: the agents' ``session/list`` merged with the local history.
 
-Also what each agent offers for past sessions (list, resume, load, fork, close, delete,
-additional directories, logout), read from its ``initialize`` result, and the requests
-the SDK 0.12 types but does not send (``session/delete``, ``logout``).
+Also the requests the SDK 0.12 types but does not send (``session/delete``, ``logout``): the one
+place that reaches the SDK connection's private ``_conn``. What an agent offers is
+``capabilities.py``'s.
 """
 
 from __future__ import annotations
@@ -19,66 +19,46 @@ from acp.schema import (
     DeleteSessionRequest,
     DeleteSessionResponse,
     DeniedOutcome,
-    InitializeResponse,
     LogoutRequest,
     LogoutResponse,
     RequestPermissionResponse,
-    SessionCapabilities,
     SessionInfo,
 )
 from acp.utils import request_model_from_dict
+from pydantic import BaseModel
 
 from ..agent.process import AgentHooks, AgentProcess
 from ..config import AgentSpec, Settings
 from ..history.record import SessionRecord
 from ..log.redact import Redactor
 from ..log.ring import LogRing
+from .capabilities import offers
 
 T = TypeVar("T")
+R = TypeVar("R", bound=BaseModel)
 
 MAX_PAGES = 50
 """``session/list`` pages read at most (an agent whose cursor never ends must not hang us)."""
 PROMPT_SHOWN = 60
 
 
-# -- what the agent offers ------------------------------------------------------------
-
-def session_caps(info: InitializeResponse | None) -> SessionCapabilities | None:
-    caps = info.agent_capabilities if info is not None else None
-    return caps.session_capabilities if caps is not None else None
-
-
-def offers(info: InitializeResponse | None, what: str) -> bool:
-    """Whether the agent offers ``what``: list, resume, fork, close, delete, additional_directories, load, logout."""
-    caps = info.agent_capabilities if info is not None else None
-    if caps is None:
-        return False
-    if what == "load":
-        return bool(caps.load_session)
-    if what == "logout":
-        return caps.auth is not None and caps.auth.logout is not None
-    sessions = caps.session_capabilities
-    return sessions is not None and getattr(sessions, what, None) is not None
-
-
-def extra_dirs(info: InitializeResponse | None, roots: list[str]) -> list[str] | None:
-    """``workspace_roots`` as ``additionalDirectories`` where the agent offers them (else None: not sent)."""
-    return list(roots) if roots and offers(info, "additional_directories") else None
-
-
 # -- requests the SDK types but does not send -------------------------------------------
 
 async def delete_session(process: AgentProcess, session_id: str) -> None:
     """``session/delete`` (the SDK 0.12 has the types, not the method), answered in time or failed."""
-    await process.ask("session/delete", request_model_from_dict(
-        process.connection()._conn, AGENT_METHODS["session_delete"], DeleteSessionRequest(session_id=session_id),
-        DeleteSessionResponse))
+    await _untyped(process, "session/delete", "session_delete", DeleteSessionRequest(session_id=session_id),
+                   DeleteSessionResponse)
 
 
 async def logout(process: AgentProcess) -> None:
     """``logout`` (the SDK 0.12 has the types, not the method), answered in time or failed."""
-    await process.ask("logout", request_model_from_dict(
-        process.connection()._conn, AGENT_METHODS["logout"], LogoutRequest(), LogoutResponse))
+    await _untyped(process, "logout", "logout", LogoutRequest(), LogoutResponse)
+
+
+async def _untyped(process: AgentProcess, method: str, key: str, request: BaseModel, response: type[R]) -> R:
+    """A request the SDK's connection has no method for, sent on its ``_conn`` (the only reach into it)."""
+    return await process.ask(method, request_model_from_dict(
+        process.connection()._conn, AGENT_METHODS[key], request, response))
 
 
 async def list_sessions(process: AgentProcess, cwd: str) -> list[SessionInfo]:

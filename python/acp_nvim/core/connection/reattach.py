@@ -10,24 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from acp import RequestError
-from acp.schema import InitializeResponse, LoadSessionResponse, ResumeSessionResponse
+from acp.schema import LoadSessionResponse, ResumeSessionResponse
 
 from ..agent.process import AgentProcess
 from ..mcp.servers import SessionMcpServer
+from .capabilities import offers
 
 RESUMED = "resumed"
 RELOADED = "reloaded"
-
-
-def can_resume(info: InitializeResponse | None) -> bool:
-    caps = info.agent_capabilities if info is not None else None
-    sessions = caps.session_capabilities if caps is not None else None
-    return sessions is not None and sessions.resume is not None
-
-
-def can_load(info: InitializeResponse | None) -> bool:
-    caps = info.agent_capabilities if info is not None else None
-    return bool(caps is not None and caps.load_session)
 
 
 def _ignore(_: bool) -> None:
@@ -48,9 +38,9 @@ async def reattach(agent: AgentProcess, session_id: str, cwd: str,
     order = ("load", "resume") if load_first else ("resume", "load")
     for how in order:
         try:
-            if how == "resume" and can_resume(agent.info):
+            if how == "resume" and offers(agent.info, "resume"):
                 return await _resume(agent, session_id, cwd, mcp_servers, dirs), RESUMED
-            if how == "load" and can_load(agent.info):
+            if how == "load" and offers(agent.info, "load"):
                 loading(True)
                 return await _load(agent, session_id, cwd, mcp_servers, dirs), RELOADED
         except RequestError as exc:

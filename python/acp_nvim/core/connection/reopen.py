@@ -10,48 +10,34 @@ request is answered in time or fails (``AgentProcess.ask``).
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 
 from acp import RequestError
-from acp.helpers import SessionUpdate
-from acp.schema import (
-    AgentMessageChunk,
-    AgentPlanUpdate,
-    AgentThoughtChunk,
-    NewSessionResponse,
-    ToolCallProgress,
-    ToolCallStart,
-    UserMessageChunk,
-)
+from acp.schema import NewSessionResponse
 
+from ..conversation.updates import replayed as replayed
 from ..errors import AcpNvimError
 from . import reattach
+from .capabilities import extra_dirs, offers
 from .link import AgentLink, Attached, Replaying
-from .past import extra_dirs, offers
-
-REPLAYED = (UserMessageChunk, AgentMessageChunk, AgentThoughtChunk, ToolCallStart, ToolCallProgress, AgentPlanUpdate)
-
-
-def replayed(update: SessionUpdate) -> bool:
-    """Whether ``update`` is part of a conversation an agent replays (load, fork); commands, modes,
-    titles and usage are not, and pass while a replay is held."""
-    return isinstance(update, REPLAYED)
 
 CLOSE_TIMEOUT = 3.0
 """``session/close`` must not hold up ``:Ai close`` when the agent does not answer."""
 
 
+@dataclass(frozen=True, slots=True)
 class Reopened:
-    """How a past session was reopened: the response (None: read-only) and what to tell the user.
+    """How a session was opened: the response (None: read-only) and how (``link.NEW``,
+    ``reattach.RESUMED``/``RELOADED``, or for a past session "resumed", "loaded" or why it is read-only).
 
-    ``replay_held``: the agent's replay of a load is being dropped, and stays dropped until the
-    next prompt (agents may replay after they answer: Gemini CLI streams it unawaited). ``hold``
-    (the session's) drops the conversation's updates (``replayed``) while it is on.
+    ``replay_held``: the agent's replay of a load (or a fork) is being dropped, and stays dropped
+    until the next prompt (agents may replay after they answer: Gemini CLI streams it unawaited).
+    ``hold`` (the session's) drops the conversation's updates (``replayed``) while it is on.
     """
 
-    def __init__(self, response: Attached | None, how: str, replay_held: bool = False) -> None:
-        self.response = response
-        self.how = how
-        self.replay_held = replay_held
+    response: Attached | None
+    how: str
+    replay_held: bool = False
 
 
 async def open_past(link: AgentLink, session_id: str, replay: bool, hold: Replaying) -> Reopened:

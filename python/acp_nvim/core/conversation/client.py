@@ -42,6 +42,14 @@ TELL_LIMIT = 3
 """Wire problems a session tells the user about; the rest are only logged."""
 
 
+class Stream(Protocol):
+    """Where ``session/update`` goes (``updates.UpdateRouter``): straight on to the transcript."""
+
+    def route(self, update: SessionUpdate) -> None: ...
+
+    def chunk(self, kind: str, text: str) -> None: ...
+
+
 class Served(Protocol):
     """What the client side needs of its session (``Session``)."""
 
@@ -63,9 +71,8 @@ class Served(Protocol):
     @property
     def desk(self) -> QuestionDesk: ...
 
-    def on_update(self, update: SessionUpdate) -> None: ...
-
-    def on_chunk(self, kind: str, text: str) -> None: ...
+    @property
+    def stream(self) -> Stream: ...
 
     def tell(self, text: str) -> None: ...
 
@@ -100,15 +107,16 @@ class SessionClient:
         """Each update in order to the session; one for another session, or one that fails, is
         reported and the rest still go on."""
         session = self._session
+        stream = session.stream
         for session_id, kind, payload in batch:
             if session_id != session.session_id and session.session_id is not None:
                 self.dropped(f"ignored a session/update for another session ({session_id!r:.80})")
                 continue
             try:
                 if kind:
-                    session.on_chunk(kind, cast(str, payload))
+                    stream.chunk(kind, cast(str, payload))
                 else:
-                    session.on_update(cast(SessionUpdate, payload))
+                    stream.route(cast(SessionUpdate, payload))
             except Exception as exc:
                 self._failed(exc)
 

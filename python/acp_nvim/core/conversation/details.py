@@ -76,8 +76,7 @@ class SessionDetails:
 
     def option(self, category: str) -> ConfigOption | None:
         """The option of ``category`` ('model', 'mode', …), or the one with that id."""
-        return next((o for o in self.options if o.category == category), None) or \
-            next((o for o in self.options if o.id == category), None)
+        return find_option(self.options, category)
 
     def option_by_id(self, option_id: str) -> ConfigOption | None:
         return next((o for o in self.options if o.id == option_id), None)
@@ -113,6 +112,12 @@ class SessionDetails:
         else:
             return ""
         return f"{text} · {self.cost}" if self.cost else text
+
+
+def find_option(options: Sequence[ConfigOption], category: str) -> ConfigOption | None:
+    """The option of ``category`` ('model', 'mode', …), or the one with that id."""
+    return next((o for o in options if o.category == category), None) or \
+        next((o for o in options if o.id == category), None)
 
 
 def _option(raw: AgentOption) -> ConfigOption:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from acp import RequestError
+from acp.schema import InitializeResponse
 
 from . import schema_ext
 
@@ -226,6 +227,12 @@ def _clock_time(found: re.Match[str] | None, now: float) -> float | None:
     if at.timestamp() <= now:
         at += timedelta(days=1)
     return at.timestamp()
+
+
+def agent_names(configured: str, info: InitializeResponse | None) -> str:
+    """The agent's configured name and the name it gives itself (which failure table applies)."""
+    given = info.agent_info.name if info is not None and info.agent_info is not None else ""
+    return f"{configured} {given}"
 
 
 def report_of(exc: BaseException, agent: str = "") -> ErrorReport:

@@ -1,8 +1,14 @@
-"""``session/update`` notifications: each kind to the transcript and the session's details."""
+"""``session/update`` notifications: each kind to the transcript and the session's details.
+
+The router is the session's stream: the client side (``client.py``) hands it every update and
+every streamed chunk, and it drops what must not show (a replay already shown, the late output
+of a cancelled turn) before it reaches the transcript.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from acp.helpers import ContentBlock, SessionUpdate
 from acp.schema import (
@@ -30,35 +36,80 @@ from ..log.ring import LogRing
 from ..transcript.tool_calls import ToolCallState
 from ..transcript.transcript import Transcript
 from .details import SessionDetails
+from .prompt import Turn
 
 ToolCallObserver = Callable[[ToolCallState], None]
 ModeObserver = Callable[[str | None], None]
+REPLAYED = (UserMessageChunk, AgentMessageChunk, AgentThoughtChunk, ToolCallStart, ToolCallProgress, AgentPlanUpdate)
+LATE_AFTER_CANCEL = (AgentMessageChunk, AgentThoughtChunk, UserMessageChunk, ToolCallStart, AgentPlanUpdate,
+                     AgentPlanContentUpdate)
+"""Updates dropped between a cancel and the end of the turn (late output of the cancelled turn)."""
+
+
+class TurnGate(Protocol):
+    """The running turn and whether it is being cancelled (``queue.PromptQueue``)."""
+
+    @property
+    def cancelling(self) -> bool: ...
+
+    @property
+    def turn(self) -> Turn | None: ...
+
+
+class _NoTurns:
+    cancelling = False
+    turn: Turn | None = None
+
+
+def replayed(update: SessionUpdate) -> bool:
+    """Whether ``update`` is part of a conversation an agent replays (load, fork); commands, modes,
+    titles and usage are not, and pass while a replay is held."""
+    return isinstance(update, REPLAYED)
 
 
 class UpdateRouter:
-    """Routes one session's updates; ``replaying`` drops them (a reloaded history already shown).
-    ``on_mode`` hears every mode the agent reports (the mode policy judges them)."""
+    """Routes one session's updates; ``replaying`` drops them (a reloaded history already shown),
+    ``held`` drops the conversation's (a replay held until the next prompt), and the late output
+    of a cancelled turn (``turns``) is dropped and counted. ``on_tool_call`` hear every tool call
+    in order; ``on_mode`` hears every mode the agent reports (the mode policy judges them)."""
 
     def __init__(self, transcript: Transcript, details: SessionDetails, log: LogRing,
-                 on_tool_call: ToolCallObserver, changed: Callable[[], None],
-                 on_mode: ModeObserver = lambda mode: None) -> None:
+                 on_tool_call: Sequence[ToolCallObserver], changed: Callable[[], None],
+                 on_mode: ModeObserver = lambda mode: None, *, turns: TurnGate | None = None) -> None:
         self.replaying = False
+        self.held = False
         self._transcript = transcript
         self._details = details
         self._log = log
-        self._on_tool_call = on_tool_call
+        self._queue: TurnGate = turns or _NoTurns()
+        self._on_tool_call = tuple(on_tool_call)
         self._changed = changed
         self._on_mode = on_mode
 
+    def replay(self, on: bool) -> None:
+        self.replaying = on
+
+    def hold(self, on: bool) -> None:
+        self.held = on
+
     def route(self, update: SessionUpdate) -> None:
-        """Dispatch one update; an unknown kind is logged and skipped."""
+        """Dispatch one update; an unknown kind is logged and skipped. After a cancel, the turn's late
+        output is dropped (ACP: the turn ends with the agent's answer to the prompt)."""
+        if self.held and replayed(update):  # a replay already shown
+            return
+        turn = self._queue.turn
+        if self._queue.cancelling and turn is not None and self._late(update):
+            turn.dropped += 1
+            return
         if self.replaying:
             return
         match update:
             case UserMessageChunk() | AgentMessageChunk() | AgentThoughtChunk():
                 self._text(update)
             case ToolCallStart() | ToolCallProgress():
-                self._on_tool_call(self._transcript.tool_call(update))
+                state = self._transcript.tool_call(update)
+                for observer in self._on_tool_call:
+                    observer(state)
             case AgentPlanUpdate():
                 self._transcript.plan(list(update.entries))
             case AgentPlanContentUpdate():
@@ -68,9 +119,20 @@ class UpdateRouter:
             case _:
                 self._status(update)
 
+    def _late(self, update: SessionUpdate) -> bool:
+        if isinstance(update, ToolCallProgress):
+            return update.tool_call_id not in self._transcript.tool_calls
+        return isinstance(update, LATE_AFTER_CANCEL)
+
     def chunk(self, kind: str, text: str) -> None:
         """A streamed ``agent_message_chunk`` or ``agent_thought_chunk``, as plain text (the wire's
-        hot path: ``core/agent/inbound.py``)."""
+        hot path: ``core/agent/inbound.py``); dropped as ``route`` drops it."""
+        if self.held:
+            return
+        turn = self._queue.turn
+        if self._queue.cancelling and turn is not None:
+            turn.dropped += 1
+            return
         if self.replaying:
             return
         if kind == "agent_message_chunk":

@@ -7,9 +7,9 @@ Every notice about a stuck or dead agent names the way back: the chat's restart 
 from __future__ import annotations
 
 from ..connection.reattach import RELOADED, RESUMED
-from ..conversation.prompt import Prompt
+from ..conversation.queue import not_sent as not_sent
+from ..conversation.queue import preview as preview
 
-PREVIEW = 80
 HOW = {RESUMED: "resumed the session (session/resume)", RELOADED: "reloaded the session (session/load)"}
 
 
@@ -52,15 +52,6 @@ def reopened(how: str, carried: int) -> str:
         return (f"agent restarted: new session (the agent cannot resume or load the old one); the conversation "
                 f"so far ({_size(carried)}) goes with your next prompt as context")
     return "agent restarted: new session"
-
-
-def not_sent(prompt: Prompt, why: str) -> str:
-    return f"not sent yet ({why}): {preview(prompt.text)}"
-
-
-def preview(text: str) -> str:
-    line = text.split("\n", 1)[0]
-    return line if len(line) <= PREVIEW and "\n" not in text else line[:PREVIEW] + " …"
 
 
 def _size(chars: int) -> str:

@@ -67,7 +67,7 @@ class Recorder:
         (``prefix``) its chat shows now, which are not recorded a second time."""
         self._watched[session.key] = _Watched(created=created or now(), prefix=list(prefix or []),
                                               shown=len(session.transcript.blocks), title=title)
-        session.watchers.append(self._changed)
+        session.watchers.append(lambda: self._changed(session))
 
     def _changed(self, session: Session) -> None:
         watched = self._watched.get(session.key)
@@ -108,7 +108,7 @@ class Recorder:
         entries = [*older, *reversed(newest)]
         first = first_prompt([*watched.prefix, *_first_user(blocks)])
         return SessionRecord(agent=session.agent_name, cwd=session.cwd, session_id=session.session_id or "",
-                             created=watched.created, updated=now(), title=session.title or watched.title,
+                             created=watched.created, updated=now(), title=session.details.title or watched.title,
                              first_prompt=first, entries=entries,
                              dropped=skipped + (len(watched.prefix) if skipped else 0))
 
@@ -147,4 +147,4 @@ def _mark(session: Session) -> tuple[object, ...]:
     """Changes when there is something new to write."""
     blocks = _content(session)
     last = blocks[-1] if blocks else None
-    return (len(blocks), last.size() if last else 0, session.title, session.session_id)
+    return (len(blocks), last.size() if last else 0, session.details.title, session.session_id)

@@ -8,6 +8,7 @@ from typing import Any
 
 from ...core.errors import AcpNvimError
 from ...core.session.session import Prompt, Session
+from ...core.session.view import SessionView
 from ...core.transcript.tool_calls import ToolCallState
 from ..commands.command_context import CommandContext, CommandRequest
 from ..permissions.unreviewed import diff_flagged, revert_flagged
@@ -43,8 +44,9 @@ async def _pick_session(ctx: CommandContext, sessions: list[Session]) -> None:
 
 
 def _session_label(session: Session, current: bool) -> str:
-    title = f" · {session.title}" if session.title else ""
-    return f"{session.key} · {session.state}{title}{'  ← current' if current else ''}"
+    view = session.view
+    title = f" · {view.title}" if view.title else ""
+    return f"{session.key} · {view.state}{title}{'  ← current' if current else ''}"
 
 
 # -- the queue -------------------------------------------------------------------------
@@ -155,17 +157,17 @@ def _open_block(ctx: CommandContext, session: Session, block_id: int, state: Too
 
 # -- state for Lua ---------------------------------------------------------------------
 
-def describe_chat(session: Session) -> dict[str, Any]:
+def describe_chat(view: SessionView) -> dict[str, Any]:
     """The chat's part of a session's state in Lua: model, tokens, queue, counters, commands."""
-    model = session.details.option("model")
+    model = view.option("model")
     return {
         "model": model.current_name() if model is not None else "",
-        "tokens": session.details.tokens(),
-        "queue": [_marked(session, p) for p in session.queue],
-        "command_info": [{"name": n, "description": d} for n, d in session.details.commands],
-        "turns": session.details.turns, "stop_reason": session.details.stop_reason,
-        "asked": session.details.asked, "started": session.session_id is not None,
-        "recovery": session.recovery,
-        "steer": session.steering.next_way(), "steer_flipped": session.steering.flipped,
-        "failure": session.failed_turns.describe() or False,
+        "tokens": view.tokens,
+        "queue": [f"[{mark}] {_preview(text)}" if mark else _preview(text)
+                  for text, mark in zip(view.queued, view.marks, strict=True)],
+        "command_info": [{"name": n, "description": d} for n, d in view.commands],
+        "turns": view.turns, "stop_reason": view.stop_reason,
+        "asked": view.asked, "started": view.started,
+        "recovery": view.recovery,
+        "steer": view.steer, "steer_flipped": view.steer_flipped, "failure": view.failure or False,
     }

@@ -122,7 +122,7 @@ class CommandContext:
         """The current session, else a new one of ``agent``. A session whose agent stopped stays
         current (a prompt restarts it on the same conversation) unless it never got started."""
         current = self.manager.current
-        if current is not None and (not current.ended or current.session_id is not None):
+        if current is not None and (not current.view.ended or current.session_id is not None):
             return current
         return self.start(agent)
 

@@ -42,7 +42,7 @@ def cmd_policy(ctx: CommandContext, request: CommandRequest) -> None:
     """``:Ai policy`` shows the current session's policy; ``:Ai policy {mode}`` sets it."""
     session = ctx.require_current()
     if not request.args:
-        ctx.notify(f"{session.key}: permission policy {session.permissions.policy} (one of {', '.join(POLICIES)})")
+        ctx.notify(f"{session.key}: permission policy {session.view.policy} (one of {', '.join(POLICIES)})")
         return
     try:
         session.permissions.set_policy(request.args[0])

@@ -9,7 +9,7 @@ from datetime import datetime
 from acp.schema import SessionInfo
 
 from ...core.agent.process import AgentProcess
-from ...core.connection import past
+from ...core.connection import capabilities, past
 from ...core.connection.past import PastSession
 from ...core.errors import AcpNvimError
 from ...core.history.record import Entry
@@ -30,9 +30,10 @@ def cmd_resume(ctx: CommandContext, request: CommandRequest) -> None:
 def cmd_fork(ctx: CommandContext, request: CommandRequest) -> None:
     """``:Ai fork``: the current session forked (``session/fork``) into a new chat."""
     source = ctx.require_current()
-    if source.session_id is None or source.ended:
-        raise AcpNvimError(f"{source.key} is {source.state}: nothing to fork")
-    if not past.offers(source.process.info, "fork"):
+    view = source.view
+    if source.session_id is None or view.ended:
+        raise AcpNvimError(f"{source.key} is {view.state}: nothing to fork")
+    if not capabilities.offers(view.info, "fork"):
         raise AcpNvimError(f"agent {source.agent_name!r} does not offer session/fork")
     session = ctx.create(source.agent_name, source.cwd)
     entries = [Entry(b.kind, b.text()) for b in source.transcript.blocks]
@@ -70,7 +71,7 @@ async def _listed(ctx: CommandContext, name: str, cwd: str) -> list[SessionInfo]
 def _live_process(ctx: CommandContext, agent: str) -> AgentProcess | None:
     """A running process of ``agent``: the current session's first (its log is the one the user reads)."""
     sessions = [s for s in [ctx.current(), *ctx.manager.sessions.values()] if s is not None]
-    live = [s for s in sessions if s.agent_name == agent and not s.ended and s.process.alive]
+    live = [s for s in sessions if s.agent_name == agent and not s.view.ended and s.process.alive]
     return live[0].process if live else None
 
 
@@ -122,7 +123,7 @@ async def _resume(ctx: CommandContext, which: str | None, cwd: str) -> None:
 
 def _open_session_of(ctx: CommandContext, item: PastSession) -> Session | None:
     return next((s for s in ctx.manager.sessions.values()
-                 if s.session_id == item.session_id and s.agent_name == item.agent and not s.ended), None)
+                 if s.session_id == item.session_id and s.agent_name == item.agent and not s.view.ended), None)
 
 
 def _reopened_chat(ctx: CommandContext, item: PastSession, cwd: str) -> Session:
@@ -188,7 +189,7 @@ async def _agent_deletes(ctx: CommandContext, item: PastSession, cwd: str) -> bo
     spec = ctx.manager.settings.all_agents()[item.agent]
 
     async def ask(process: AgentProcess) -> bool:
-        if process.conn is None or not past.offers(process.info, "delete"):
+        if process.conn is None or not capabilities.offers(process.info, "delete"):
             return False
         await past.delete_session(process, item.session_id)
         return True

@@ -10,7 +10,7 @@ from acp import RequestError
 from acp.schema import AuthMethodAgent, EnvVarAuthMethod, InitializeResponse, TerminalAuthMethod
 
 from ...core.agent.process import AgentProcess
-from ...core.connection import past
+from ...core.connection import capabilities, past
 from ...core.connection.auth import AuthMethod
 from ...core.errors import AcpNvimError
 from ...core.questions import CHOICE
@@ -29,9 +29,10 @@ def cmd_login(ctx: CommandContext, request: CommandRequest) -> None:
 def cmd_logout(ctx: CommandContext, request: CommandRequest) -> None:
     """``:Ai logout``: ``logout`` of the current session's agent, where it offers it."""
     session = ctx.require_current()
-    if session.ended or session.process.conn is None:
-        raise AcpNvimError(f"{session.key} is {session.state}: its agent is not running")
-    if not past.offers(session.process.info, "logout"):
+    view = session.view
+    if view.ended or session.process.conn is None:
+        raise AcpNvimError(f"{session.key} is {view.state}: its agent is not running")
+    if not capabilities.offers(view.info, "logout"):
         raise AcpNvimError(f"agent {session.agent_name!r} does not offer logout")
     ctx.spawn(_logout(ctx, session), f"logout {session.agent_name}")
 
@@ -44,14 +45,14 @@ def _agent_of(ctx: CommandContext) -> str | None:
 def _live(ctx: CommandContext, agent: str) -> Session | None:
     """The current session when it is ``agent``'s, else any running session of ``agent``."""
     sessions = [s for s in [ctx.current(), *ctx.manager.sessions.values()] if s is not None]
-    return next((s for s in sessions if s.agent_name == agent and not s.ended and s.process.conn), None)
+    return next((s for s in sessions if s.agent_name == agent and not s.view.ended and s.process.conn), None)
 
 
 async def _methods(ctx: CommandContext, agent: str, cwd: str) -> list[AuthMethod]:
     live = _live(ctx, agent)
-    ended = [s for s in ctx.manager.sessions.values() if s.agent_name == agent and s.process.info is not None]
+    ended = [s for s in ctx.manager.sessions.values() if s.agent_name == agent and s.view.info is not None]
     if live is None and ended:
-        info: InitializeResponse | None = ended[-1].process.info
+        info: InitializeResponse | None = ended[-1].view.info
     else:
         spec = ctx.manager.settings.all_agents()[agent]
 

@@ -11,28 +11,30 @@ from ..commands.command_context import CommandContext, CommandRequest
 def cmd_mode(ctx: CommandContext, request: CommandRequest) -> None:
     """``:Ai mode [id]``: switch mode, or pick one (current marked)."""
     session = ctx.require_current()
-    if session.modes:
+    if session.view.modes:
         if request.args:
             ctx.spawn(_set_mode(session, request.args[0]), "set mode")
         else:
             ctx.spawn(_pick_mode(ctx, session), "pick a mode")
         return
-    option = session.details.option("mode")
+    option = session.view.option("mode")
     if option is None:
         raise AcpNvimError(f"{session.key}: the agent offers no modes")
     _option(ctx, session, option, request.args)
 
 
 async def _pick_mode(ctx: CommandContext, session: Session) -> None:
-    labels = [f"{name} ({mid}){'  ← current' if mid == session.mode else ''}" for mid, name in session.modes]
+    view = session.view
+    labels = [f"{name} ({mid}){'  ← current' if mid == view.mode else ''}" for mid, name in view.modes]
     index = await ctx.editor.choose(f"{session.key}: mode", labels)
     if index is not None:
-        await _set_mode(session, session.modes[index][0])
+        await _set_mode(session, view.modes[index][0])
 
 
 async def _set_mode(session: Session, mode_id: str) -> None:
-    if mode_id not in {mid for mid, _ in session.modes}:
-        known = ", ".join(mid for mid, _ in session.modes)
+    modes = session.view.modes
+    if mode_id not in {mid for mid, _ in modes}:
+        known = ", ".join(mid for mid, _ in modes)
         raise AcpNvimError(f"{session.key}: no mode {mode_id!r} (modes: {known})")
     await session.set_mode(mode_id)
 
@@ -40,7 +42,7 @@ async def _set_mode(session: Session, mode_id: str) -> None:
 def cmd_model(ctx: CommandContext, request: CommandRequest) -> None:
     """``:Ai model [value]``: the agent's model config option."""
     session = ctx.require_current()
-    option = session.details.option("model")
+    option = session.view.option("model")
     if option is None:
         raise AcpNvimError(f"{session.key}: the agent offers no model choice")
     _option(ctx, session, option, request.args)
@@ -50,20 +52,20 @@ def cmd_config(ctx: CommandContext, request: CommandRequest) -> None:
     """``:Ai config [id [value]]``: any config option the agent offers."""
     session = ctx.require_current()
     args = request.args
-    if not session.details.options:
+    if not session.view.options:
         raise AcpNvimError(f"{session.key}: the agent offers no config options")
     if not args:
         ctx.spawn(_pick_option(ctx, session), "pick a config option")
         return
-    option = session.details.option_by_id(args[0])
+    option = session.view.option_by_id(args[0])
     if option is None:
-        known = ", ".join(o.id for o in session.details.options)
+        known = ", ".join(o.id for o in session.view.options)
         raise AcpNvimError(f"{session.key}: no config option {args[0]!r} (options: {known})")
     _option(ctx, session, option, args[1:])
 
 
 async def _pick_option(ctx: CommandContext, session: Session) -> None:
-    options = session.details.options
+    options = session.view.options
     labels = [f"{o.name}: {o.current_name()}" for o in options]
     index = await ctx.editor.choose(f"{session.key}: config option", labels)
     if index is not None:
@@ -91,7 +93,7 @@ async def _pick_value(ctx: CommandContext, session: Session, option: ConfigOptio
 
 async def _set_option(session: Session, option: ConfigOption, value: str | bool) -> None:
     await session.set_config_option(option.id, value)
-    changed = session.details.option_by_id(option.id)
+    changed = session.view.option_by_id(option.id)
     session.transcript.notice(f"{option.name}: {(changed or option).current_name()}", "info")
 
 

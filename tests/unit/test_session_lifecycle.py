@@ -1,0 +1,85 @@
+"""The session's state machine (core/session/lifecycle.py) and the stream's gate (updates.py)."""
+
+from __future__ import annotations
+
+from acp import update_agent_message_text
+from acp.schema import AvailableCommandsUpdate
+
+from acp_nvim.core.conversation.details import SessionDetails
+from acp_nvim.core.conversation.prompt import Prompt, Turn
+from acp_nvim.core.conversation.updates import UpdateRouter
+from acp_nvim.core.log.ring import LogRing
+from acp_nvim.core.session.lifecycle import ENDED, TRANSITIONS, Lifecycle, State, Trouble
+from acp_nvim.core.transcript.transcript import Transcript
+
+
+def lifecycle() -> tuple[Lifecycle, list[str]]:
+    told: list[str] = []
+    machine = Lifecycle("demo/1", LogRing(level="trace"), lambda: told.append(machine.state.value), told.append)
+    return machine, told
+
+
+def test_the_states_are_the_strings_the_editor_shows():
+    assert [s.value for s in State] == ["starting", "idle", "running", "waiting", "closed", "failed"]
+    assert State.IDLE == "idle" and {State.CLOSED, State.FAILED} == ENDED
+
+
+def test_closed_is_the_end_and_every_other_state_may_close():
+    assert TRANSITIONS[State.CLOSED] == frozenset()
+    assert all(State.CLOSED in TRANSITIONS[s] for s in State if s is not State.CLOSED)
+    machine, told = lifecycle()
+    machine.move(State.CLOSED)
+    machine.move(State.STARTING)
+    assert machine.state is State.CLOSED and told == ["closed"]
+
+
+def test_a_turn_starts_only_from_a_started_session():
+    assert State.RUNNING not in TRANSITIONS[State.STARTING]
+    machine, told = lifecycle()
+    machine.move(State.RUNNING)
+    assert machine.state is State.STARTING and told == []
+    machine.move(State.IDLE)
+    machine.move(State.RUNNING)
+    machine.move(State.RUNNING)  # a second turn: the editor is told again
+    assert told == ["idle", "running", "running"]
+
+
+def test_a_recovery_is_cleared_by_its_kind_never_by_its_words():
+    machine, _ = lifecycle()
+    machine.trouble(Trouble.SLOW, "no answer to session/new yet")
+    machine.clear(Trouble.SILENT)
+    assert machine.why == "no answer to session/new yet"
+    machine.clear(Trouble.SLOW)
+    assert machine.why == "" and machine.recovery is None
+
+
+class Turns:
+    def __init__(self) -> None:
+        self.cancelling = False
+        self.turn: Turn | None = None
+
+
+def router() -> tuple[UpdateRouter, Turns, list[list[object]]]:
+    ops: list[list[object]] = []
+    turns = Turns()
+    return UpdateRouter(Transcript(ops.append), SessionDetails(), LogRing(), [], lambda: None, turns=turns), turns, ops
+
+
+def test_after_a_cancel_the_turns_late_output_is_dropped_and_counted_and_commands_still_pass():
+    stream, turns, ops = router()
+    turns.turn, turns.cancelling = Turn(Prompt("hi")), True
+    stream.chunk("agent_message_chunk", "late")
+    stream.route(update_agent_message_text("late too"))
+    stream.route(AvailableCommandsUpdate(session_update="available_commands_update", available_commands=[]))
+    assert ops == [] and turns.turn.dropped == 2
+
+
+def test_a_held_replay_drops_the_conversation_until_released():
+    stream, _, ops = router()
+    stream.hold(True)
+    stream.chunk("agent_message_chunk", "replayed")
+    stream.route(update_agent_message_text("replayed too"))
+    assert ops == []
+    stream.hold(False)
+    stream.chunk("agent_message_chunk", "new")
+    assert ops and ops[0][0] == "new"
