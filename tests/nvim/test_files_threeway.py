@@ -9,7 +9,7 @@ from helpers import wait_for
 pytestmark = pytest.mark.timeout(30)
 
 T = "require('acp_nvim.threeway')"
-CAPTURE = "_G.answers = {}; vim.fn.AcpNvimAnswer = function(id, outcome) table.insert(_G.answers, {id, outcome}) end"
+CAPTURE = "_G.answers = {}; require('acp_nvim.host').call.answer = function(id, outcome) table.insert(_G.answers, {id, outcome}) end"
 
 
 def open_view(nvim, workspace, purpose="write", base="a\nb\nc\n", agent="a\nB agent\nc\nd agent\n"):
