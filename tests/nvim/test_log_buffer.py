@@ -202,7 +202,7 @@ def test_log_of_a_named_session_and_errors(nvim):
 
 @pytest.mark.parametrize(("opts", "message"), [
     ("{ max_entries = -1 }", "log.max_entries: expected a whole number >= 0"),
-    ("{ max_bytes = 1.5 }", "log.max_bytes: expected a whole number >= 0"),
+    ("{ max_bytes = 1.5 }", "log.max_bytes: expected a whole number of bytes >= 0"),
     ("{ max_entries = 'many' }", "log.max_entries: expected number, got string"),
 ])
 def test_log_options_are_validated(nvim, opts, message):

@@ -29,7 +29,7 @@ def test_remote_agents_and_terminal_keys_are_accepted(nvim):
     ("{agents = {far = {url = 'ws://user@127.0.0.1.example.com/'}}}", "agents.far.url: ws:// is not encrypted"),
     ("{agents = {far = {url = 'ws://x', insecure = 'yes'}}}", "agents.far.insecure: expected boolean"),
     ("{agents = {g = {command = 'x', insecure = true}}}", "agents.g.insecure: only for a remote agent"),
-    ("{terminals = {output_limit = 0}}", "terminals.output_limit: expected a whole number >= 1"),
+    ("{terminals = {output_limit = 0}}", "terminals.output_limit: expected a whole number of bytes >= 1"),
     ("{terminals = {preview_lines = 1.5}}", "terminals.preview_lines: expected a whole number >= 0"),
 ])
 def test_bad_keys_name_their_path(nvim, opts, message):

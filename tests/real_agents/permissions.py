@@ -14,7 +14,7 @@ from typing import Any
 PENDING_LUA = """
 local out = {}
 local ok, review = pcall(require, 'acp_nvim.review')
-for _, r in ipairs(ok and review.reviews or {}) do
+for _, r in ipairs(ok and review.pending() or {}) do
   out[#out + 1] = { view = 'review', id = r.id, title = r.spec.title, kind = r.spec.kind or 'edit',
     options = {} }
 end

@@ -141,7 +141,7 @@ if p then
   end
 end
 local ok, review = pcall(require, 'acp_nvim.review')
-local r = ok and type(review.reviews) == 'table' and review.reviews[1]
+local r = ok and review.pending()[1]
 if r then return {'review', r.id} end
 """
 

@@ -82,4 +82,4 @@ def test_a_held_replay_drops_the_conversation_until_released():
     assert ops == []
     stream.hold(False)
     stream.chunk("agent_message_chunk", "new")
-    assert ops and ops[0][0] == "new"
+    assert ops and ops[0]["op"] == "new"

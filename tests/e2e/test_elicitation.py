@@ -66,6 +66,8 @@ def test_a_form_is_filled_by_keys_validated_on_its_lines_and_its_answer_reaches_
     name = nvim.exec_lua("local q = require('acp_nvim.question'); "
                          "return vim.api.nvim_buf_get_name(q.open_questions[q.order[1]].buf)")
     assert name.startswith("acp://question/demo/")
+    nvim.command("Ai questions")  # one open question: it is opened
+    wait_for(lambda: nvim.api.buf_get_name(0) == name, timeout=10, what=":Ai questions to open the form")
     lines = form_lines(nvim)
     assert "  Tell me about you" in lines and "  for the tool call: Ask the user about the project" in lines
     assert "Name: " in lines and "Color: Green" in lines and "Agree: false" in lines, "defaults filled in"
@@ -161,10 +163,10 @@ def test_elicitation_complete_closes_the_link_question(nvim, workspace):
 def test_the_agent_withdrawing_its_request_closes_the_shown_prompt(nvim, workspace):
     started(nvim)
     nvim.command("Ai send withdraw 3")
-    wait_for(lambda: nvim.exec_lua("return #require('acp_nvim.permission').queue") == 1, timeout=30,
+    wait_for(lambda: nvim.exec_lua("return #require('acp_nvim.permission').pending()") == 1, timeout=30,
              what="the prompt shown")
     text = wait_for(lambda: "the client answered" in chat(nvim) and chat(nvim), timeout=30, what="the withdrawal")
     assert "the client answered: cancelled" in text and "the agent withdrew its permission request" in text
-    assert nvim.exec_lua("return #require('acp_nvim.permission').queue") == 0, "the prompt is gone"
+    assert nvim.exec_lua("return #require('acp_nvim.permission').pending()") == 0, "the prompt is gone"
     assert any("withdrew its permission request" in n for n in notes(nvim))
     wait_for(lambda: session(nvim).get("pending") == 0, timeout=10)
