@@ -8,7 +8,7 @@ import re
 import pytest
 
 from acp_nvim.demo_agent import SCENARIOS
-from helpers import buffer_text, status, wait_for
+from helpers import buffer_text, status, virt_lines, wait_for
 from helpers import session_state as state
 
 pytestmark = pytest.mark.timeout(90)
@@ -34,18 +34,6 @@ def turns(nvim, count: int, name: str = CHAT, timeout: float = 30) -> str:
     return wait_for(lambda: text(nvim, name).count("── turn ended") >= count and text(nvim, name),
                     timeout=timeout, what=f"{count} turn(s) to end in {name}")
 
-
-def virt_lines(nvim, name: str = CHAT) -> list[str]:
-    return nvim.exec_lua("""
-        local out = {}
-        for _, m in ipairs(vim.api.nvim_buf_get_extmarks(vim.fn.bufnr(...), -1, 0, -1, { details = true })) do
-          for _, vl in ipairs(m[4].virt_lines or {}) do
-            local s = ''
-            for _, chunk in ipairs(vl) do s = s .. chunk[1] end
-            out[#out + 1] = s
-          end
-        end
-        return out""", name)
 
 
 def start(nvim) -> None:

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from helpers import NOTIFY, buffer_text, notes, wait_for
+from helpers import NOTIFY, buffer_text, notes, virt_lines, wait_for
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -39,18 +39,6 @@ def chat(nvim) -> str:
 def turns(nvim) -> int:
     return chat(nvim).count("── turn ended")
 
-
-def virt_lines(nvim) -> list[str]:
-    return nvim.exec_lua("""
-        local out = {}
-        for _, m in ipairs(vim.api.nvim_buf_get_extmarks(vim.fn.bufnr(...), -1, 0, -1, { details = true })) do
-          for _, vl in ipairs(m[4].virt_lines or {}) do
-            local s = ''
-            for _, chunk in ipairs(vl) do s = s .. chunk[1] end
-            out[#out + 1] = s
-          end
-        end
-        return out""", CHAT)
 
 
 def running(nvim) -> None:

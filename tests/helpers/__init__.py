@@ -60,6 +60,23 @@ def chat(nvim, key: str = "demo/1") -> str:
     return buffer_text(nvim, f"acp://chat/{key}")
 
 
+VIRT_LINES_LUA = """
+local out = {}
+for _, m in ipairs(vim.api.nvim_buf_get_extmarks(vim.fn.bufnr(...), -1, 0, -1, { details = true })) do
+  for _, vl in ipairs(m[4].virt_lines or {}) do
+    local s = ''
+    for _, chunk in ipairs(vl) do s = s .. chunk[1] end
+    out[#out + 1] = s
+  end
+end
+return out"""
+
+
+def virt_lines(nvim, name: str = "acp://chat/demo/1") -> list[str]:
+    """The text of every virtual line in buffer ``name``, in extmark order."""
+    return nvim.exec_lua(VIRT_LINES_LUA, name)
+
+
 def session_state(nvim, key: str = "demo/1") -> dict:
     """The Lua side's state of session ``key`` (``require('acp_nvim.state').sessions[key]``; {} when none)."""
     return nvim.exec_lua("return require('acp_nvim.state').sessions[...] or vim.empty_dict()", key)
@@ -91,6 +108,22 @@ def answer_keys(nvim, keys: str, timeout: float = 10.0) -> None:
     wait_armed(nvim, timeout)
     nvim.input(keys)
 
-__all__ = ["ARMED_LUA", "NOTIFY", "SELECT", "WaitTimeout", "answer_keys", "async_wait_for", "buffer_text",
-           "capture_notes", "chat", "notes", "notify_stub", "session_state", "status", "wait_armed",
-           "wait_for", "wait_idle"]
+__all__ = [
+    "ARMED_LUA",
+    "NOTIFY",
+    "SELECT",
+    "WaitTimeout",
+    "answer_keys",
+    "async_wait_for",
+    "buffer_text",
+    "capture_notes",
+    "chat",
+    "notes",
+    "notify_stub",
+    "session_state",
+    "status",
+    "virt_lines",
+    "wait_armed",
+    "wait_for",
+    "wait_idle",
+]

@@ -8,7 +8,7 @@ from acp.schema import TerminalToolCallContent, ToolCallLocation
 
 from acp_nvim.core.transcript.block_view import ViewLimits
 from acp_nvim.core.transcript.transcript import Transcript
-from helpers import buffer_text, wait_for
+from helpers import buffer_text, virt_lines, wait_for
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -51,18 +51,6 @@ def row_of(nvim, needle: str) -> int:
     lines = nvim.api.buf_get_lines(nvim.funcs.bufnr(CHAT), 0, -1, False)
     return next(i for i, line in enumerate(lines) if needle in line)
 
-
-def virt_lines(nvim) -> list[str]:
-    return nvim.exec_lua("""
-        local out = {}
-        for _, m in ipairs(vim.api.nvim_buf_get_extmarks(vim.fn.bufnr(...), -1, 0, -1, { details = true })) do
-          for _, vl in ipairs(m[4].virt_lines or {}) do
-            local s = ''
-            for _, chunk in ipairs(vl) do s = s .. chunk[1] end
-            out[#out + 1] = s
-          end
-        end
-        return out""", CHAT)
 
 
 def test_every_kind_renders_and_tool_calls_and_plans_update_in_place(nvim):
