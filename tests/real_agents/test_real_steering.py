@@ -45,8 +45,10 @@ def test_a_prompt_steered_into_a_running_claude_turn_reaches_the_model_in_that_t
         agent.nvim.command("Ai send [scenario=steered word=steer-word-91] and say this too")
         agent.wait_chat("## You · steered into the running turn")
     with agent.step("steering: the model's next request of the turn carries the steered text"):
-        agent.wait_chat("steered-reply steer-word-91 reached the model.", timeout=60)
-        agent.check(agent.turns_ended() == before, "the steered reply came after the turn ended")
+        chat = agent.wait_chat("steered-reply steer-word-91 reached the model.", timeout=60)
+        # Counted in the chat up to the reply, not when the check runs: the turn may end right after it.
+        ended_before_reply = chat[:chat.index("steered-reply steer-word-91")].count("── turn ended:")
+        agent.check(ended_before_reply == before, "the steered reply came after the turn ended")
         agent.check(any(s.scenario == "steered" for s in agent.server.seen), "no model request held the steered text")
     with agent.step("steering: one turn ends, nothing is left in the queue"):
         agent.wait_turn_end(before, timeout=90)
