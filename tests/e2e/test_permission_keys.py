@@ -10,7 +10,7 @@ import pytest
 
 from helpers import answer_keys, chat, wait_armed, wait_for
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = [pytest.mark.timeout(90), pytest.mark.serial]  # keys typed against the guard's timers
 
 
 def session(nvim) -> dict:

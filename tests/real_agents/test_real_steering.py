@@ -12,7 +12,7 @@ import pytest
 
 from .driver import AgentDriver
 
-pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(180), pytest.mark.serial]  # a turn must still stream
 
 
 def claude() -> pytest.MarkDecorator:
