@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from helpers import virt_lines
+
 from .driver import AgentDriver
 
 pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(180), pytest.mark.serial]  # a turn must still stream
@@ -20,17 +22,7 @@ def claude() -> pytest.MarkDecorator:
 
 
 def offer_line(agent: AgentDriver) -> str:
-    lines = agent.nvim.exec_lua("""
-        local out = {}
-        for _, m in ipairs(vim.api.nvim_buf_get_extmarks(vim.fn.bufnr(...), -1, 0, -1, { details = true })) do
-          for _, vl in ipairs(m[4].virt_lines or {}) do
-            local s = ''
-            for _, chunk in ipairs(vl) do s = s .. chunk[1] end
-            out[#out + 1] = s
-          end
-        end
-        return out""", agent.chat_name)
-    return next((line for line in lines if "⚠ prompt failed" in line), "")
+    return next((line for line in virt_lines(agent.nvim, agent.chat_name) if "⚠ prompt failed" in line), "")
 
 
 @claude()

@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from helpers.graphs import components
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "python"
 SHIM_NAME = "acp_nvim.plugin"
@@ -97,40 +99,8 @@ def _rank(name: str) -> int:
 
 
 def _cycles(graph: dict[str, set[str]] = GRAPH) -> list[frozenset[str]]:
-    """Strongly connected components of more than one module of ``graph`` (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[frozenset[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for target in graph.get(node, ()):
-            if target not in graph:
-                continue
-            if target not in index:
-                visit(target)
-                low[node] = min(low[node], low[target])
-            elif target in on_stack:
-                low[node] = min(low[node], index[target])
-        if low[node] == index[node]:
-            component = set()
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                component.add(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                found.append(frozenset(component))
-
-    for name in sorted(graph):
-        if name not in index:
-            visit(name)
-    return found
+    """Strongly connected components of more than one module of ``graph``."""
+    return components(graph)
 
 
 def _gone(known: list[frozenset[str]], graph: dict[str, set[str]] = GRAPH) -> list[list[str]]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from helpers.graphs import circle, components
+
 ROOT = Path(__file__).resolve().parents[2]
 LUA = ROOT / "lua"
 REQUIRE = re.compile(r"""require\s*\(?\s*['"](acp_nvim(?:\.[A-Za-z0-9_]+)*)['"]""")
@@ -47,55 +49,7 @@ FOREIGN_EDGES: frozenset[tuple[str, str]] = frozenset()
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """Each strongly connected component of more than one module, as one circle through it
     (named in the order its requires go), sorted."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[set[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for target in sorted(graph.get(node, ())):
-            if target not in graph:
-                continue
-            if target not in index:
-                visit(target)
-                low[node] = min(low[node], low[target])
-            elif target in on_stack:
-                low[node] = min(low[node], index[target])
-        if low[node] == index[node]:
-            component: set[str] = set()
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                component.add(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                found.append(component)
-
-    for name in sorted(graph):
-        if name not in index:
-            visit(name)
-    return sorted(_circle(graph, component) for component in found)
-
-
-def _circle(graph: dict[str, set[str]], component: set[str]) -> list[str]:
-    """A path of requires from the component's first module back to itself."""
-    start = min(component)
-    paths = {start: [start]}
-    todo = [start]
-    while todo:
-        node = todo.pop(0)
-        for target in sorted(graph[node] & component):
-            if target == start:
-                return [*paths[node], start]
-            if target not in paths:
-                paths[target] = [*paths[node], target]
-                todo.append(target)
-    raise AssertionError(f"no circle through {start}")
+    return sorted(circle(graph, component) for component in components(graph))
 
 
 def _without_foreign(graph: dict[str, set[str]]) -> dict[str, set[str]]:
