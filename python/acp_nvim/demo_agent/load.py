@@ -1,9 +1,10 @@
 """The ``load`` scenario: a benchmark's steady stream of fixed-size chunks and tool calls.
 
-``load CHUNKS [BYTES] [TOOL_CALLS]`` sends CHUNKS agent message chunks whose text is exactly
+``load CHUNKS [BYTES] [TOOL_CALLS] [ids]`` sends CHUNKS agent message chunks whose text is exactly
 BYTES bytes of ASCII (default 24; every fourth chunk ends a line, like prose), and TOOL_CALLS
 tool calls spread evenly among them (default 0), each announced, updated in progress with
-text and completed with text. The messages are the SDK's own models, serialized once by the
+text and completed with text. With ``ids`` every chunk carries a ``messageId`` (a new one every
+``MESSAGE_EVERY`` chunks), as claude-agent-acp's do. The messages are the SDK's own models, serialized once by the
 SDK's own serializer and written in batches straight to stdout: the agent must be much
 cheaper than any client it is measured against, so that the client is what the benchmark
 times. Nothing is kept in the session history (a million chunks would only grow this process).
@@ -29,6 +30,7 @@ MAX_TOOL_CALLS = 10_000_000
 BATCH = 256
 """Messages per write: the agent yields to its event loop (and to a cancel) between batches."""
 LINE_EVERY = 4
+MESSAGE_EVERY = 1000
 FILLER = "the quick brown fox jumps over the lazy dog "
 TOOL_TEXT = "tool output line\n" * 8
 
@@ -52,9 +54,10 @@ def chunk_text(index: int, size: int) -> str:
 class _Lines:
     """JSON-RPC ``session/update`` lines for one session, encoded like the SDK's sender does."""
 
-    def __init__(self, session_id: str) -> None:
+    def __init__(self, session_id: str, ids: bool = False) -> None:
         self.session_id = session_id
         self._chunk = self._params(update_agent_message_text(""))
+        self._ids = ids
 
     def _params(self, update: Any) -> dict[str, Any]:
         return serialize_params(SessionNotification(session_id=self.session_id, update=update))
@@ -64,9 +67,11 @@ class _Lines:
         message = {"jsonrpc": "2.0", "method": "session/update", "params": params}
         return (json.dumps(message, separators=(",", ":")) + "\n").encode()
 
-    def chunk(self, text: str) -> bytes:
-        """One agent_message_chunk line (the template's text replaced)."""
+    def chunk(self, text: str, index: int = 0) -> bytes:
+        """One agent_message_chunk line (the template's text replaced; its message's id with ``ids``)."""
         self._chunk["update"]["content"]["text"] = text
+        if self._ids:
+            self._chunk["update"]["messageId"] = f"msg_load_{index // MESSAGE_EVERY:06d}"
         return self._line(self._chunk)
 
     def tool_call(self, call_id: str, number: int) -> list[bytes]:
@@ -81,27 +86,27 @@ class _Lines:
         return [self._line(self._params(update)) for update in updates]
 
 
-def messages(turn: Turn, chunks: int, size: int, tool_calls: int) -> Iterator[bytes]:
+def messages(turn: Turn, chunks: int, size: int, tool_calls: int, ids: bool = False) -> Iterator[bytes]:
     """Every line of the load, in order: tool calls spread evenly among the chunks."""
-    lines = _Lines(turn.session_id)
+    lines = _Lines(turn.session_id, ids)
     every = chunks // tool_calls if tool_calls else 0
     made = 0
     for index in range(chunks):
         if every and index % every == 0 and made < tool_calls:
             made += 1
             yield from lines.tool_call(turn.session.next_tool_call_id("load"), made)
-        yield lines.chunk(chunk_text(index, size))
+        yield lines.chunk(chunk_text(index, size), index)
     for number in range(made + 1, tool_calls + 1):
         yield from lines.tool_call(turn.session.next_tool_call_id("load"), number)
 
 
 async def load(turn: Turn) -> StopReason:
-    """``load CHUNKS [BYTES] [TOOL_CALLS]``: fixed-size chunks and tool calls, as fast as the client reads."""
+    """``load CHUNKS [BYTES] [TOOL_CALLS] [ids]``: fixed-size chunks and tool calls, as fast as the client reads."""
     chunks = count_arg(turn.args, DEFAULT_CHUNKS)
     size = _int_arg(turn.args, 1, DEFAULT_BYTES, MAX_BYTES)
     tool_calls = _int_arg(turn.args, 2, 0, MAX_TOOL_CALLS)
     batch: list[bytes] = []
-    for line in messages(turn, chunks, size, tool_calls):
+    for line in messages(turn, chunks, size, tool_calls, "ids" in turn.args[3:]):
         batch.append(line)
         if len(batch) >= BATCH:
             await turn.raw_write(b"".join(batch))

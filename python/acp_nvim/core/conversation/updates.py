@@ -115,11 +115,13 @@ class UpdateRouter:
             case UserMessageChunk() | AgentMessageChunk() | AgentThoughtChunk():
                 self._text(update)
             case ToolCallStart() | ToolCallProgress():
-                meta = update.field_meta
+                meta, running = update.field_meta, self._transcript.running_subagents()
                 state = self._transcript.tool_call(update, schema_ext.tool_name(raw),
                                                    schema_ext.parent_tool_call(meta), schema_ext.runs_subagent(meta))
                 for observer in self._on_tool_call:
                     observer(state)
+                if self._transcript.running_subagents() != running:
+                    self._changed()  # the statusline counts running subagents
             case AgentPlanUpdate():
                 self._transcript.plan(list(update.entries))
             case AgentPlanContentUpdate():
@@ -184,7 +186,7 @@ class UpdateRouter:
         kind, keys = schema_ext.unknown_update(raw)
         malformed = kind in schema_ext.NEWER_KINDS
         what = "a malformed" if malformed else "an unknown"
-        self._log.add("warn", "notification", f"{what} session update {kind!r}: not shown",
+        self._log.add("warn", "wire", f"{what} session update {kind!r}: not shown", direction="in",
                       raw=json.dumps(raw, ensure_ascii=False, default=str))
         if kind in self._unknown_kinds:
             return
@@ -220,8 +222,11 @@ class UpdateRouter:
     def _text(self, update: UserMessageChunk | AgentMessageChunk | AgentThoughtChunk) -> None:
         text = content_text(update.content)
         parent = schema_ext.parent_tool_call(update.field_meta)
+        running = self._transcript.running_subagents()
         if parent is not None and not isinstance(update, UserMessageChunk) \
                 and self._transcript.subagent_said(parent, text if isinstance(update, AgentMessageChunk) else ""):
+            if self._transcript.running_subagents() != running:
+                self._changed()
             return  # a subagent's text: kept with the call that runs it, not mixed into the answer
         message_id = update.message_id
         if isinstance(update, AgentMessageChunk):

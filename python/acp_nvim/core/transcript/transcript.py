@@ -101,6 +101,8 @@ class Transcript:
         self._tool_blocks: dict[str, int] = {}
         self._tool_of_block: dict[int, str] = {}
         self._plans: dict[str, int] = {}
+        self._running: set[str] = set()
+        """Calls that run a subagent and have not finished (the statusline counts them)."""
         self._unfolded: set[int] = set()
         """Blocks whose fold (subagent calls, compaction summary) the user opened."""
         self.compactions: dict[str, Compaction] = {}
@@ -305,6 +307,7 @@ class Transcript:
         state.merge(update)
         state.name = name or state.name
         state.subagent = state.subagent or subagent
+        self._track(state)
         if state.parent is None and call_id not in self._tool_blocks:
             self._answer_heading()
         self._render_tool_call(state)
@@ -318,6 +321,7 @@ class Transcript:
         state.parent = parent_id
         parent.children.append(state.tool_call_id)
         parent.subagent = True
+        self._track(parent)
 
     def root_of(self, state: tool_calls.ToolCallState) -> tool_calls.ToolCallState:
         """The call whose block draws ``state``: the nearest one up its parents with a block of its own
@@ -335,6 +339,7 @@ class Transcript:
         if parent is None:
             return False
         parent.subagent = True
+        self._track(parent)
         if text:
             parent.hear(text)
             self._render_tool_call(parent)
@@ -342,8 +347,13 @@ class Transcript:
 
     def running_subagents(self) -> int:
         """Calls that run a subagent and have not finished."""
-        return sum(1 for state in self.tool_calls.values()
-                   if state.subagent and state.status in tool_calls.OPEN_STATUSES)
+        return len(self._running)
+
+    def _track(self, state: tool_calls.ToolCallState) -> None:
+        if state.subagent and state.status in tool_calls.OPEN_STATUSES:
+            self._running.add(state.tool_call_id)
+        else:
+            self._running.discard(state.tool_call_id)
 
     def _render_tool_call(self, changed: tool_calls.ToolCallState) -> None:
         state = self.root_of(changed)
@@ -438,6 +448,7 @@ class Transcript:
         if state is None or state.status not in tool_calls.OPEN_STATUSES:
             return
         state.set_status(tool_calls.CANCELLED)
+        self._track(state)
         self._render_tool_call(state)
 
     def as_context(self, limit: int) -> str:
