@@ -132,8 +132,9 @@ local function open_key(chat)
   end
   local id = chat:block_at(row)
   if id then
-    -- a ▸ line (a subagent's calls, a compaction's summary) unfolds, a ▾ line folds back
-    local fold = line:find('^%s*▸ ') or line:find('^%s*▾ ')
+    -- a ▸ line (a subagent's calls, a compaction's summary) unfolds, a ▾ line folds back;
+    -- `▸ terminal {id}` is a tool call's terminal, which <CR> opens
+    local fold = (line:find('^%s*▸ ') or line:find('^%s*▾ ')) and not line:find('^%s*▸ terminal ')
     require('acp_nvim.host').call.chat(fold and 'fold' or 'open', chat.key, id)
   end
 end

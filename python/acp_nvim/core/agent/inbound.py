@@ -79,24 +79,26 @@ def streamed(message: dict[str, object]) -> Streamed | None:
     if type(kind) is not str:
         return None
     if kind in TEXT_CHUNKS:
-        keys = update.keys()
-        if keys == CHUNK_KEYS:
-            message_id = None
-        elif keys == CHUNK_ID_KEYS and type(message_id := update["messageId"]) is str:
-            pass
-        else:
-            return None
-        content = update["content"]
-        if type(content) is not dict or content.keys() != TEXT_KEYS or content["type"] != "text":
-            return None
-        text = content["text"]
-        return (session_id, kind, text, message_id) if type(text) is str else None
+        text = _chunk_text(update)
+        return (session_id, kind, text, update.get("messageId")) if text is not None else None
     if kind == "tool_call_update" and _tool_text_shape(update):
         try:
             return session_id, "", ToolCallProgress.model_validate(update), update
         except ValidationError:
             return None
     return None
+
+
+def _chunk_text(update: dict[str, object]) -> str | None:
+    """The text of a chunk in its exact shape (a ``messageId``, when there is one, is a string)."""
+    keys = update.keys()
+    if keys != CHUNK_KEYS and (keys != CHUNK_ID_KEYS or type(update["messageId"]) is not str):
+        return None
+    content = update["content"]
+    if type(content) is not dict or content.keys() != TEXT_KEYS or content["type"] != "text":
+        return None
+    text = content["text"]
+    return text if type(text) is str else None
 
 
 def _tool_text_shape(update: dict[str, object]) -> bool:
