@@ -290,3 +290,21 @@ def test_initialize_advertises_plans_boolean_options_notices_and_compaction() ->
     assert caps["session"] == {"configOptions": {"boolean": {}}, "notices": {}, "compaction": {}}
     assert caps["elicitation"] == {"form": {}, "url": {}} and caps["auth"] == {"terminal": True}
     assert request["clientInfo"]["name"] == "acp.nvim"
+
+
+def test_a_flood_of_subagent_calls_is_bounded_under_its_call() -> None:
+    stream, transcript, ops, _ = router()
+    stream.route(*claude_call("task", "flood", "in_progress", tool="Task"))
+    chain = "task"
+    for n in range(tool_calls.MAX_TREE + 20):  # a chain: each call the parent of the next
+        stream.route(*claude_call(f"c{n}", f"call {n}", parent=chain))
+        chain = f"c{n}"
+    tools = [b for b in transcript.blocks if b.kind == "tool"]
+    assert len(tools) == 2, "past MAX_TREE calls under one call, the next is drawn on its own (and leads the rest)"
+    fold = shown(ops)[tools[0].id].split("\n")[-1]
+    assert fold.startswith(f"  ▸ subagent · {tool_calls.MAX_TREE} tool calls: {tool_calls.MAX_TREE} pending")
+    overflow = f"○ read · call {tool_calls.MAX_TREE} (Read) · pending\n  ▸ subagent · 19 "
+    assert shown(ops)[tools[1].id].startswith(overflow)
+    transcript.toggle(tools[0].id)
+    deepest = shown(ops)[tools[0].id].split("\n")[-1]
+    assert deepest.startswith(" " * (2 * (tool_calls.MAX_DEPTH + 2)) + "○ read · call 499 (Read)")

@@ -3,8 +3,9 @@
 ``load CHUNKS [BYTES] [TOOL_CALLS] [ids]`` sends CHUNKS agent message chunks whose text is exactly
 BYTES bytes of ASCII (default 24; every fourth chunk ends a line, like prose), and TOOL_CALLS
 tool calls spread evenly among them (default 0), each announced, updated in progress with
-text and completed with text. With ``ids`` every chunk carries a ``messageId`` (a new one every
-``MESSAGE_EVERY`` chunks), as claude-agent-acp's do. The messages are the SDK's own models, serialized once by the
+text and completed with text. With ``ids`` every chunk carries the ``messageId`` of the one message
+they make up, as claude-agent-acp's chunks do (the same text, shown the same way: only the
+wire's shape differs). The messages are the SDK's own models, serialized once by the
 SDK's own serializer and written in batches straight to stdout: the agent must be much
 cheaper than any client it is measured against, so that the client is what the benchmark
 times. Nothing is kept in the session history (a million chunks would only grow this process).
@@ -30,7 +31,7 @@ MAX_TOOL_CALLS = 10_000_000
 BATCH = 256
 """Messages per write: the agent yields to its event loop (and to a cancel) between batches."""
 LINE_EVERY = 4
-MESSAGE_EVERY = 1000
+MESSAGE_ID = "msg_load_01"
 FILLER = "the quick brown fox jumps over the lazy dog "
 TOOL_TEXT = "tool output line\n" * 8
 
@@ -57,7 +58,8 @@ class _Lines:
     def __init__(self, session_id: str, ids: bool = False) -> None:
         self.session_id = session_id
         self._chunk = self._params(update_agent_message_text(""))
-        self._ids = ids
+        if ids:
+            self._chunk["update"]["messageId"] = MESSAGE_ID
 
     def _params(self, update: Any) -> dict[str, Any]:
         return serialize_params(SessionNotification(session_id=self.session_id, update=update))
@@ -67,11 +69,9 @@ class _Lines:
         message = {"jsonrpc": "2.0", "method": "session/update", "params": params}
         return (json.dumps(message, separators=(",", ":")) + "\n").encode()
 
-    def chunk(self, text: str, index: int = 0) -> bytes:
-        """One agent_message_chunk line (the template's text replaced; its message's id with ``ids``)."""
+    def chunk(self, text: str) -> bytes:
+        """One agent_message_chunk line (the template's text replaced)."""
         self._chunk["update"]["content"]["text"] = text
-        if self._ids:
-            self._chunk["update"]["messageId"] = f"msg_load_{index // MESSAGE_EVERY:06d}"
         return self._line(self._chunk)
 
     def tool_call(self, call_id: str, number: int) -> list[bytes]:
@@ -95,7 +95,7 @@ def messages(turn: Turn, chunks: int, size: int, tool_calls: int, ids: bool = Fa
         if every and index % every == 0 and made < tool_calls:
             made += 1
             yield from lines.tool_call(turn.session.next_tool_call_id("load"), made)
-        yield lines.chunk(chunk_text(index, size), index)
+        yield lines.chunk(chunk_text(index, size))
     for number in range(made + 1, tool_calls + 1):
         yield from lines.tool_call(turn.session.next_tool_call_id("load"), number)
 

@@ -39,6 +39,9 @@ MAX_TEXT_LINES = 12
 """Lines of each text content shown in the chat; the rest is one key away (the full text)."""
 MAX_DEPTH = 8
 """Subagents of subagents drawn nested, at most this deep (deeper ones are drawn at this depth)."""
+MAX_TREE = 500
+"""Calls drawn under one call that runs a subagent (its subagents' included); further ones are drawn on
+their own: each update of the tree redraws it, so a flood must not make that quadratic."""
 MAX_SAID = 64 * 1024
 """Characters kept of what a subagent said (its text, in the parent's full text)."""
 FOLDED, UNFOLDED = "▸", "▾"
@@ -74,7 +77,7 @@ class ToolCallState:
     """The tool's programmatic name (``ToolCall.name``), shown beside the title."""
     parent: str | None = None
     """The tool call whose subagent made this one (it is drawn under it)."""
-    children: list[str] = field(default_factory=list)
+    children: tuple[str, ...] = ()
     """The calls of the subagent this call runs, in order."""
     subagent: bool = False
     """This call runs a subagent (the agent says so, or it has children)."""
@@ -252,7 +255,7 @@ class ToolCallState:
 def subagent_lines(state: ToolCallState, calls: dict[str, ToolCallState], unfolded: bool) -> list[str]:
     """The fold under a call that runs a subagent: one line that counts its calls (▸, <CR> unfolds),
     and unfolded, each call (nested ones indented) with its status and duration."""
-    tree = list(_descendants(state, calls, 0, set()))
+    tree = list(_descendants(state, calls))
     if not tree and not state.subagent:
         return []
     counts: dict[str, int] = {}
@@ -272,15 +275,18 @@ COUNT_WORDS = {"pending": "pending", "in_progress": "running", "completed": "don
                "cancelled": "cancelled"}
 
 
-def _descendants(state: ToolCallState, calls: dict[str, ToolCallState], depth: int,
-                 seen: set[str]) -> Iterator[tuple[int, ToolCallState]]:
-    seen.add(state.tool_call_id)
-    for child_id in state.children:
-        child = calls.get(child_id)
-        if child is None or child_id in seen:
+def _descendants(state: ToolCallState, calls: dict[str, ToolCallState]) -> Iterator[tuple[int, ToolCallState]]:
+    """Every call under ``state`` with its depth, in drawing order (each once, whatever the agent claims)."""
+    seen = {state.tool_call_id}
+    stack = [(0, child_id) for child_id in reversed(state.children)]
+    while stack:
+        depth, call_id = stack.pop()
+        call = calls.get(call_id)
+        if call is None or call_id in seen:
             continue
-        yield depth, child
-        yield from _descendants(child, calls, min(depth + 1, MAX_DEPTH), seen)
+        seen.add(call_id)
+        yield depth, call
+        stack += [(min(depth + 1, MAX_DEPTH), child_id) for child_id in reversed(call.children)]
 
 
 def duration_text(seconds: float) -> str:

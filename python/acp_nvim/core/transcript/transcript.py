@@ -101,6 +101,8 @@ class Transcript:
         self._tool_blocks: dict[str, int] = {}
         self._tool_of_block: dict[int, str] = {}
         self._plans: dict[str, int] = {}
+        self._tree_sizes: dict[str, int] = {}
+        """Calls drawn under each call that has a block and runs a subagent."""
         self._running: set[str] = set()
         """Calls that run a subagent and have not finished (the statusline counts them)."""
         self._unfolded: set[int] = set()
@@ -314,12 +316,17 @@ class Transcript:
         return state
 
     def _adopt(self, state: tool_calls.ToolCallState, parent_id: str | None) -> None:
-        """A new call of a subagent goes under the call that runs it (a parent never seen: drawn alone)."""
+        """A new call of a subagent goes under the call that runs it (drawn alone: a parent never seen, or
+        a tree of ``MAX_TREE`` calls already)."""
         parent = self.tool_calls.get(parent_id) if parent_id is not None else None
         if parent is None or parent_id == state.tool_call_id:
             return
+        root = self.root_of(parent).tool_call_id
+        if self._tree_sizes.get(root, 0) >= tool_calls.MAX_TREE:
+            return
+        self._tree_sizes[root] = self._tree_sizes.get(root, 0) + 1
         state.parent = parent_id
-        parent.children.append(state.tool_call_id)
+        parent.children = (*parent.children, state.tool_call_id)
         parent.subagent = True
         self._track(parent)
 
