@@ -240,6 +240,19 @@ def test_an_unknown_kind_is_said_once_per_kind_and_logged_whole_every_time() -> 
     assert len(logged) == 3 and json.loads(logged[0].raw or "") == update
 
 
+def test_an_agent_inventing_kinds_is_named_in_the_chat_only_so_often() -> None:
+    from acp_nvim.core.conversation.updates import UNKNOWN_TOLD
+
+    stream, transcript, _, log = router()
+    for n in range(UNKNOWN_TOLD + 30):
+        stream.newer({"sessionUpdate": f"kind_{n}"})
+    said = [b.text() for b in transcript.blocks]
+    assert len(said) == UNKNOWN_TOLD + 1
+    assert said[-1] == (f"the agent sent more than {UNKNOWN_TOLD} kinds of update acp.nvim does not know: "
+                        "further ones are only in :Ai log")
+    assert len([e for e in log.entries() if "session update 'kind_" in e.summary]) == UNKNOWN_TOLD + 30
+
+
 def test_a_held_replay_drops_compactions_but_not_notices_and_a_replay_drops_both() -> None:
     stream, transcript, _, _ = router()
     stream.hold(True)

@@ -43,6 +43,8 @@ from . import schema_ext
 from .details import SessionDetails
 from .prompt import Turn
 
+UNKNOWN_TOLD = 20
+"""Unknown update kinds a session names in the chat; an agent inventing more is only logged."""
 ToolCallObserver = Callable[[ToolCallState], None]
 ModeObserver = Callable[[str | None], None]
 REPLAYED = (UserMessageChunk, AgentMessageChunk, AgentThoughtChunk, ToolCallStart, ToolCallProgress, AgentPlanUpdate)
@@ -188,9 +190,13 @@ class UpdateRouter:
         what = "a malformed" if malformed else "an unknown"
         self._log.add("warn", "wire", f"{what} session update {kind!r}: not shown", direction="in",
                       raw=json.dumps(raw, ensure_ascii=False, default=str))
-        if kind in self._unknown_kinds:
+        if kind in self._unknown_kinds or len(self._unknown_kinds) > UNKNOWN_TOLD:
             return
         self._unknown_kinds.add(kind)
+        if len(self._unknown_kinds) > UNKNOWN_TOLD:
+            self._transcript.notice(f"the agent sent more than {UNKNOWN_TOLD} kinds of update acp.nvim does not "
+                                    "know: further ones are only in :Ai log", "info")
+            return
         listed = ", ".join(keys) if keys else "no other keys"
         self._transcript.notice(f"the agent sent {what} update {kind!r} ({listed}); not shown, the whole "
                                 f"update is in :Ai log", "info")
