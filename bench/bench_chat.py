@@ -44,6 +44,9 @@ from report import line
 
 CHUNKS = int(os.environ.get("ACP_BENCH_CHUNKS", "100000"))
 CHUNK_BYTES = 24
+MESSAGE_IDS = os.environ.get("ACP_BENCH_MESSAGE_IDS") == "1"
+"""Every chunk carries a ``messageId`` (claude-agent-acp's shape), for bare client and plugin alike."""
+LOAD = f"load {{count}} {CHUNK_BYTES}{' 0 ids' if MESSAGE_IDS else ''}"
 IDLE_SECONDS = 1.0
 TIMEOUT = 300.0
 CHAT_STATS = """
@@ -89,7 +92,7 @@ async def _bare_flood(count: int) -> tuple[float, int]:
         await asyncio.sleep(0.1)  # let the commands announcement pass
         before = client.updates
         start = time.perf_counter()
-        await conn.prompt(session_id=session.session_id, prompt=[text_block(f"load {count} {CHUNK_BYTES}")])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block(LOAD.format(count=count))])
         elapsed = time.perf_counter() - start
     return elapsed, client.updates - before
 
@@ -131,7 +134,7 @@ class PluginFlood:
             cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
             rss_before = rss_mib(host) if host else float("nan")
             with LatencyProbe(nvim.address) as busy:
-                sent, ended = timed_turn(rpc, f"load {CHUNKS} {CHUNK_BYTES}", TIMEOUT)
+                sent, ended = timed_turn(rpc, LOAD.format(count=CHUNKS), TIMEOUT)
             figures = {"chunks_per_s": CHUNKS / ((ended - sent) / 1e9)}
             figures.update({f"cpu_{name}": cpu_seconds(pids[name]) - before for name, before in cpu_before.items()})
             figures["rss_growth"] = (rss_mib(host) if host else float("nan")) - rss_before
@@ -145,7 +148,8 @@ class PluginFlood:
 
 def report(rounds: Rounds, plugin: PluginFlood) -> None:
     n = rounds.count
-    line("chat_flood_chunks", CHUNKS, f"chunks of {CHUNK_BYTES} bytes per flood, {n} paired rounds")
+    ids = ", each with its messageId" if MESSAGE_IDS else ""
+    line("chat_flood_chunks", CHUNKS, f"chunks of {CHUNK_BYTES} bytes{ids} per flood, {n} paired rounds")
     line("chat_flood_bare_sdk", rounds.median("bare", "chunks_per_s"), "chunks/s (median round)")
     line("chat_flood_nvim", rounds.median("plugin", "chunks_per_s"), "chunks/s (median round)")
     ratios = rounds.ratios("chunks_per_s", "plugin", "bare")

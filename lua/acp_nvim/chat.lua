@@ -26,9 +26,9 @@ local ns_lines = api.nvim_create_namespace('acp_nvim.chat.lines') -- per-line ma
 ---@class acp_nvim.RenderOp.New
 ---@field op 'new'
 ---@field id integer             block id
----@field kind string            user|heading|agent|thought|tool|plan|notice|info|error|turn_end|…
+---@field kind string            user|heading|agent|thought|tool|plan|notice|info|error|turn_end|agent_notice|compaction|…
 ---@field lines string[]
----@field meta { status: string? }|nil
+---@field meta { status: string?, severity: string? }|nil
 
 ---@class acp_nvim.RenderOp.Append
 ---@field op 'append'
@@ -39,7 +39,7 @@ local ns_lines = api.nvim_create_namespace('acp_nvim.chat.lines') -- per-line ma
 ---@field op 'set'
 ---@field id integer
 ---@field lines string[]
----@field meta { status: string? }|nil
+---@field meta { status: string?, severity: string? }|nil
 
 ---@class acp_nvim.RenderOp.Clip
 ---@field op 'clip'
@@ -75,8 +75,11 @@ M.chats = {}
 -- Whole-block highlight per kind; kinds not listed highlight only their first line.
 local BLOCK_HL = { notice = 'AcpNvimNotice', info = 'AcpNvimNotice', error = 'AcpNvimError',
   turn_end = 'AcpNvimTurnEnd' }
-local FIRST_LINE_HL = { user = 'AcpNvimUser', heading = 'AcpNvimAgent', plan = 'AcpNvimPlan' }
+local FIRST_LINE_HL = { user = 'AcpNvimUser', heading = 'AcpNvimAgent', plan = 'AcpNvimPlan',
+  compaction = 'AcpNvimCompaction' }
 local TOOL_HL = { completed = 'AcpNvimToolDone', failed = 'AcpNvimToolFailed' }
+-- The agent's notices (ACP `notice`), whole block, by severity (another word reads as info).
+local NOTICE_HL = { info = 'AcpNvimNotice', warning = 'AcpNvimWarning', error = 'AcpNvimError' }
 
 local function row_of(chat, id)
   return api.nvim_buf_get_extmark_by_id(chat.buf, ns_blocks, id, {})[1]
@@ -138,6 +141,8 @@ local function highlight(chat, id, lines, meta)
   end
   if kind == 'thought' then
     mark(chat, id, start, stop - 2, 'AcpNvimThought', true) -- grows with appended text
+  elseif kind == 'agent_notice' then
+    mark(chat, id, start, math.max(start + 1, stop - 1), NOTICE_HL[meta and meta.severity] or 'AcpNvimNotice')
   elseif BLOCK_HL[kind] then
     mark(chat, id, start, math.max(start + 1, stop - 1), BLOCK_HL[kind])
   elseif kind == 'tool' then

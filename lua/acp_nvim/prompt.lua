@@ -132,7 +132,10 @@ local function open_key(chat)
   end
   local id = chat:block_at(row)
   if id then
-    require('acp_nvim.host').call.chat('open', chat.key, id)
+    -- a ▸ line (a subagent's calls, a compaction's summary) unfolds, a ▾ line folds back;
+    -- `▸ terminal {id}` is a tool call's terminal, which <CR> opens
+    local fold = (line:find('^%s*▸ ') or line:find('^%s*▾ ')) and not line:find('^%s*▸ terminal ')
+    require('acp_nvim.host').call.chat(fold and 'fold' or 'open', chat.key, id)
   end
 end
 
@@ -169,7 +172,7 @@ local function set_keymaps(chat)
     else
       vim.cmd('normal! ' .. vim.keycode(keys.open))
     end
-  end, 'open the block under the cursor (in the prompt area: <CR> sends)')
+  end, 'open the block under the cursor, unfold a ▸ line (in the prompt area: <CR> sends)')
   if keys.open ~= '<CR>' then
     map('n', '<CR>', function()
       if in_prompt(chat) then

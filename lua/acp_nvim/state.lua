@@ -25,6 +25,7 @@ local M = {}
 ---@field asked integer          permission questions shown so far
 ---@field started boolean        the agent's session exists
 ---@field recovery string        why the agent stopped or stopped answering ('' when it did not)
+---@field subagents integer      tool calls that run a subagent and have not finished
 
 ---@type table<string, acp_nvim.SessionState>
 M.sessions = {}
@@ -66,6 +67,9 @@ local function render(key, s)
   end
   if (s.queued or 0) > 0 then
     parts[#parts + 1] = s.queued .. ' queued'
+  end
+  if (s.subagents or 0) > 0 then
+    parts[#parts + 1] = s.subagents .. (s.subagents == 1 and ' subagent' or ' subagents')
   end
   if (s.tokens or '') ~= '' then
     parts[#parts + 1] = s.tokens

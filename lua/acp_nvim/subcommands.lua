@@ -95,6 +95,12 @@ return {
       help = 'every tool call location of the session to the quickfix list',
     },
     {
+      name = 'export',
+      usage = { '{file}' },
+      help = "the session's transcript as Markdown, each message under its heading with the agent's message id in an HTML comment (mode 0600, redacted)",
+      args = { { sources = { 'files' } } },
+    },
+    {
       name = 'permissions',
       usage = { '' },
       help = 'show the pending permission requests and reviews again',

@@ -257,6 +257,35 @@ def script_steered(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
     return Reply(chunks=_words(f"steered-reply {sc.params.get('word', '')} reached the model."))
 
 
+SUBAGENT_TOOLS = ("Agent", "Task")
+"""Claude Code's tool that runs a subagent (its name changed between releases)."""
+
+
+def script_subagent(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
+    """Run a subagent (Claude Code's Agent/Task tool) whose prompt carries its own marker
+    (``sub_read``), then say what its result said."""
+    if sc.step == 0:
+        tool = _pick(tools, *SUBAGENT_TOOLS)
+        if tool is None:
+            raise NoTool(f"no subagent tool among {sorted(tools)}")
+        args = {_param(tool, "description"): "Read the target",
+                _param(tool, "prompt"): f"[scenario=sub_read file={sc.params['file']}] read it for me"}
+        if "subagent_type" in tool.params:
+            args["subagent_type"] = "general-purpose"
+        if "run_in_background" in tool.params:  # wait for its result: the answer quotes it
+            args["run_in_background"] = False
+        return Reply(chunks=["Delegating. "], call=ToolCall(tool.name, args))
+    verdict = "subagent-ok" if "sub-read-done" in sc.last_result else "subagent-missing"
+    return Reply(chunks=_words(verdict))
+
+
+def script_sub_read(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
+    """The subagent's own conversation: read the file, then report."""
+    if sc.step == 0:
+        return Reply(chunks=["Subagent reading. "], call=read_call(tools, sc.params["file"]))
+    return Reply(chunks=_words("sub-read-done: the subagent read the file."))
+
+
 def script_limit_once(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
     """What the model says once the server stopped answering 429 (``ModelServer.limited``)."""
     return Reply(chunks=_words("limit-lifted-reply: the retried prompt reached the model."))
@@ -277,6 +306,8 @@ SCRIPTS = {
     "ask": script_ask,
     "steered": script_steered,
     "limit_once": script_limit_once,
+    "subagent": script_subagent,
+    "sub_read": script_sub_read,
 }
 
 

@@ -78,8 +78,11 @@ class Recorder:
 
     # Inbound
     def updates(self, batch: list[inbound.Streamed]) -> None:
-        for session_id, kind, payload in batch:
-            self.seen.append((kind or type(payload).__name__, payload if kind else session_id))
+        for session_id, kind, payload, extra in batch:
+            if kind in inbound.TEXT_CHUNKS and extra is not None:
+                self.seen.append((kind, (payload, extra)))
+            else:
+                self.seen.append((kind or type(payload).__name__, payload if kind else session_id))
 
     def dropped(self, summary: str, raw: str | None = None, tell: bool = False, level: str = "warn") -> None:
         self.dropped_lines.append((summary, raw, tell, level))
@@ -136,12 +139,47 @@ async def test_text_chunks_in_their_schema_shape_skip_the_models():
 @pytest.mark.parametrize("odd", [
     {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x", "annotations": None}},
     {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}, "_meta": {"a": 1}},
-    {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}, "messageId": "m1"},
+    {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}, "messageId": 7},
+    {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}, "messageId": None},
+    {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}, "messageId": "m",
+     "_meta": {}},
 ])
 async def test_anything_unusual_in_a_chunk_takes_the_models_path(odd):
     recorder, _ = await run([update(odd)])
     (name, _sid), = recorder.seen
     assert name == "AgentMessageChunk"
+
+
+async def test_a_chunk_with_its_message_id_stays_on_the_hot_path_with_the_id():
+    """claude-agent-acp stamps ``messageId`` on every chunk: those must not all take the models' path."""
+    with_id = {"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": "hm"}, "messageId": "m1"}
+    recorder, _ = await run([update(with_id), chunk("plain")])
+    assert recorder.seen == [("agent_thought_chunk", ("hm", "m1")), ("agent_message_chunk", "plain")]
+    message = json.loads(update(with_id))
+    assert inbound.streamed(message) == (SID, "agent_thought_chunk", "hm", "m1")
+    _, _, model, raw = inbound.validated(message["params"])
+    assert model.message_id == "m1" and raw == with_id
+
+
+async def test_an_update_of_a_kind_newer_than_the_sdk_goes_on_as_json():
+    notice = {"sessionUpdate": "notice", "severity": "info", "title": "hello"}
+    recorder, _ = await run([update(notice)])
+    assert recorder.seen == [(inbound.NEWER, notice)] and not recorder.dropped_lines
+    assert inbound.validated({"sessionId": SID, "update": notice}) == (SID, inbound.NEWER, notice, None)
+    assert isinstance(inbound.validated({"sessionId": 5, "update": notice}), str)
+    assert isinstance(inbound.validated({"sessionId": SID, "update": {"sessionUpdate": 5}}), str)
+
+
+async def test_a_known_kind_the_model_rejects_is_not_passed_as_newer():
+    bad = {"sessionUpdate": "usage_update", "used": "lots"}
+    recorder, _ = await run([update(bad), chunk("next")])
+    assert recorder.seen == [("agent_message_chunk", "next")]
+    assert recorder.dropped_lines[0][0].startswith("ignored an invalid session/update: update.usage_update")
+
+
+def test_the_known_kinds_are_read_from_the_sdk_models():
+    assert {"agent_message_chunk", "tool_call", "plan_update", "usage_update"} <= inbound.KNOWN_KINDS
+    assert "notice" not in inbound.KNOWN_KINDS
 
 
 async def test_a_chunk_of_the_wrong_type_is_rejected_by_the_model_and_logged():
@@ -166,9 +204,10 @@ def test_the_hot_shapes_give_what_the_sdk_models_give():
     """Same text, same kind, whichever path: the hand check agrees with SessionNotification."""
     for raw in (chunk("a\nb ✓"), chunk("", "agent_thought_chunk")):
         message = json.loads(raw)
-        session_id, kind, text = inbound.streamed(message)
+        session_id, kind, text, message_id = inbound.streamed(message)
         model = inbound.validated(message["params"])
         assert model[0] == session_id and model[2].session_update == kind and model[2].content.text == text
+        assert message_id is None and model[2].message_id is None
 
 
 async def test_every_other_update_goes_through_the_sdk_model():
@@ -399,7 +438,8 @@ def test_the_json_fallback_cleans_surrogates_too(monkeypatch):
 
 def test_a_model_path_update_is_what_the_sdk_would_deliver():
     message = json.loads(chunk("x"))
-    _, _, model = inbound.validated(message["params"])
+    _, _, model, raw = inbound.validated(message["params"])
+    assert raw == message["params"]["update"]
     assert isinstance(model, AgentMessageChunk) and model.content.text == "x"
     assert inbound.validated({"sessionId": SID}) == "update: Field required"
 
@@ -419,13 +459,16 @@ class Served:
         self.told: list[str] = []
         self.stream = self
 
-    def chunk(self, kind: str, text: str) -> None:
+    def chunk(self, kind: str, text: str, message_id: str | None = None) -> None:
         if text == "boom":
             raise RuntimeError("boom")
-        self.chunks.append((kind, text))
+        self.chunks.append((kind, text) if message_id is None else (kind, text, message_id))
 
-    def route(self, update: Any) -> None:
+    def route(self, update: Any, raw: Any = None) -> None:
         self.chunks.append(("model", type(update).__name__))
+
+    def newer(self, raw: Any) -> None:
+        self.chunks.append(("newer", raw["sessionUpdate"]))
 
     def tell(self, text: str) -> None:
         self.told.append(text)
@@ -437,8 +480,11 @@ def test_the_client_side_delivers_in_order_and_skips_other_sessions():
     served = Served()
     client = SessionClient(served)  # type: ignore[arg-type]
     usage = UsageUpdate(session_update="usage_update", used=1, size=2)
-    client.updates([(SID, "agent_message_chunk", "a"), ("other", "agent_message_chunk", "b"), (SID, "", usage)])
-    assert served.chunks == [("agent_message_chunk", "a"), ("model", "UsageUpdate")]
+    client.updates([(SID, "agent_message_chunk", "a", None), ("other", "agent_message_chunk", "b", None),
+                    (SID, "", usage, None), (SID, "agent_message_chunk", "c", "m2"),
+                    (SID, inbound.NEWER, {"sessionUpdate": "notice"}, None)])
+    assert served.chunks == [("agent_message_chunk", "a"), ("model", "UsageUpdate"), ("agent_message_chunk", "c", "m2"),
+                             ("newer", "notice")]
     entry = next(e for e in served.log.entries() if e.kind == "wire")
     assert entry.summary == "ignored a session/update for another session ('other')" and entry.level == "warn"
     assert served.told == []
@@ -448,7 +494,7 @@ def test_before_the_session_is_open_any_session_id_is_taken():
     from acp_nvim.core.conversation.client import SessionClient
 
     served = Served(session_id=None)
-    SessionClient(served).updates([("new", "agent_thought_chunk", "t")])  # type: ignore[arg-type]
+    SessionClient(served).updates([("new", "agent_thought_chunk", "t", None)])  # type: ignore[arg-type]
     assert served.chunks == [("agent_thought_chunk", "t")]
 
 
@@ -457,7 +503,8 @@ def test_a_failing_update_is_reported_and_the_rest_still_shown_and_telling_is_ca
 
     served = Served()
     client = SessionClient(served)  # type: ignore[arg-type]
-    client.updates([(SID, "agent_message_chunk", "boom")] * (TELL_LIMIT + 2) + [(SID, "agent_message_chunk", "ok")])
+    client.updates([(SID, "agent_message_chunk", "boom", None)] * (TELL_LIMIT + 2)
+                   + [(SID, "agent_message_chunk", "ok", None)])
     assert served.chunks == [("agent_message_chunk", "ok")]
     assert len(served.told) == TELL_LIMIT
     assert served.told[0] == "internal error while showing an update: RuntimeError: boom (see :Ai log)"

@@ -1,9 +1,11 @@
 """The ``load`` scenario: a benchmark's steady stream of fixed-size chunks and tool calls.
 
-``load CHUNKS [BYTES] [TOOL_CALLS]`` sends CHUNKS agent message chunks whose text is exactly
+``load CHUNKS [BYTES] [TOOL_CALLS] [ids]`` sends CHUNKS agent message chunks whose text is exactly
 BYTES bytes of ASCII (default 24; every fourth chunk ends a line, like prose), and TOOL_CALLS
 tool calls spread evenly among them (default 0), each announced, updated in progress with
-text and completed with text. The messages are the SDK's own models, serialized once by the
+text and completed with text. With ``ids`` every chunk carries the ``messageId`` of the one message
+they make up, as claude-agent-acp's chunks do (the same text, shown the same way: only the
+wire's shape differs). The messages are the SDK's own models, serialized once by the
 SDK's own serializer and written in batches straight to stdout: the agent must be much
 cheaper than any client it is measured against, so that the client is what the benchmark
 times. Nothing is kept in the session history (a million chunks would only grow this process).
@@ -29,6 +31,7 @@ MAX_TOOL_CALLS = 10_000_000
 BATCH = 256
 """Messages per write: the agent yields to its event loop (and to a cancel) between batches."""
 LINE_EVERY = 4
+MESSAGE_ID = "msg_load_01"
 FILLER = "the quick brown fox jumps over the lazy dog "
 TOOL_TEXT = "tool output line\n" * 8
 
@@ -52,9 +55,11 @@ def chunk_text(index: int, size: int) -> str:
 class _Lines:
     """JSON-RPC ``session/update`` lines for one session, encoded like the SDK's sender does."""
 
-    def __init__(self, session_id: str) -> None:
+    def __init__(self, session_id: str, ids: bool = False) -> None:
         self.session_id = session_id
         self._chunk = self._params(update_agent_message_text(""))
+        if ids:
+            self._chunk["update"]["messageId"] = MESSAGE_ID
 
     def _params(self, update: Any) -> dict[str, Any]:
         return serialize_params(SessionNotification(session_id=self.session_id, update=update))
@@ -81,9 +86,9 @@ class _Lines:
         return [self._line(self._params(update)) for update in updates]
 
 
-def messages(turn: Turn, chunks: int, size: int, tool_calls: int) -> Iterator[bytes]:
+def messages(turn: Turn, chunks: int, size: int, tool_calls: int, ids: bool = False) -> Iterator[bytes]:
     """Every line of the load, in order: tool calls spread evenly among the chunks."""
-    lines = _Lines(turn.session_id)
+    lines = _Lines(turn.session_id, ids)
     every = chunks // tool_calls if tool_calls else 0
     made = 0
     for index in range(chunks):
@@ -96,12 +101,12 @@ def messages(turn: Turn, chunks: int, size: int, tool_calls: int) -> Iterator[by
 
 
 async def load(turn: Turn) -> StopReason:
-    """``load CHUNKS [BYTES] [TOOL_CALLS]``: fixed-size chunks and tool calls, as fast as the client reads."""
+    """``load CHUNKS [BYTES] [TOOL_CALLS] [ids]``: fixed-size chunks and tool calls, as fast as the client reads."""
     chunks = count_arg(turn.args, DEFAULT_CHUNKS)
     size = _int_arg(turn.args, 1, DEFAULT_BYTES, MAX_BYTES)
     tool_calls = _int_arg(turn.args, 2, 0, MAX_TOOL_CALLS)
     batch: list[bytes] = []
-    for line in messages(turn, chunks, size, tool_calls):
+    for line in messages(turn, chunks, size, tool_calls, "ids" in turn.args[3:]):
         batch.append(line)
         if len(batch) >= BATCH:
             await turn.raw_write(b"".join(batch))

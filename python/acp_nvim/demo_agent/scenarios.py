@@ -15,7 +15,7 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
-from . import asking, chat, load, mcp_client, misbehave, saved, steering, terminals, tools
+from . import asking, chat, load, mcp_client, misbehave, protocol, saved, steering, terminals, tools
 from .turn import Turn
 
 Scenario = Callable[[Turn], Awaitable[StopReason]]
@@ -60,6 +60,13 @@ SCENARIOS: dict[str, tuple[str, Scenario]] = {
     "ask-url": ("Ask the user to open a URL (url-mode elicitation)", asking.ask_url),
     "withdraw": ("Ask permission, then withdraw the request ($/cancel_request)", asking.withdraw),
     "limit": ("Fail the first time with a usage limit (retry after N s, default 1), then succeed", steering.limit),
+    "ids": ("Two messages whose only boundary is a new messageId", protocol.ids),
+    "notice": ("Send a notice of each severity (info, warning, error)", protocol.notice),
+    "compact": ("Compact the context: a summary streamed, then a failed compaction", protocol.compact),
+    "unknown": ("Send an update kind nobody knows (twice) and a malformed notice", protocol.unknown),
+    "plan-ops": ("Plans by id: plan_update (items, markdown) and plan_removed", protocol.plan_ops),
+    "subagents": ("A Task call whose subagent makes tool calls (hold: it runs until cancelled)",
+                  protocol.subagents),
 }
 
 ARGUMENT_HINTS: dict[str, str] = {
@@ -76,12 +83,13 @@ ARGUMENT_HINTS: dict[str, str] = {
     "slow": "[N]",
     "stderr": "[N]",
     "pieces": "[path]",
-    "load": "[N] [B] [T]",
+    "load": "[N] [B] [T] [ids]",
     "mcp": "[server tool [json-arguments]]",
     "ask": "[tool]",
     "ask-url": "[url] [complete]",
     "withdraw": "[seconds]",
     "limit": "[N]",
+    "subagents": "[hold]",
 }
 
 

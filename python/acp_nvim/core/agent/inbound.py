@@ -5,14 +5,17 @@ The SDK runs every notification as a task through its router, a tracing span and
 ``session/update`` off that path: the two streamed-text kinds in their exact schema shape go
 on as plain text, a ``tool_call_update`` that carries text is validated with its own model,
 and everything else is validated with the SDK's ``SessionNotification`` model, so an update
-reaches the session exactly as the SDK would deliver it. Anything unusual — a key the shape
-does not list, a value of another type — takes the model's path; an update the model rejects
-is dropped and the session log says why.
+reaches the session exactly as the SDK would deliver it. A text chunk may carry its ``messageId``
+(claude-agent-acp stamps one on every chunk) and still skip the models. Anything unusual — a key
+the shape does not list, a value of another type — takes the model's path; an update the model
+rejects is dropped and the session log says why, unless it is of a kind the models do not know
+(an update newer than the SDK): that one goes on as its JSON, for the session to decode by hand
+(``core/conversation/schema_ext.py``) or to show as unknown.
 """
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Protocol, get_args, runtime_checkable
 
 from acp.schema import SessionNotification, ToolCallProgress
 from pydantic import ValidationError
@@ -22,13 +25,17 @@ TEXT_CHUNKS = frozenset({"agent_message_chunk", "agent_thought_chunk"})
 MESSAGE_KEYS = frozenset({"jsonrpc", "method", "params"})
 PARAMS_KEYS = frozenset({"sessionId", "update"})
 CHUNK_KEYS = frozenset({"sessionUpdate", "content"})
+CHUNK_ID_KEYS = frozenset({"sessionUpdate", "content", "messageId"})
 TEXT_KEYS = frozenset({"type", "text"})
 TOOL_TEXT_KEYS = frozenset({"sessionUpdate", "toolCallId", "status", "title", "kind", "content"})
 CONTENT_KEYS = frozenset({"type", "content"})
 
-Streamed = tuple[str, str, object]
-"""One update for the session: (session id, text kind, the text), or (session id, "", the update: one
-of the SDK's models that a ``SessionNotification`` carries)."""
+NEWER = "newer"
+"""The kind slot of an update whose kind the SDK's models do not know (its JSON goes on undecoded)."""
+Streamed = tuple[str, str, object, object]
+"""One update for the session: (session id, text kind, the text, its ``messageId`` or None); (session id,
+"", the update as one of the SDK's models that a ``SessionNotification`` carries, the update's JSON as it
+came or None); or (session id, ``NEWER``, the update's JSON, None)."""
 
 
 @runtime_checkable
@@ -73,17 +80,21 @@ def streamed(message: dict[str, object]) -> Streamed | None:
         return None
     if kind in TEXT_CHUNKS:
         text = _chunk_text(update)
-        return (session_id, kind, text) if text is not None else None
+        return (session_id, kind, text, update.get("messageId")) if text is not None else None
     if kind == "tool_call_update" and _tool_text_shape(update):
         try:
-            return session_id, "", ToolCallProgress.model_validate(update)
+            return session_id, "", ToolCallProgress.model_validate(update), update
         except ValidationError:
             return None
     return None
 
 
 def _chunk_text(update: dict[str, object]) -> str | None:
-    content = update["content"] if update.keys() == CHUNK_KEYS else None
+    """The text of a chunk in its exact shape (a ``messageId``, when there is one, is a string)."""
+    keys = update.keys()
+    if keys != CHUNK_KEYS and (keys != CHUNK_ID_KEYS or type(update["messageId"]) is not str):
+        return None
+    content = update["content"]
     if type(content) is not dict or content.keys() != TEXT_KEYS or content["type"] != "text":
         return None
     text = content["text"]
@@ -103,13 +114,38 @@ def _tool_text_shape(update: dict[str, object]) -> bool:
         for item in content)
 
 
+def _known_kinds() -> frozenset[str]:
+    models = get_args(SessionNotification.model_fields["update"].annotation)
+    return frozenset(get_args(model.model_fields["session_update"].annotation)[0] for model in models)
+
+
+KNOWN_KINDS = _known_kinds()
+"""The ``sessionUpdate`` kinds the SDK's models know (schema 1.19)."""
+
+
 def validated(params: object) -> Streamed | str:
-    """A ``session/update``'s params through the SDK's model: the update, or why it was rejected."""
+    """A ``session/update``'s params through the SDK's model: the update (with its JSON), the JSON of an
+    update of a kind the models do not know, or why it was rejected."""
     try:
         notification = SessionNotification.model_validate(params)
     except ValidationError as exc:
-        return invalid_reason(exc)
-    return notification.session_id, "", notification.update
+        newer = _newer(params)
+        return newer if newer is not None else invalid_reason(exc)
+    raw = params.get("update") if type(params) is dict else None
+    return notification.session_id, "", notification.update, raw
+
+
+def _newer(params: object) -> Streamed | None:
+    """An update of a kind newer than the SDK's models, in an envelope that holds (else None)."""
+    if type(params) is not dict:
+        return None
+    session_id, update = params.get("sessionId"), params.get("update")
+    if type(session_id) is not str or type(update) is not dict:
+        return None
+    kind = update.get("sessionUpdate")
+    if type(kind) is not str or kind in KNOWN_KINDS:
+        return None
+    return session_id, NEWER, update, None
 
 
 def invalid_reason(exc: ValidationError) -> str:

@@ -16,20 +16,27 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
 from acp import PROTOCOL_VERSION, Client, connect_to_agent
 from acp.client.connection import ClientSideConnection
 from acp.schema import (
     AuthCapabilities,
+    BooleanConfigOptionCapabilities,
     ClientCapabilities,
+    ClientSessionCapabilities,
     ElicitationCapabilities,
     ElicitationFormCapabilities,
     ElicitationUrlCapabilities,
     FileSystemCapabilities,
     Implementation,
+    InitializeRequest,
     InitializeResponse,
+    PlanCapabilities,
+    SessionConfigOptionsCapabilities,
 )
+from acp.utils import request_model_from_dict
+from pydantic import BaseModel, Field
 
 from .. import tasks
 from ..config import AgentSpec, TimeoutSettings
@@ -39,17 +46,43 @@ from . import deadline, process_tree, stderr
 from .wire import SENT, WireTransport
 
 T = TypeVar("T")
+R = TypeVar("R", bound=BaseModel)
 LINE_LIMIT = 64 * 1024 * 1024
 STDERR_SUMMARY = 500
 STDERR_TAIL = 10
 """stderr lines kept for the user (a crash notice shows the last few)."""
 TAIL_CHARS = 300
 CLIENT_INFO = Implementation(name="acp.nvim", title="acp.nvim", version="0.1.0")
-CAPABILITIES = ClientCapabilities(
+
+
+class SessionAdvertised(ClientSessionCapabilities):
+    """``clientCapabilities.session`` with the members newer than the SDK's model (schema 1.19):
+    ``notices`` and ``compaction`` (``{}``: the client shows them; agents send neither otherwise)."""
+
+    notices: dict[str, object] | None = None
+    compaction: dict[str, object] | None = None
+
+
+class Advertised(ClientCapabilities):
+    session: SessionAdvertised | None = None  # the SDK's model, extended
+
+
+class InitializeAdvertised(InitializeRequest):
+    """``initialize`` with ``Advertised`` capabilities: the SDK's own request would serialize them as its
+    older model, without the newer members."""
+
+    client_capabilities: Annotated[Advertised | None, Field(alias="clientCapabilities")] = None
+
+
+CAPABILITIES = Advertised(
     fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=False,
     auth=AuthCapabilities(terminal=True),  # :Ai login runs terminal methods in a Neovim terminal
     elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities(), url=ElicitationUrlCapabilities()),
+    plan=PlanCapabilities(),  # plan_update / plan_removed are drawn (core/conversation/updates.py)
+    session=SessionAdvertised(config_options=SessionConfigOptionsCapabilities(
+        boolean=BooleanConfigOptionCapabilities()), notices={}, compaction={}),
 )
+"""What acp.nvim advertises in ``initialize`` (``terminal`` per agent: ``AgentSpec.terminal``)."""
 
 CONNECTION_CLOSE = 1.0
 STDIN_DRAIN = 0.5
@@ -118,9 +151,10 @@ class AgentProcess:
         """Spawn and ``initialize``; raise AgentStartError with a readable reason on failure."""
         try:
             await self._spawn()
-            self.info = await self.ask("initialize", self.connection().initialize(
+            self.info = await self.request("initialize", InitializeAdvertised(
                 protocol_version=PROTOCOL_VERSION, client_info=CLIENT_INFO,
-                client_capabilities=CAPABILITIES.model_copy(update={"terminal": self.spec.terminal})))  # issue 15
+                client_capabilities=CAPABILITIES.model_copy(update={"terminal": self.spec.terminal})),
+                InitializeResponse)
         except BaseException:
             await self.close()
             raise
@@ -155,6 +189,13 @@ class AgentProcess:
         return self.conn
 
     # -- requests that must be answered in time -------------------------------------------
+
+    async def request(self, method: str, params: BaseModel, response: type[R], limit: float | None = None) -> R:
+        """A request sent with our own model, answered in time (``ask``): one the SDK types but does not
+        send (``session/delete``, ``logout``), or whose params are newer than its models (``initialize``).
+        The one place that reaches the SDK connection's private ``_conn``."""
+        return await self.ask(method, request_model_from_dict(self.connection()._conn, method, params, response),
+                              limit)
 
     async def ask(self, method: str, request: Awaitable[T], limit: float | None = None) -> T:
         """``request``'s answer; fails with AgentTimeoutError after ``limit`` seconds (the handshake

@@ -1,8 +1,7 @@
 """Past sessions of a cwd: the agents' ``session/list`` merged with the local history.
 
-Also the requests the SDK 0.12 types but does not send (``session/delete``, ``logout``): the one
-place that reaches the SDK connection's private ``_conn``. What an agent offers is
-``capabilities.py``'s.
+Also the requests the SDK 0.12 types but does not send (``session/delete``, ``logout``), through
+``AgentProcess.request``. What an agent offers is ``capabilities.py``'s.
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ from acp.schema import (
     RequestPermissionResponse,
     SessionInfo,
 )
-from acp.utils import request_model_from_dict
 from pydantic import BaseModel
 
 from ..agent.process import AgentHooks, AgentProcess
@@ -56,9 +54,9 @@ async def logout(process: AgentProcess) -> None:
 
 
 async def _untyped(process: AgentProcess, method: str, key: str, request: BaseModel, response: type[R]) -> R:
-    """A request the SDK's connection has no method for, sent on its ``_conn`` (the only reach into it)."""
-    return await process.ask(method, request_model_from_dict(
-        process.connection()._conn, AGENT_METHODS[key], request, response))
+    """A request the SDK's connection has no method for (``AgentProcess.request``)."""
+    assert AGENT_METHODS[key] == method
+    return await process.request(method, request, response)
 
 
 async def list_sessions(process: AgentProcess, cwd: str) -> list[SessionInfo]:

@@ -8,6 +8,7 @@ repaired is logged here (and told to the user once per kind when it matters).
 from __future__ import annotations
 
 import traceback
+from collections.abc import Mapping
 from typing import Protocol, cast
 
 from acp import Client, RequestError
@@ -29,7 +30,7 @@ from acp.schema import (
 )
 
 from ..agent import quirks
-from ..agent.inbound import Streamed
+from ..agent.inbound import NEWER, Streamed
 from ..agent.process import AgentProcess
 from ..config import WireSettings
 from ..files.service import FileService
@@ -45,9 +46,11 @@ TELL_LIMIT = 3
 class Stream(Protocol):
     """Where ``session/update`` goes (``updates.UpdateRouter``): straight on to the transcript."""
 
-    def route(self, update: SessionUpdate) -> None: ...
+    def route(self, update: SessionUpdate, raw: Mapping[str, object] | None = None) -> None: ...
 
-    def chunk(self, kind: str, text: str) -> None: ...
+    def chunk(self, kind: str, text: str, message_id: str | None = None) -> None: ...
+
+    def newer(self, raw: Mapping[str, object]) -> None: ...
 
 
 class Served(Protocol):
@@ -95,7 +98,7 @@ class SessionClient:
 
     async def session_update(self, session_id: str, update: SessionUpdate, **kwargs: object) -> None:
         """Through the SDK (only when the transport has no inbound path: tests of the bare SDK)."""
-        self.updates([(session_id, "", update)])
+        self.updates([(session_id, "", update, None)])
 
     # -- the wire's inbound path (core/agent/inbound.py) -----------------------------------
 
@@ -108,15 +111,17 @@ class SessionClient:
         reported and the rest still go on."""
         session = self._session
         stream = session.stream
-        for session_id, kind, payload in batch:
+        for session_id, kind, payload, extra in batch:
             if session_id != session.session_id and session.session_id is not None:
                 self.dropped(f"ignored a session/update for another session ({session_id!r:.80})")
                 continue
             try:
-                if kind:
-                    stream.chunk(kind, cast(str, payload))
+                if not kind:
+                    stream.route(cast(SessionUpdate, payload), cast("Mapping[str, object] | None", extra))
+                elif kind == NEWER:
+                    stream.newer(cast("Mapping[str, object]", payload))
                 else:
-                    stream.route(cast(SessionUpdate, payload))
+                    stream.chunk(kind, cast(str, payload), cast("str | None", extra))
             except Exception as exc:
                 self._failed(exc)
 

@@ -112,3 +112,146 @@ def session_failure(meta: object) -> SessionFailure | None:
 
 def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
+
+
+# -- updates newer than the SDK's models (they reach the session as JSON: ``inbound.NEWER``) -----
+
+MAX_TITLE = 500
+"""Characters kept of an agent's one-line text (a notice's title, a tool's name)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """``{"sessionUpdate": "notice", "severity", "title", "description"?}`` (ACP session notices): a
+    live event for the user, not part of the conversation. claude-agent-acp sends them (hook feedback,
+    model fallbacks, MCP servers that failed) once the client advertises ``session.notices``."""
+
+    severity: str
+    """``info``, ``warning`` or ``error``; any other word the agent uses is kept (and shown as info)."""
+    title: str
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionUpdate:
+    """``{"sessionUpdate": "compaction_update", "compactionId", "status", "summary"?, "error"?}``: an upsert
+    of one context compaction. ``summary`` and ``error`` patch: None leaves the value as it was, ``""``
+    clears it (the wire's ``null``, or ``summary: []``), a text replaces it."""
+
+    compaction_id: str
+    status: str
+    """``in_progress``, ``completed``, ``failed``, ``cancelled`` (or a newer word, kept)."""
+    summary: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionChunk:
+    """``{"sessionUpdate": "compaction_summary_chunk", "compactionId", "content"}``: one content block
+    appended to a compaction's summary (a first-seen id starts an in-progress compaction)."""
+
+    compaction_id: str
+    text: str
+
+
+Newer = Notice | CompactionUpdate | CompactionChunk
+NEWER_KINDS = ("notice", "compaction_update", "compaction_summary_chunk")
+"""The update kinds newer than the SDK that acp.nvim decodes; any other unknown kind is shown as unknown."""
+
+
+def newer_update(update: Mapping[str, object]) -> Newer | None:
+    """Decode an update of one of ``NEWER_KINDS`` (None: another kind, or the shape does not hold)."""
+    kind = update.get("sessionUpdate")
+    if kind == "notice":
+        return _notice(update)
+    if kind == "compaction_update":
+        return _compaction_update(update)
+    if kind == "compaction_summary_chunk":
+        return _compaction_chunk(update)
+    return None
+
+
+def _notice(update: Mapping[str, object]) -> Notice | None:
+    severity, title, description = update.get("severity"), update.get("title"), update.get("description")
+    if not isinstance(severity, str) or not isinstance(title, str) or not title.strip():
+        return None
+    if description is not None and not isinstance(description, str):
+        return None
+    return Notice(severity[:40], title[:MAX_TITLE], description or "")
+
+
+def _compaction_update(update: Mapping[str, object]) -> CompactionUpdate | None:
+    compaction_id, status = update.get("compactionId"), update.get("status")
+    if not isinstance(compaction_id, str) or not compaction_id or not isinstance(status, str) or not status:
+        return None
+    summary: str | None = None
+    if "summary" in update:
+        blocks = update["summary"]
+        if blocks is not None and not isinstance(blocks, list):
+            return None
+        summary = "".join(content_text(block) for block in blocks or [])
+    error: str | None = None
+    if "error" in update:
+        value = update["error"]
+        if value is not None and not isinstance(value, str):
+            return None
+        error = value or ""
+    return CompactionUpdate(compaction_id, status[:40], summary, error)
+
+
+def _compaction_chunk(update: Mapping[str, object]) -> CompactionChunk | None:
+    compaction_id, content = update.get("compactionId"), update.get("content")
+    if not isinstance(compaction_id, str) or not compaction_id or not isinstance(content, Mapping):
+        return None
+    return CompactionChunk(compaction_id, content_text(content))
+
+
+def content_text(block: object) -> str:
+    """The text of a content block as JSON; other kinds as ``[type uri]`` (``[?]``: not a block)."""
+    if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
+        return "[?]"
+    if block["type"] == "text" and isinstance(block.get("text"), str):
+        return str(block["text"])
+    uri = block.get("uri")
+    return f"[{block['type']}{f' {uri}' if isinstance(uri, str) else ''}]"
+
+
+def unknown_update(update: Mapping[str, object]) -> tuple[str, list[str]]:
+    """What the chat says of an update of a kind acp.nvim does not know: its kind and its keys."""
+    kind = update.get("sessionUpdate")
+    keys = sorted(str(key)[:40] for key in update if key != "sessionUpdate")
+    return str(kind)[:80], keys[:12]
+
+
+# -- tool calls: ``name`` (newer than schema 1.19) and subagents (agents' ``_meta``) ---------
+
+SUBAGENT_TOOLS = ("Task", "Agent")
+"""claude-agent-acp's tools that run a subagent (``_meta.claudeCode.toolName``)."""
+
+
+def tool_name(update: Mapping[str, object] | None) -> str | None:
+    """``ToolCall.name``: the programmatic name of the tool beside its human title (claude-agent-acp
+    sends it on ``tool_call``: ``Read``, ``Bash``, ``mcp__nvim__diagnostics``)."""
+    name = update.get("name") if isinstance(update, Mapping) else None
+    return name[:MAX_TITLE] if isinstance(name, str) and name.strip() else None
+
+
+def parent_tool_call(meta: object) -> str | None:
+    """The tool call a subagent's update belongs to: ``_meta.claudeCode.parentToolUseId`` (claude-agent-acp
+    stamps it on the tool calls and the text of the subagent that a Task/Agent tool call runs)."""
+    claude = meta.get("claudeCode") if isinstance(meta, Mapping) else None
+    parent = claude.get("parentToolUseId") if isinstance(claude, Mapping) else None
+    return parent if isinstance(parent, str) and parent else None
+
+
+def runs_subagent(meta: object) -> bool:
+    """Whether a tool call runs a subagent: claude-agent-acp's ``_meta.claudeCode.toolName`` ``Task`` or
+    ``Agent``, or the AIR mark ``_meta.jetbrains.air.subagent: true`` (codex-acp, claude-agent-acp)."""
+    if not isinstance(meta, Mapping):
+        return False
+    claude = meta.get("claudeCode")
+    if isinstance(claude, Mapping) and claude.get("toolName") in SUBAGENT_TOOLS:
+        return True
+    jetbrains = meta.get("jetbrains")
+    air = jetbrains.get("air") if isinstance(jetbrains, Mapping) else None
+    return isinstance(air, Mapping) and air.get("subagent") is True

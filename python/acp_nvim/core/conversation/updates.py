@@ -2,12 +2,16 @@
 
 The router is the session's stream: the client side (``client.py``) hands it every update and
 every streamed chunk, and it drops what must not show (a replay already shown, the late output
-of a cancelled turn) before it reaches the transcript.
+of a cancelled turn) before it reaches the transcript. What the SDK's models do not carry is
+decoded here from the update's JSON (``schema_ext.py``): a tool's ``name``, a subagent's parent,
+and the update kinds newer than the SDK (notices, compactions). An update of a kind nobody knows
+is shown once per kind as a line in the chat, and logged whole.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from acp.helpers import ContentBlock, SessionUpdate
@@ -35,9 +39,12 @@ from acp.schema import (
 from ..log.ring import LogRing
 from ..transcript.tool_calls import ToolCallState
 from ..transcript.transcript import Transcript
+from . import schema_ext
 from .details import SessionDetails
 from .prompt import Turn
 
+UNKNOWN_TOLD = 20
+"""Unknown update kinds a session names in the chat; an agent inventing more is only logged."""
 ToolCallObserver = Callable[[ToolCallState], None]
 ModeObserver = Callable[[str | None], None]
 REPLAYED = (UserMessageChunk, AgentMessageChunk, AgentThoughtChunk, ToolCallStart, ToolCallProgress, AgentPlanUpdate)
@@ -85,6 +92,8 @@ class UpdateRouter:
         self._on_tool_call = tuple(on_tool_call)
         self._changed = changed
         self._on_mode = on_mode
+        self._unknown_kinds: set[str] = set()
+        """Update kinds already shown as unknown (each is told once per session)."""
 
     def replay(self, on: bool) -> None:
         self.replaying = on
@@ -92,9 +101,10 @@ class UpdateRouter:
     def hold(self, on: bool) -> None:
         self.held = on
 
-    def route(self, update: SessionUpdate) -> None:
-        """Dispatch one update; an unknown kind is logged and skipped. After a cancel, the turn's late
-        output is dropped (ACP: the turn ends with the agent's answer to the prompt)."""
+    def route(self, update: SessionUpdate, raw: Mapping[str, object] | None = None) -> None:
+        """Dispatch one update (``raw``: its JSON as it came, for what the SDK's models drop); an unknown
+        kind is logged and skipped. After a cancel, the turn's late output is dropped (ACP: the turn ends
+        with the agent's answer to the prompt)."""
         if self.held and replayed(update):  # a replay already shown
             return
         turn = self._queue.turn
@@ -107,9 +117,13 @@ class UpdateRouter:
             case UserMessageChunk() | AgentMessageChunk() | AgentThoughtChunk():
                 self._text(update)
             case ToolCallStart() | ToolCallProgress():
-                state = self._transcript.tool_call(update)
+                meta, running = update.field_meta, self._transcript.running_subagents()
+                state = self._transcript.tool_call(update, schema_ext.tool_name(raw),
+                                                   schema_ext.parent_tool_call(meta), schema_ext.runs_subagent(meta))
                 for observer in self._on_tool_call:
                     observer(state)
+                if self._transcript.running_subagents() != running:
+                    self._changed()  # the statusline counts running subagents
             case AgentPlanUpdate():
                 self._transcript.plan(list(update.entries))
             case AgentPlanContentUpdate():
@@ -124,9 +138,9 @@ class UpdateRouter:
             return update.tool_call_id not in self._transcript.tool_calls
         return isinstance(update, LATE_AFTER_CANCEL)
 
-    def chunk(self, kind: str, text: str) -> None:
-        """A streamed ``agent_message_chunk`` or ``agent_thought_chunk``, as plain text (the wire's
-        hot path: ``core/agent/inbound.py``); dropped as ``route`` drops it."""
+    def chunk(self, kind: str, text: str, message_id: str | None = None) -> None:
+        """A streamed ``agent_message_chunk`` or ``agent_thought_chunk``, as plain text and its
+        ``messageId`` (the wire's hot path: ``core/agent/inbound.py``); dropped as ``route`` drops it."""
         if self.held:
             return
         turn = self._queue.turn
@@ -136,9 +150,56 @@ class UpdateRouter:
         if self.replaying:
             return
         if kind == "agent_message_chunk":
-            self._transcript.agent_chunk(text)
+            self._transcript.agent_chunk(text, message_id)
         else:
-            self._transcript.thought_chunk(text)
+            self._transcript.thought_chunk(text, message_id)
+
+    def newer(self, raw: Mapping[str, object]) -> None:
+        """An update of a kind the SDK's models do not know: a notice or a compaction (decoded by hand),
+        else shown once per kind as unknown. Notices are live events and pass a held replay; a
+        compaction is part of the conversation."""
+        if self.replaying:
+            return
+        update = schema_ext.newer_update(raw)
+        match update:
+            case schema_ext.Notice():
+                self._transcript.agent_notice(update.severity, update.title, update.description)
+            case schema_ext.CompactionUpdate() | schema_ext.CompactionChunk() if self._compaction_shown(update):
+                if isinstance(update, schema_ext.CompactionUpdate):
+                    self._transcript.compaction(update.compaction_id, update.status, update.summary, update.error)
+                else:
+                    self._transcript.compaction_chunk(update.compaction_id, update.text)
+            case None:
+                self._unknown(raw)
+
+    def _compaction_shown(self, update: schema_ext.CompactionUpdate | schema_ext.CompactionChunk) -> bool:
+        """A compaction of a held replay is not shown, nor a new one after a cancel (late output)."""
+        if self.held:
+            return False
+        turn = self._queue.turn
+        if self._queue.cancelling and turn is not None and update.compaction_id not in self._transcript.compactions:
+            turn.dropped += 1
+            return False
+        return True
+
+    def _unknown(self, raw: Mapping[str, object]) -> None:
+        """The whole update goes in the log; the chat says its kind and keys once per kind (a known newer
+        kind whose shape does not hold is said to be malformed)."""
+        kind, keys = schema_ext.unknown_update(raw)
+        malformed = kind in schema_ext.NEWER_KINDS
+        what = "a malformed" if malformed else "an unknown"
+        self._log.add("warn", "wire", f"{what} session update {kind!r}: not shown", direction="in",
+                      raw=json.dumps(raw, ensure_ascii=False, default=str))
+        if kind in self._unknown_kinds or len(self._unknown_kinds) > UNKNOWN_TOLD:
+            return
+        self._unknown_kinds.add(kind)
+        if len(self._unknown_kinds) > UNKNOWN_TOLD:
+            self._transcript.notice(f"the agent sent more than {UNKNOWN_TOLD} kinds of update acp.nvim does not "
+                                    "know: further ones are only in :Ai log", "info")
+            return
+        listed = ", ".join(keys) if keys else "no other keys"
+        self._transcript.notice(f"the agent sent {what} update {kind!r} ({listed}); not shown, the whole "
+                                f"update is in :Ai log", "info")
 
     def _status(self, update: object) -> None:
         match update:
@@ -166,12 +227,20 @@ class UpdateRouter:
 
     def _text(self, update: UserMessageChunk | AgentMessageChunk | AgentThoughtChunk) -> None:
         text = content_text(update.content)
+        parent = schema_ext.parent_tool_call(update.field_meta)
+        running = self._transcript.running_subagents()
+        if parent is not None and not isinstance(update, UserMessageChunk) \
+                and self._transcript.subagent_said(parent, text if isinstance(update, AgentMessageChunk) else ""):
+            if self._transcript.running_subagents() != running:
+                self._changed()
+            return  # a subagent's text: kept with the call that runs it, not mixed into the answer
+        message_id = update.message_id
         if isinstance(update, AgentMessageChunk):
-            self._transcript.agent_chunk(text)
+            self._transcript.agent_chunk(text, message_id)
         elif isinstance(update, AgentThoughtChunk):
-            self._transcript.thought_chunk(text)
+            self._transcript.thought_chunk(text, message_id)
         else:
-            self._transcript.user_chunk(text)
+            self._transcript.user_chunk(text, message_id)
 
     def _plan(self, update: AgentPlanContentUpdate) -> None:
         plan = update.plan

@@ -8,8 +8,11 @@ from typing import cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
-FORMAT = 1
-ENTRY_KINDS = ("heading", "user", "agent", "thought", "tool", "plan", "notice", "info", "error", "turn_end")
+FORMAT = 2
+READABLE = (1, 2)
+"""Formats read: 1 had no message ids (an entry was ``[kind, text]``)."""
+ENTRY_KINDS = ("heading", "user", "agent", "thought", "tool", "plan", "notice", "info", "error", "turn_end",
+               "agent_notice", "compaction")
 """Transcript block kinds a record keeps (every kind the chat draws)."""
 
 
@@ -28,10 +31,15 @@ class HistorySettings(BaseModel):
 
 @dataclass(slots=True)
 class Entry:
-    """One transcript block: its kind and its whole text."""
+    """One transcript block: its kind, its whole text, and the agent's id of its message (if any)."""
 
     kind: str
     text: str
+    message_id: str | None = None
+
+    def to_list(self) -> list[str]:
+        """``[kind, text]``, or ``[kind, text, message id]``."""
+        return [self.kind, self.text] if self.message_id is None else [self.kind, self.text, self.message_id]
 
 
 @dataclass(slots=True)
@@ -54,14 +62,14 @@ class SessionRecord:
             "format": FORMAT, "agent": self.agent, "cwd": self.cwd, "session_id": self.session_id,
             "created": self.created, "updated": self.updated, "title": self.title,
             "first_prompt": self.first_prompt, "dropped": self.dropped,
-            "entries": [[e.kind, e.text] for e in self.entries],
+            "entries": [e.to_list() for e in self.entries],
         }, ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str) -> SessionRecord:
         """Parse a record; ValueError (with the reason) for anything that is not one."""
         data = json.loads(text)
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
+        if not isinstance(data, dict) or data.get("format") not in READABLE:
             raise ValueError("not a session record of this version")
         entries = data.get("entries")
         if not isinstance(entries, list):
@@ -79,7 +87,7 @@ class SessionRecord:
         while cut < len(self.entries) and size > max_bytes:
             gone = self.entries[cut]
             cut += 1
-            size -= len(json.dumps([gone.kind, gone.text], ensure_ascii=False).encode()) + 1
+            size -= len(json.dumps(gone.to_list(), ensure_ascii=False).encode()) + 1
         if cut:
             del self.entries[:cut]
             self.dropped += cut
@@ -100,10 +108,10 @@ def _num(data: dict[str, object], key: str) -> float:
 
 
 def _entry(item: object) -> Entry:
-    if (not isinstance(item, list) or len(item) != 2
+    if (not isinstance(item, list) or len(item) not in (2, 3)
             or not all(isinstance(part, str) for part in cast(list[object], item))):
-        raise ValueError("an entry is not [kind, text]")
-    kind, text = cast(list[str], item)
+        raise ValueError("an entry is not [kind, text] or [kind, text, message id]")
+    kind, text, *message_id = cast(list[str], item)
     if kind not in ENTRY_KINDS:
         raise ValueError(f"unknown entry kind {kind!r}")
-    return Entry(kind, text)
+    return Entry(kind, text, message_id[0] if message_id else None)

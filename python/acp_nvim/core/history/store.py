@@ -95,7 +95,7 @@ def _mtime(path: Path) -> float:
 
 def _redacted(record: SessionRecord, redact: Redact) -> SessionRecord:
     return replace(record, title=redact(record.title), first_prompt=redact(record.first_prompt),
-                   entries=[Entry(e.kind, redact(e.text)) for e in record.entries])
+                   entries=[Entry(e.kind, redact(e.text), e.message_id) for e in record.entries])
 
 
 def _read(path: Path) -> SessionRecord | None:

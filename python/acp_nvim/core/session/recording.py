@@ -102,7 +102,7 @@ class Recorder:
             budget -= block.size() + ENTRY_OVERHEAD
             if budget < 0:
                 break
-            newest.append(Entry(block.kind, block.text()))
+            newest.append(Entry(block.kind, session.transcript.entry_text(block), block.message_id))
         skipped = len(blocks) - len(newest)
         older = watched.prefix if not skipped else []
         entries = [*older, *reversed(newest)]
@@ -131,7 +131,7 @@ def first_prompt(entries: list[Entry]) -> str:
 
 def _first_user(blocks: list[Block]) -> list[Entry]:
     """The first user block as an entry (none when there is none)."""
-    return next(([Entry(b.kind, b.text())] for b in blocks if b.kind == "user"), [])
+    return next(([Entry(b.kind, b.text(), b.message_id)] for b in blocks if b.kind == "user"), [])
 
 
 def _content(session: Session) -> list[Block]:

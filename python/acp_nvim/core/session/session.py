@@ -109,7 +109,8 @@ class Session:
             connected=process.alive and process.conn is not None, info=process.info,
             policy=self.permissions.policy, pending=len(self.questions.waiting(self.key)),
             queued=tuple(p.text for p in self.queue), marks=tuple(self.steering.mark(p) for p in self.queue),
-            steer=self.steering.next_way(), steer_flipped=self.steering.flipped, failure=self.failed_turns.describe())
+            steer=self.steering.next_way(), steer_flipped=self.steering.flipped, failure=self.failed_turns.describe(),
+            subagents=self.transcript.running_subagents())
 
     @property
     def state(self) -> State:

@@ -52,6 +52,8 @@ class SessionView:
     """The user switched it for the next prompt only."""
     failure: dict[str, object] | None = None
     """The failed prompt's class and the actions the chat offers (``failed_turns.py``)."""
+    subagents: int = 0
+    """Tool calls that run a subagent and have not finished."""
 
     @classmethod
     def of(cls, details: SessionDetails, *, key: str, agent: str, cwd: str, state: str, recovery: str,
@@ -63,7 +65,7 @@ class SessionView:
                    mode=details.mode, modes=tuple(details.modes), title=details.title, usage=details.usage,
                    tokens=details.tokens(), options=tuple(details.options), commands=tuple(details.commands),
                    turns=details.turns, stop_reason=details.stop_reason, asked=details.asked,
-                   **turn)  # type: ignore[arg-type]  # the steering and failure fields, by name
+                   **turn)  # type: ignore[arg-type]  # the steering, failure and subagent fields, by name
 
     @property
     def command_names(self) -> list[str]:

@@ -1,12 +1,17 @@
-"""Tool calls arrive in pieces (a bare ``tool_call``, then updates): merge them into one state."""
+"""Tool calls arrive in pieces (a bare ``tool_call``, then updates): merge them into one state.
+
+A subagent's tool calls name the tool call that runs it (their parent); they are drawn folded
+under it (``subagent_lines``), with their own status and duration.
+"""
 
 from __future__ import annotations
 
 import difflib
 import json
 import pickle
+import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from acp.helpers import ToolCallContentVariant
@@ -32,6 +37,15 @@ CANCELLED = "cancelled"
 """Not an ACP status: the client's mark on a tool call left open by a cancelled turn."""
 MAX_TEXT_LINES = 12
 """Lines of each text content shown in the chat; the rest is one key away (the full text)."""
+MAX_DEPTH = 8
+"""Subagents of subagents drawn nested, at most this deep (deeper ones are drawn at this depth)."""
+MAX_TREE = 500
+"""Calls drawn under one call that runs a subagent (its subagents' included); further ones are drawn on
+their own: each update of the tree redraws it, so a flood must not make that quadratic."""
+MAX_SAID = 64 * 1024
+"""Characters kept of what a subagent said (its text, in the parent's full text)."""
+FOLDED, UNFOLDED = "▸", "▾"
+"""The marks of a line <CR> folds and unfolds (chat.lua reads them)."""
 
 
 @dataclass(slots=True)
@@ -59,6 +73,18 @@ class ToolCallState:
     kind: str = "other"
     status: str = "pending"
     locations: list[tuple[str, int | None]] = field(default_factory=list)
+    name: str | None = None
+    """The tool's programmatic name (``ToolCall.name``), shown beside the title."""
+    parent: str | None = None
+    """The tool call whose subagent made this one (it is drawn under it)."""
+    children: tuple[str, ...] = ()
+    """The calls of the subagent this call runs, in order."""
+    subagent: bool = False
+    """This call runs a subagent (the agent says so, or it has children)."""
+    said: str = ""
+    """What the subagent said (its text; the last ``MAX_SAID`` characters)."""
+    started: float = field(default_factory=time.monotonic, repr=False)
+    ended: float | None = field(default=None, repr=False)
     _counts: dict[tuple[str, int, int], tuple[int, int]] = field(default_factory=dict, repr=False)
     terminal_view: Callable[[str], list[str] | None] | None = field(default=None, repr=False)
     """The chat lines of an embedded terminal by id (core/terminal), when the session runs terminals."""
@@ -127,7 +153,7 @@ class ToolCallState:
         self.title = update.title if update.title is not None else self.title
         self.kind = update.kind if update.kind is not None else self.kind
         if update.status is not None and (self.status != CANCELLED or update.status in FINAL_STATUSES):
-            self.status = update.status
+            self.set_status(update.status)
         if update.raw_input not in (None, {}):
             self.raw_input = update.raw_input
         if update.raw_output is not None:
@@ -136,6 +162,19 @@ class ToolCallState:
             self.content = list(update.content)
         if update.locations is not None:
             self.locations = [(loc.path, loc.line) for loc in update.locations]
+
+    def set_status(self, status: str) -> None:
+        """The new status; the call's duration ends when it is no longer open (and runs again if it is)."""
+        self.status = status
+        self.ended = None if status in OPEN_STATUSES else (self.ended or time.monotonic())
+
+    def duration(self) -> float:
+        """Seconds from the first sight of the call to its end (or to now, while it is open)."""
+        return (self.ended or time.monotonic()) - self.started
+
+    def hear(self, text: str) -> None:
+        """Text the subagent of this call said (kept in its full text, bounded)."""
+        self.said = (self.said + text)[-MAX_SAID:]
 
     def diffs(self) -> list[DiffContent]:
         """The ``diff`` content blocks, in order."""
@@ -155,6 +194,8 @@ class ToolCallState:
             lines += ["", *unified_diff(diff)]
         if self.raw_output is not None:
             lines += ["", "output:", *_json_lines(self.raw_output)]
+        if self.said:
+            lines += ["", "the subagent said:", *("  " + line for line in self.said.split("\n"))]
         return "\n".join(lines)
 
     def terminal_ids(self) -> list[str]:
@@ -171,10 +212,17 @@ class ToolCallState:
         """The title with the paths in it as people read them (``paths``)."""
         return self.paths.text(self.title)
 
-    def _lines(self, preview: bool) -> list[str]:
+    def headline(self, preview: bool = True) -> str:
+        """``● kind · title (name) · status``: the name when the title does not start with it."""
         icon = STATUS_ICONS.get(self.status, "?")
+        title = self.shown_title() if preview else self.title
+        name = self.name
+        named = f" ({name})" if name and not title.lower().startswith(name.lower()) else ""
+        return f"{icon} {self.kind} · {title}{named} · {self.status}"
+
+    def _lines(self, preview: bool) -> list[str]:
         show = self.paths.show if preview else str
-        lines = [f"{icon} {self.kind} · {self.shown_title() if preview else self.title} · {self.status}"]
+        lines = [self.headline(preview)]
         command = command_of(self.raw_input)
         if command:
             lines.append(f"  $ {command}")
@@ -202,6 +250,55 @@ class ToolCallState:
         if key not in self._counts:
             self._counts[key] = diff_counts(item.old_text, item.new_text)
         return self._counts[key]
+
+
+def subagent_lines(state: ToolCallState, calls: dict[str, ToolCallState], unfolded: bool) -> list[str]:
+    """The fold under a call that runs a subagent: one line that counts its calls (▸, <CR> unfolds),
+    and unfolded, each call (nested ones indented) with its status and duration."""
+    tree = list(_descendants(state, calls))
+    if not tree and not state.subagent:
+        return []
+    counts: dict[str, int] = {}
+    for _, call in tree:
+        counts[call.status] = counts.get(call.status, 0) + 1
+    said = f" · {len(state.said.splitlines()) or 1} lines said" if state.said else ""
+    summary = ", ".join(f"{n} {COUNT_WORDS.get(status, status)}" for status, n in counts.items())
+    noun = "tool call" if len(tree) == 1 else "tool calls"
+    head = f"  {UNFOLDED if unfolded else FOLDED} subagent · {len(tree)} {noun}"
+    lines = [f"{head}{f': {summary}' if summary else ''}{said} · {duration_text(state.duration())}"]
+    if unfolded:
+        lines += [f"{'  ' * (depth + 2)}{call.headline()} · {duration_text(call.duration())}" for depth, call in tree]
+    return lines
+
+
+COUNT_WORDS = {"pending": "pending", "in_progress": "running", "completed": "done", "failed": "failed",
+               "cancelled": "cancelled"}
+
+
+def _descendants(state: ToolCallState, calls: dict[str, ToolCallState]) -> Iterator[tuple[int, ToolCallState]]:
+    """Every call under ``state`` with its depth, in drawing order (each once, whatever the agent claims)."""
+    seen = {state.tool_call_id}
+    stack = [(0, child_id) for child_id in reversed(state.children)]
+    while stack:
+        depth, call_id = stack.pop()
+        call = calls.get(call_id)
+        if call is None or call_id in seen:
+            continue
+        seen.add(call_id)
+        yield depth, call
+        stack += [(min(depth + 1, MAX_DEPTH), child_id) for child_id in reversed(call.children)]
+
+
+def duration_text(seconds: float) -> str:
+    """``0.4s``, ``12s``, ``2m05s``, ``1h02m``."""
+    if seconds < 10:
+        return f"{max(seconds, 0):.1f}s"
+    whole = int(seconds)
+    if whole < 60:
+        return f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m{whole % 60:02d}s"
+    return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
 
 
 def _render_block(item: ContentToolCallContent, preview: bool) -> list[str]:

@@ -1,10 +1,15 @@
 """The transcript model: session updates in, render operations out.
 
 A transcript is a list of blocks (user message, agent message, thought, tool call,
-plan, notice). It keeps every block's full text (a finished long block compressed, so a
-long session's text costs a fraction of its size); the chat shows a bounded view of each
-(see block_view.py). Each change is a render operation the editor applies (``core/render_ops.py``:
-``new``, ``append``, ``set``, ``clip``).
+plan, notice, the agent's notices, compactions). It keeps every block's full text (a finished
+long block compressed, so a long session's text costs a fraction of its size); the chat shows a
+bounded view of each (see block_view.py). Each change is a render operation the editor applies
+(``core/render_ops.py``: ``new``, ``append``, ``set``, ``clip``).
+
+Message boundaries: a streamed block ends where the kind of text changes, and where the agent's
+``messageId`` changes (each block keeps the id of its message). A subagent's tool calls are drawn
+folded under the tool call that runs it, a compaction is one folded line with its summary: <CR>
+on a ▸ line unfolds it (``toggle``).
 """
 
 from __future__ import annotations
@@ -21,11 +26,13 @@ from ..render_ops import Meta, RenderOp
 from . import tool_calls
 from .block_view import StreamView, ViewLimits, clip_lines, project
 from .paths import WHOLE
+from .tool_calls import FOLDED, UNFOLDED
 
 Op = RenderOp
 OpSink = Callable[[Op], None]
 
 PLAN_MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
+NOTICE_MARKS = {"info": "ℹ", "warning": "⚠", "error": "✗"}
 CONTEXT_KINDS = frozenset(("user", "heading", "agent", "tool", "plan"))
 """Blocks that make up the conversation itself (``as_context``)."""
 COMPACT_EVERY = 4096
@@ -47,6 +54,8 @@ class Block:
     packed: bytes | None = None
     """The whole text, zlib-compressed, once the block is finished and long (``chunks`` is then empty)."""
     packed_chars: int = 0
+    message_id: str | None = None
+    """The agent's ``messageId`` of the message this block shows (None: the agent sent none)."""
 
     def text(self) -> str:
         if self.packed is not None:
@@ -92,6 +101,15 @@ class Transcript:
         self._tool_blocks: dict[str, int] = {}
         self._tool_of_block: dict[int, str] = {}
         self._plans: dict[str, int] = {}
+        self._tree_sizes: dict[str, int] = {}
+        """Calls drawn under each call that has a block and runs a subagent."""
+        self._running: set[str] = set()
+        """Calls that run a subagent and have not finished (the statusline counts them)."""
+        self._unfolded: set[int] = set()
+        """Blocks whose fold (subagent calls, compaction summary) the user opened."""
+        self.compactions: dict[str, Compaction] = {}
+        self._compaction_blocks: dict[str, int] = {}
+        self._compaction_of_block: dict[int, str] = {}
         self._last: Block | None = None
         self._sink = sink or (lambda op: None)
         self._next_id = 0
@@ -119,8 +137,20 @@ class Transcript:
         state = self.tool_call_of(block_id)
         if state is not None:
             return self._redact(state.full_text())
+        compaction = self.compaction_of(block_id)
+        if compaction is not None:
+            return self._redact(compaction.full_text())
         block = self._by_id.get(block_id)
         return block.text() if block is not None else None
+
+    def entry_text(self, block: Block) -> str:
+        """What a record or an export keeps of a block: its text, a compaction's summary included."""
+        compaction = self.compaction_of(block.id)
+        return self._redact(compaction.full_text()) if compaction is not None else block.text()
+
+    def compaction_of(self, block_id: int) -> Compaction | None:
+        compaction_id = self._compaction_of_block.get(block_id)
+        return self.compactions.get(compaction_id) if compaction_id is not None else None
 
     def tool_call_of(self, block_id: int) -> tool_calls.ToolCallState | None:
         call_id = self._tool_of_block.get(block_id)
@@ -140,22 +170,22 @@ class Transcript:
         self._new_stream_block("user", f"## You{mark}\n{text}{suffix}")
         self._answering = False
 
-    def user_chunk(self, text: str) -> None:
+    def user_chunk(self, text: str, message_id: str | None = None) -> None:
         """A user message replayed by the agent (session/load)."""
-        if not self._stream("user", text):
-            self._new_stream_block("user", f"## You\n{text}")
+        if not self._stream("user", text, message_id):
+            self._new_stream_block("user", f"## You\n{text}", message_id)
             self._answering = False
 
-    def agent_chunk(self, text: str) -> None:
-        if not self._stream("agent", text):
+    def agent_chunk(self, text: str, message_id: str | None = None) -> None:
+        if not self._stream("agent", text, message_id):
             self._answer_heading()
-            self._new_stream_block("agent", text)
+            self._new_stream_block("agent", text, message_id)
 
-    def thought_chunk(self, text: str) -> None:
+    def thought_chunk(self, text: str, message_id: str | None = None) -> None:
         quoted = text.replace("\n", "\n> ")
-        if not self._stream("thought", quoted):
+        if not self._stream("thought", quoted, message_id):
             self._answer_heading()
-            self._new_stream_block("thought", "> " + quoted)
+            self._new_stream_block("thought", "> " + quoted, message_id)
 
     def _answer_heading(self) -> None:
         if not self._answering:
@@ -165,19 +195,28 @@ class Transcript:
     def notice(self, text: str, kind: str = "notice") -> None:
         self._new_block(kind, text)
 
-    def restore(self, kind: str, text: str) -> None:
-        """A block of an earlier conversation, drawn as it was (``:Ai resume``, local history)."""
-        self._new_block(kind, text)
+    def restore(self, kind: str, text: str, message_id: str | None = None) -> None:
+        """A block of an earlier conversation, drawn as it was (``:Ai resume``, local history); a
+        compaction folded again."""
+        if kind == "compaction":
+            head, _, summary = text.partition("\n")
+            compaction = Compaction(f"restored-{self._next_id + 1}", head, summary, restored=True)
+            self._show_compaction(compaction)
+        else:
+            self._new_block(kind, text).message_id = message_id
         self._answering = False
 
     def flag(self, text: str) -> int:
         """A warning the user may act on with a key on its line; returns its block id."""
         return self._new_block("error", text).id
 
-    def _stream(self, kind: str, text: str) -> bool:
-        """Extend the last block when it is of ``kind``; False when a new block is needed."""
+    def _stream(self, kind: str, text: str, message_id: str | None = None) -> bool:
+        """Extend the last block when it is of ``kind`` and of the same message (a chunk without an id
+        continues the block); False when a new block is needed."""
         last = self._last
         if last is None or last.kind != kind or last.view is None:
+            return False
+        if message_id is not None and message_id != last.message_id:
             return False
         if last.guard is not None:
             text = last.guard.feed(text)
@@ -200,13 +239,13 @@ class Transcript:
         elif view.marker_due():
             self._sink(render_ops.clip(last.id, view.marker()))
 
-    def _new_stream_block(self, kind: str, text: str) -> Block:
+    def _new_stream_block(self, kind: str, text: str, message_id: str | None = None) -> Block:
         guard = StreamRedactor(self._redactor) if self._redactor is not None else None
         if guard is not None:
             text = guard.feed(text)
         view = StreamView(self.limits)
         shown = view.feed(text)
-        block = self._add(Block(self._take_id(), kind, [text], view, guard=guard))
+        block = self._add(Block(self._take_id(), kind, [text], view, guard=guard, message_id=message_id))
         self._sink(render_ops.new(block.id, kind, shown.split("\n")))
         if view.marker_due():
             self._sink(render_ops.clip(block.id, view.marker()))
@@ -256,26 +295,140 @@ class Transcript:
 
     # -- structured updates --------------------------------------------------------
 
-    def tool_call(self, update: tool_calls.ToolCallPiece) -> tool_calls.ToolCallState:
-        """Merge a ``tool_call`` or ``tool_call_update`` and re-render its block in place."""
+    def tool_call(self, update: tool_calls.ToolCallPiece, name: str | None = None, parent: str | None = None,
+                  subagent: bool = False) -> tool_calls.ToolCallState:
+        """Merge a ``tool_call`` or ``tool_call_update`` and re-render its block in place: ``name`` is the
+        tool's name, ``parent`` the call whose subagent made this one (drawn under it when known),
+        ``subagent`` that this call runs a subagent."""
         call_id = update.tool_call_id
         state = self.tool_calls.get(call_id)
         if state is None:
             state = self.tool_calls[call_id] = tool_calls.ToolCallState(call_id, terminal_view=self.terminal_view,
                                                                         paths=self.paths)
+            self._adopt(state, parent)
         state.merge(update)
-        if call_id not in self._tool_blocks:
+        state.name = name or state.name
+        state.subagent = state.subagent or subagent
+        self._track(state)
+        if state.parent is None and call_id not in self._tool_blocks:
             self._answer_heading()
         self._render_tool_call(state)
         return state
 
-    def _render_tool_call(self, state: tool_calls.ToolCallState) -> None:
+    def _adopt(self, state: tool_calls.ToolCallState, parent_id: str | None) -> None:
+        """A new call of a subagent goes under the call that runs it (drawn alone: a parent never seen, or
+        a tree of ``MAX_TREE`` calls already)."""
+        parent = self.tool_calls.get(parent_id) if parent_id is not None else None
+        if parent is None or parent_id == state.tool_call_id:
+            return
+        root = self.root_of(parent).tool_call_id
+        if self._tree_sizes.get(root, 0) >= tool_calls.MAX_TREE:
+            return
+        self._tree_sizes[root] = self._tree_sizes.get(root, 0) + 1
+        state.parent = parent_id
+        parent.children = (*parent.children, state.tool_call_id)
+        parent.subagent = True
+        self._track(parent)
+
+    def root_of(self, state: tool_calls.ToolCallState) -> tool_calls.ToolCallState:
+        """The call whose block draws ``state``: the nearest one up its parents with a block of its own
+        (a call never loops back to itself, whatever the agent says)."""
+        seen = {state.tool_call_id}
+        while state.tool_call_id not in self._tool_blocks and state.parent is not None \
+                and (up := self.tool_calls.get(state.parent)) is not None and up.tool_call_id not in seen:
+            seen.add(up.tool_call_id)
+            state = up
+        return state
+
+    def subagent_said(self, parent_id: str, text: str) -> bool:
+        """Text of the subagent that call ``parent_id`` runs (False: no such call; show it as usual)."""
+        parent = self.tool_calls.get(parent_id)
+        if parent is None:
+            return False
+        parent.subagent = True
+        self._track(parent)
+        if text:
+            parent.hear(text)
+            self._render_tool_call(parent)
+        return True
+
+    def running_subagents(self) -> int:
+        """Calls that run a subagent and have not finished."""
+        return len(self._running)
+
+    def _track(self, state: tool_calls.ToolCallState) -> None:
+        if state.subagent and state.status in tool_calls.OPEN_STATUSES:
+            self._running.add(state.tool_call_id)
+        else:
+            self._running.discard(state.tool_call_id)
+
+    def _render_tool_call(self, changed: tool_calls.ToolCallState) -> None:
+        state = self.root_of(changed)
         call_id = state.tool_call_id
         meta: Meta = {"status": state.status, "kind": state.kind}
-        block_id = self._set_block(self._tool_blocks.get(call_id), "tool", state.render(), meta)
+        block_id = self._tool_blocks.get(call_id)
+        unfolded = block_id is not None and block_id in self._unfolded
+        fold = tool_calls.subagent_lines(state, self.tool_calls, unfolded)
+        text = state.render() + ("\n" + "\n".join(fold) if fold else "")
+        block_id = self._set_block(block_id, "tool", text, meta)
         self._tool_blocks[call_id] = block_id
         self._tool_of_block[block_id] = call_id
-        self._settle_if_done(state, block_id)
+        if not self._open_below(state):
+            self._settle_if_done(state, block_id)
+        if changed is not state and changed.status not in tool_calls.OPEN_STATUSES:
+            changed.settle()
+
+    def _open_below(self, state: tool_calls.ToolCallState) -> bool:
+        return any(self.tool_calls[c].status in tool_calls.OPEN_STATUSES for c in state.children
+                   if c in self.tool_calls)
+
+    def toggle(self, block_id: int) -> bool:
+        """Fold or unfold a block's ▸ line (a subagent's calls, a compaction's summary); False when the
+        block has none."""
+        state = self.tool_call_of(block_id)
+        compaction = self.compaction_of(block_id)
+        if (state is None or not (state.subagent or state.children)) and compaction is None:
+            return False
+        self._unfolded ^= {block_id}
+        if state is not None:
+            self._render_tool_call(state)
+        elif compaction is not None:
+            self._show_compaction(compaction)
+        return True
+
+    # -- the agent's notices and compactions (updates newer than the SDK) ----------
+
+    def agent_notice(self, severity: str, title: str, description: str = "") -> None:
+        """A notice of the agent (ACP ``notice``): a mark for its severity, its title, its description."""
+        mark = NOTICE_MARKS.get(severity, NOTICE_MARKS["info"])
+        detail = "".join(f"\n  {line}" for line in description.split("\n")) if description else ""
+        self._new_block("agent_notice", f"{mark} {title}{detail}", {"severity": severity})
+
+    def compaction(self, compaction_id: str, status: str, summary: str | None = None,
+                   error: str | None = None) -> None:
+        """A ``compaction_update``: a new compaction's folded line, or the change of a known one."""
+        compaction = self.compactions.get(compaction_id) or Compaction(compaction_id, status)
+        self.compactions[compaction_id] = compaction
+        compaction.status = status
+        compaction.summary = compaction.summary if summary is None else summary
+        compaction.error = compaction.error if error is None else error
+        self._show_compaction(compaction)
+
+    def compaction_chunk(self, compaction_id: str, text: str) -> None:
+        """A ``compaction_summary_chunk``: the summary grows (a first-seen id starts a compaction)."""
+        compaction = self.compactions.get(compaction_id)
+        if compaction is None:
+            compaction = self.compactions[compaction_id] = Compaction(compaction_id, "in_progress")
+        compaction.summary = (compaction.summary + text)[-MAX_SUMMARY:]
+        self._show_compaction(compaction)
+
+    def _show_compaction(self, compaction: Compaction) -> None:
+        self.compactions[compaction.compaction_id] = compaction
+        block_id = self._compaction_blocks.get(compaction.compaction_id)
+        text = compaction.render(block_id is not None and block_id in self._unfolded)
+        block_id = self._set_block(block_id, "compaction", text, {"status": compaction.status})
+        self._compaction_blocks[compaction.compaction_id] = block_id
+        self._compaction_of_block[block_id] = compaction.compaction_id
 
     def _settle_if_done(self, state: tool_calls.ToolCallState, block_id: int) -> None:
         """A finished call's details and drawn block are held compressed (10k tool calls in one
@@ -301,9 +454,9 @@ class Transcript:
         state = self.tool_calls.get(call_id)
         if state is None or state.status not in tool_calls.OPEN_STATUSES:
             return
-        state.status = tool_calls.CANCELLED
-        meta: Meta = {"status": state.status, "kind": state.kind}
-        self._settle_if_done(state, self._set_block(self._tool_blocks.get(call_id), "tool", state.render(), meta))
+        state.set_status(tool_calls.CANCELLED)
+        self._track(state)
+        self._render_tool_call(state)
 
     def as_context(self, limit: int) -> str:
         """The conversation as markdown for an agent that lost it (a restart into a new session):
@@ -349,3 +502,41 @@ class Transcript:
 
 def _lines(block: Block) -> list[str]:
     return block.text().split("\n")
+
+
+MAX_SUMMARY = 256 * 1024
+"""Characters kept of a compaction's summary."""
+COMPACTION_WORDS = {"in_progress": "compacting the conversation…", "completed": "conversation compacted",
+                    "failed": "compaction failed", "cancelled": "compaction cancelled"}
+
+
+@dataclass(slots=True)
+class Compaction:
+    """One context compaction of the agent: its status, its summary, its error."""
+
+    compaction_id: str
+    status: str
+    summary: str = ""
+    error: str = ""
+    restored: bool = False
+    """Drawn from a record: ``status`` holds the line as it was."""
+
+    def headline(self) -> str:
+        if self.restored:
+            return self.status
+        words = COMPACTION_WORDS.get(self.status, f"compaction: {self.status}")
+        error = f": {self.error}" if self.error else ""
+        lines = self.summary.count("\n") + 1 if self.summary else 0
+        summary = f" · summary: {lines} line{'s' if lines != 1 else ''}" if lines else ""
+        return f"{words}{error}{summary}"
+
+    def render(self, unfolded: bool) -> str:
+        """The folded line (▸: <CR> shows the summary), or the line and the summary."""
+        if not self.summary:
+            return f"• {self.headline()}"
+        if not unfolded:
+            return f"{FOLDED} {self.headline()}"
+        return f"{UNFOLDED} {self.headline()}\n" + "\n".join("  │ " + line for line in self.summary.split("\n"))
+
+    def full_text(self) -> str:
+        return self.headline() + (f"\n{self.summary}" if self.summary else "")

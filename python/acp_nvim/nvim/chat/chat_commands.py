@@ -116,8 +116,8 @@ def _quickfix(ctx: CommandContext, session: Session, locations: list[tuple[str, 
 
 
 def chat_action(ctx: CommandContext, name: str, key: str, arg: Any) -> None:
-    """A chat key: ``open`` a block (diff, or full text), its ``locations``, ``revert`` a flagged
-    unreviewed edit, or ``queue_set``."""
+    """A chat key: ``open`` a block (diff, or full text), ``fold`` its ▸ line (a subagent's calls, a
+    compaction's summary), its ``locations``, ``revert`` a flagged unreviewed edit, or ``queue_set``."""
     if name == "queue_set":
         queue_set(ctx, key, arg if isinstance(arg, list) else [])
         return
@@ -134,6 +134,9 @@ def chat_action(ctx: CommandContext, name: str, key: str, arg: Any) -> None:
     elif name == "open":
         if not diff_flagged(ctx, session, int(arg)):
             _open_block(ctx, session, int(arg), state)
+    elif name == "fold":
+        if not session.transcript.toggle(int(arg or 0)):
+            _open_block(ctx, session, int(arg or 0), state)
     elif name == "revert":
         revert_flagged(ctx, session, int(arg or 0))
     else:
@@ -170,4 +173,5 @@ def describe_chat(view: SessionView) -> dict[str, Any]:
         "asked": view.asked, "started": view.started,
         "recovery": view.recovery,
         "steer": view.steer, "steer_flipped": view.steer_flipped, "failure": view.failure or False,
+        "subagents": view.subagents,
     }

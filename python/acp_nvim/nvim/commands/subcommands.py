@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from ...core.config import LOG_LEVELS
 from ...core.permissions.policy import POLICIES
 from ..chat.chat_commands import cmd_locations, cmd_queue, cmd_sessions
+from ..chat.export_commands import cmd_export
 from ..chat.paste_commands import cmd_paste
 from ..files.changes import cmd_changes
 from ..log.log_commands import cmd_log
@@ -131,6 +132,9 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
                "edit or drop them", cmd_queue, args=(_words("show", "edit", "clear"),)),
     Subcommand("locations", ("",), "every tool call location of the session to the quickfix list",
                cmd_locations),
+    Subcommand("export", ("{file}",), "the session's transcript as Markdown, each message under its heading with "
+               "the agent's message id in an HTML comment (mode 0600, redacted)", cmd_export,
+               args=(Arg(sources=("files",)),)),
     Subcommand("permissions", ("",), "show the pending permission requests and reviews again",
                lua=("acp_nvim.permission", "show")),
     Subcommand("questions", ("",), "list the agents' open questions (forms, links to open) and open one",

@@ -94,15 +94,16 @@ def _export(ctx: CommandContext, session: Session, args: list[str]) -> None:
 
 async def _write(ctx: CommandContext, session: Session, path: Path, lines: list[str]) -> None:
     try:
-        await asyncio.to_thread(_write_private, path, ("\n".join(lines) + "\n").encode("utf-8"))
+        await asyncio.to_thread(write_private, path, ("\n".join(lines) + "\n").encode("utf-8"))
     except OSError as exc:
         raise AcpNvimError(f"cannot write {path}: {exc.strerror or exc}") from None
     ctx.notify(f"{session.key}: wrote {len(lines) - 1} log entries to {path}{_completeness(session)}")
 
 
-def _write_private(path: Path, data: bytes) -> None:
+def write_private(path: Path, data: bytes) -> None:
     """Written like the history: never through a symlink at ``path``, a temp file in the same
-    folder renamed over it, mode 0600 (the log names the user's files and commands)."""
+    folder renamed over it, mode 0600 (the log names the user's files and commands). ``:Ai export``
+    writes the same way."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:

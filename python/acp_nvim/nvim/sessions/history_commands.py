@@ -146,7 +146,7 @@ def _show_history(session: Session, entries: list[Entry], when: str, dropped: in
     if dropped:
         session.transcript.notice(f"({dropped} older blocks were not kept: history.max_bytes)", "info")
     for entry in entries:
-        session.transcript.restore(entry.kind, entry.text)
+        session.transcript.restore(entry.kind, entry.text, entry.message_id)
     session.transcript.notice(HISTORY_END, "info")
 
 
