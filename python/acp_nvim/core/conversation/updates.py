@@ -172,6 +172,7 @@ class UpdateRouter:
             self._transcript.thought_chunk(text)
         else:
             self._transcript.user_chunk(text)
+        self._transcript.note_message(update.message_id)
 
     def _plan(self, update: AgentPlanContentUpdate) -> None:
         plan = update.plan

@@ -8,16 +8,22 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from acp import RequestError
+
 from .. import tasks
 from ..agent import remote
 from ..connection import mode_policy, reopen
+from ..connection.capabilities import offers
 from ..connection.link import NEW
 from ..connection.reopen import Reopened
 from ..conversation import failures
+from ..errors import AcpNvimError
 from . import notices
 from .lifecycle import State, Trouble
 from .parts import Owner
 
+FORKED = "forked"
+"""How a rewind reopened the conversation when the agent forked it at a message."""
 CARRY_LIMIT = 100_000
 """Characters of the conversation sent along when a restart could not reopen the session."""
 
@@ -69,6 +75,14 @@ class Opener:
         return Way("restart", "restart failed", "the restart failed", self._relink, prepare=self._before_restart,
                    reopens=True, tells=True)
 
+    def rewind(self, source_id: str | None, message_id: str | None, told: list[str]) -> Way:
+        """Back to the conversation before a rewound turn: a fork of ``source_id`` at the agent's message
+        ``message_id`` where the agent offers it, else a new session that gets the conversation before
+        the turn as context (``reopens``: the transcript's rewound turns are no longer context).
+        ``told`` gets how it went."""
+        return Way("rewind", "rewind failed", "the rewind could not reopen the conversation",
+                   lambda: self._rewound(source_id, message_id, told), reopens=True)
+
     def reconnect(self, code: int) -> Way:
         return Way("reconnect", "reconnect failed", "the reconnect failed", lambda: self._reconnect(code),
                    prepare=lambda: self._s.queue.stop("interrupted: the connection to the agent was lost"),
@@ -79,6 +93,20 @@ class Opener:
 
     async def _fork(self, source_id: str) -> Reopened:
         return Reopened(await reopen.fork(self._s.link, source_id, self._s.stream.hold), NEW, replay_held=True)
+
+    async def _rewound(self, source_id: str | None, message_id: str | None, told: list[str]) -> Reopened:
+        s = self._s
+        if not s.process.alive or s.process.conn is None:
+            await s.link.replace_process()
+            await s.process.start()
+        if source_id and message_id and offers(s.process.info, "fork"):
+            try:
+                response = await reopen.fork_at(s.link, source_id, message_id, s.stream.hold)
+                told.append(FORKED)
+                return Reopened(response, FORKED, replay_held=True)
+            except (RequestError, AcpNvimError) as exc:
+                told.append(f"the agent could not fork at the message ({exc})")
+        return Reopened(await s.link.open_new(), NEW)
 
     async def _relink(self) -> Reopened:
         response, how = await self._s.link.reopen()
