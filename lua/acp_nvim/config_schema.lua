@@ -45,6 +45,7 @@ return {
       retry = 'R',
       login = 'L',
       new_session = 'N',
+      edit_prompt = 'e',
       wait = 'W',
     },
     timeouts = { handshake = 60, login = 300, notice = 8, cancel = 5 },
@@ -247,6 +248,7 @@ return {
     { path = 'keymaps.retry', type = 'string' },
     { path = 'keymaps.login', type = 'string' },
     { path = 'keymaps.new_session', type = 'string' },
+    { path = 'keymaps.edit_prompt', type = 'string' },
     { path = 'keymaps.wait', type = 'string' },
     { path = 'timeouts', type = 'section', keys = { 'handshake', 'login', 'notice', 'cancel' } },
     {

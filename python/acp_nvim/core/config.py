@@ -290,6 +290,9 @@ class KeymapSettings(BaseModel):
     login: str = Field(default="L", description="After a failed prompt: :Ai login (as retry).")
     new_session: str = Field(default="N", description=(
         "After a failed prompt: a new session of the same agent, which gets the failed prompt (as retry)."))
+    edit_prompt: str = Field(default="e", description=(
+        "Normal mode on a prompt's \"## You\" line: put the prompt in the prompt area to edit it; sending it "
+        "rewinds to before its turn first (|acp_nvim-rewind|). Elsewhere the key does what it always does."))
     wait: str = Field(default="W", description=(
         "After a usage limit with a known reset time: retry automatically then (as retry)."))
 

@@ -10,8 +10,9 @@
 Every file is written privately (mode 0600, folders 0700) to a temporary name and renamed, so a
 reader never sees half of one. The store is bounded (``prune``): contents no manifest names go
 first, then the oldest manifests with the contents only they name, until it fits. A content
-written in the last ``GRACE`` seconds is kept even when no manifest names it yet: the manifest
-that will is being written (a turn in progress, another Neovim on the same folder).
+written in the last ``GRACE`` seconds that no manifest names yet is left to a later prune: the
+manifest that will name it is being written (a turn in progress, another Neovim on the same
+folder); a running turn writes its manifest as it goes, so its contents are named.
 
 Every function blocks on the disk: the async callers run them through ``asyncio.to_thread``.
 """
@@ -158,11 +159,7 @@ class CheckpointStore:
             for digest in refs[name]:
                 count[digest] -= 1
                 if count[digest] == 0 and digest in blobs:
-                    size, mtime = blobs[digest]
-                    if now - mtime > GRACE:
-                        total -= self._drop_blob(digest, size)
-                    else:
-                        budget += size
+                    total -= self._drop_blob(digest, blobs[digest][0])
         return dropped
 
     def _refs(self, name: str) -> set[str]:
