@@ -25,8 +25,10 @@ from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from acp import RequestError
+from acp.schema import ToolCallUpdate
 
 from .. import tasks
 from ..files.changes import ChangeSet, FileChange
@@ -48,6 +50,7 @@ MAX_CHANGESETS = 32
 """Changesets mapped to their checkpoints (the change log keeps fewer)."""
 
 Report = Callable[[str], None]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +215,21 @@ class Recorder:
             self.after_command(token)
         elif token not in self._commands and self._current is not None:
             self._commands[token] = tasks.spawn(self._snapshot(), self._report, f"{self.key} scan before {token}")
+
+    async def around_permission(self, tool_call: ToolCallUpdate, answer: Awaitable[T]) -> T:
+        """A permission request: for a command (``execute``), the roots are scanned while the user is
+        asked, and the answer goes back to the agent (which then runs the command) only once the scan
+        is done; the scan's other end is the tool call's end (``observe``)."""
+        known = self._transcript.tool_calls.get(tool_call.tool_call_id)
+        kind = tool_call.kind or (known.kind if known is not None else None)
+        token = f"tool {tool_call.tool_call_id}"
+        if kind == "execute" and self._current is not None and token not in self._commands:
+            self._commands[token] = tasks.spawn(self._snapshot(), self._report, f"{self.key} scan before {token}")
+        result = await answer
+        scan = self._commands.get(token)
+        if scan is not None:
+            await asyncio.wait({scan})
+        return result
 
     async def _snapshot(self) -> _Snapshot | None:
         checkpoint = self._current

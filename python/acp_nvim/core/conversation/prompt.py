@@ -31,6 +31,9 @@ from .failures import ErrorReport
 CONTEXT_URI = "acp-nvim://conversation"
 CONTEXT_INTRO = ("The agent process was restarted and could not reopen the session, so this is the "
                  "conversation so far, for context:\n\n")
+REWIND_INTRO = ("The user rewound the conversation to an earlier point and continues from there in this new "
+                "session; this is the conversation up to that point, for context (what came after it is undone, "
+                "files included):\n\n")
 
 
 @dataclass(slots=True)
@@ -49,7 +52,8 @@ class Turn:
 
     prompt: Prompt
     carry: str | None = None
-    """The conversation so far, sent along (the agent restarted into a new session)."""
+    """The conversation so far with its introduction, sent along (the agent restarted, or a rewind
+    continued, in a new session)."""
     sent: bool = False
     """The prompt request was written to the agent."""
     started: float = field(default_factory=time.monotonic)
@@ -155,8 +159,8 @@ def _carried(text: str | None, embedded: bool) -> list[ContentBlock]:
     if not text:
         return []
     if embedded:
-        return [resource_block(embedded_text_resource(CONTEXT_URI, CONTEXT_INTRO + text, mime_type="text/markdown"))]
-    return [text_block(CONTEXT_INTRO + text)]
+        return [resource_block(embedded_text_resource(CONTEXT_URI, text, mime_type="text/markdown"))]
+    return [text_block(text)]
 
 
 def usage_text(usage: Usage | None) -> str | None:

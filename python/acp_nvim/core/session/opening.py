@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from acp import RequestError
 
 from .. import tasks
-from ..agent import remote
+from ..agent import quirks, remote
 from ..connection import mode_policy, reopen
 from ..connection.capabilities import offers
 from ..connection.link import NEW
 from ..connection.reopen import Reopened
 from ..conversation import failures
+from ..conversation.prompt import CONTEXT_INTRO, REWIND_INTRO
 from ..errors import AcpNvimError
 from . import notices
 from .lifecycle import State, Trouble
@@ -50,6 +51,8 @@ class Way:
     """Back on a conversation the chat shows: a new ACP session gets it as context."""
     tells: bool = False
     """The chat says how it got back (a restart)."""
+    intro: str = CONTEXT_INTRO
+    """What the conversation carried into a new ACP session is introduced with."""
 
 
 class Opener:
@@ -81,7 +84,7 @@ class Opener:
         the turn as context (``reopens``: the transcript's rewound turns are no longer context).
         ``told`` gets how it went."""
         return Way("rewind", "rewind failed", "the rewind could not reopen the conversation",
-                   lambda: self._rewound(source_id, message_id, told), reopens=True)
+                   lambda: self._rewound(source_id, message_id, told), reopens=True, intro=REWIND_INTRO)
 
     def reconnect(self, code: int) -> Way:
         return Way("reconnect", "reconnect failed", "the reconnect failed", lambda: self._reconnect(code),
@@ -99,7 +102,7 @@ class Opener:
         if not s.process.alive or s.process.conn is None:
             await s.link.replace_process()
             await s.process.start()
-        if source_id and message_id and offers(s.process.info, "fork"):
+        if source_id and message_id and offers(s.process.info, "fork") and quirks.forks_at_a_message(s.process.info):
             try:
                 response = await reopen.fork_at(s.link, source_id, message_id, s.stream.hold)
                 told.append(FORKED)
@@ -176,7 +179,7 @@ class Opener:
         if reopened.replay_held:
             self._release_replay_at_prompt()
         if way.reopens:
-            self._carry_over(reopened.how)
+            self._carry_over(reopened.how, way.intro)
         if way.tells:
             self._s.transcript.notice(notices.reopened(reopened.how, len(self._s.queue.carry or "")), "info")
         self.ready()
@@ -197,11 +200,12 @@ class Opener:
         else:
             self._s.queue.before_next(lambda: stream.hold(False))
 
-    def _carry_over(self, how: str) -> None:
+    def _carry_over(self, how: str, intro: str) -> None:
         """After a reopen: a new ACP session gets the conversation so far with the next prompt."""
         s = self._s
         if how == NEW and s.transcript.has_prompts():
-            s.queue.carry = s.transcript.as_context(CARRY_LIMIT)
+            context = s.transcript.as_context(CARRY_LIMIT)
+            s.queue.carry = intro + context if context else None
         elif how != NEW:
             s.queue.carry = None
 

@@ -217,7 +217,7 @@ class Session:
                                  options: list[PermissionOption]) -> RequestPermissionResponse:
         if self.queue.cancelling or self.lifecycle.ended:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        return await self.permissions.handle(tool_call, options)
+        return await self.checkpoints.around_permission(tool_call, self.permissions.handle(tool_call, options))
 
     def tell(self, text: str) -> None:
         """Something the wire dropped or repaired that the user should hear about."""
