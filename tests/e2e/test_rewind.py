@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_nvim.core.checkpoints.store import CheckpointStore
+from acp_nvim.core.checkpoints.store import HEADER, CheckpointStore
 from helpers import allow, buffer_text, chat, notes, notify_stub, virt_lines, wait_for, wait_idle
 
 pytestmark = pytest.mark.timeout(120)
@@ -164,10 +164,10 @@ def test_the_checkpoints_list_its_keys_and_bad_input(nvim, workspace):
     nvim.command("Ai rewind undo")
     note_with(nvim, "nothing to undo")
 
-    store = store_folder(nvim)
-    blobs = [p for p in store.rglob("blobs/*/*") if p.is_file()]
-    for blob in blobs:
-        blob.write_bytes(b"corrupt")
+    for pack in (store_folder(nvim) / "packs").iterdir():  # each pack's first content, damaged
+        data = bytearray(pack.read_bytes())
+        data[HEADER:HEADER + 8] = b"corrupt!"
+        pack.write_bytes(bytes(data))
     nvim.command("Ai rewind 2")
     note_with(nvim, "cannot rewind: the checkpoint does not hold every file")
     assert target.read_text() == "changed by me\n"  # nothing was changed

@@ -30,7 +30,7 @@ from acp_nvim.core.checkpoints.recorder import COMMAND, Recorder
 from acp_nvim.core.checkpoints.restore import EDITED, REMOVED, RESTORED, SAME, SKIPPED, UNSAVED, Restorer
 from acp_nvim.core.checkpoints.scan import compare, scan
 from acp_nvim.core.checkpoints.settings import CheckpointSettings
-from acp_nvim.core.checkpoints.store import CheckpointStore, digest_of, manifest_name
+from acp_nvim.core.checkpoints.store import HEADER, CheckpointStore, digest_of, manifest_name
 from acp_nvim.core.config import parse_settings
 from acp_nvim.core.errors import ConfigError
 from acp_nvim.core.transcript.transcript import Transcript
@@ -40,23 +40,36 @@ pytestmark = pytest.mark.timeout(20)
 
 # -- the store -------------------------------------------------------------------------
 
-def test_contents_are_kept_once_privately_and_checked_when_read(tmp_path):
+def _rewrite_record(store: CheckpointStore, digest: str, packed: bytes) -> None:
+    """Put ``packed`` in place of ``digest``'s record (the header says its new length)."""
+    path, offset, length = store.location(digest)
+    data = path.read_bytes()
+    header = f"{digest} {len(packed):016x}\n".encode()
+    path.write_bytes(data[: offset - HEADER] + header + packed + data[offset + length:])
+
+
+def test_contents_are_kept_once_in_private_packs_and_checked_when_read(tmp_path):
     store = CheckpointStore(str(tmp_path / "state"), "/work/project")
     digest = store.put(b"hello\n")
     assert store.put(b"hello\n") == digest == digest_of(b"hello\n")
-    assert store.get(digest) == b"hello\n"
-    blob = store.blobs / digest[:2] / digest
-    assert stat.S_IMODE(blob.stat().st_mode) == 0o600
-    for folder in (store.folder.parent, store.folder, store.blobs, blob.parent):
+    with store.batch() as batch:
+        many = [batch.put(f"content {n}\n".encode()) for n in range(50)]
+        assert batch.put(b"hello\n") == digest
+    assert [store.get(d) for d in many[:2]] == [b"content 0\n", b"content 1\n"]
+    packs = sorted(store.packs.iterdir())
+    assert len(packs) == 2  # one per batch that held something new, not one per content
+    assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in packs)
+    for folder in (store.folder.parent, store.folder, store.packs):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
-    assert len(list(store.blobs.rglob("*"))) == 2  # one folder, one content
-    blob.write_bytes(zlib.compress(b"tampered\n"))
+    again = CheckpointStore(str(tmp_path / "state"), "/work/project")  # another Neovim finds them
+    assert again.get(many[49]) == b"content 49\n" and again.known(digest)
+    _rewrite_record(store, digest, zlib.compress(b"tampered\n"))
     with pytest.raises(CheckpointCorrupt, match="hash differs"):
-        store.get(digest)
-    blob.write_bytes(b"not zlib")
+        CheckpointStore(str(tmp_path / "state"), "/work/project").get(digest)
+    _rewrite_record(store, digest, b"not zlib")
     with pytest.raises(CheckpointCorrupt, match="corrupt"):
-        store.get(digest)
-    blob.unlink()
+        CheckpointStore(str(tmp_path / "state"), "/work/project").get(digest)
+    store.location(digest)[0].unlink()
     with pytest.raises(CheckpointGone, match="no longer in the checkpoint store"):
         store.get(digest)
     with pytest.raises(CheckpointCorrupt, match="not a content digest"):
@@ -69,10 +82,9 @@ def test_each_working_directory_has_its_own_store(tmp_path):
 
 
 def _age(store: CheckpointStore) -> None:
-    """Every content as written long ago (past the pruning's grace)."""
-    for blob in store.blobs.rglob("*"):
-        if blob.is_file():
-            os.utime(blob, (1.0, 1.0))
+    """Every pack as written long ago (past the pruning's grace)."""
+    for pack in store.packs.iterdir():
+        os.utime(pack, (1.0, 1.0))
 
 
 def _manifest(store: CheckpointStore, name: str, contents: list[bytes]) -> None:
@@ -106,6 +118,23 @@ def test_pruning_spares_fresh_contents_no_manifest_names_yet(tmp_path):
     assert store.has(fresh)
     _age(store)
     assert store.prune(4096) == [] and not store.has(fresh)
+
+
+def test_a_pack_mostly_dead_is_written_again_with_its_live_contents(tmp_path):
+    store = CheckpointStore(str(tmp_path), "/p")
+    with store.batch() as batch:
+        kept, *gone = [batch.put(os.urandom(2000)) for _ in range(4)]
+    old = Checkpoint(1, "p", 0, 1, state=DONE, name=manifest_name("s", "turn-1", now_ns=1))
+    for i, digest in enumerate([kept, *gone]):
+        old.files[f"/f{i}"] = FileEntry(f"/f{i}", Ref(KEPT, digest, 2000), ABSENT_REF)
+    store.write_manifest(old.name, old.to_json("s"))
+    new = Checkpoint(2, "p", 0, 2, state=DONE, name=manifest_name("s", "turn-2", now_ns=2))
+    new.files["/f0"] = FileEntry("/f0", Ref(KEPT, kept, 2000), ABSENT_REF)
+    store.write_manifest(new.name, new.to_json("s"))
+    _age(store)
+    assert store.prune(4000) == [old.name]
+    assert store.size() <= 4000 and len(list(store.packs.iterdir())) == 1
+    assert len(store.get(kept)) == 2000 and not store.has(gone[0])
 
 
 def test_manifests_name_their_contents_and_bad_ones_are_refused(tmp_path):
@@ -329,11 +358,11 @@ async def test_a_checkpoint_gone_or_corrupt_refuses_the_rewind_and_changes_nothi
         await s.files.write(str(b), "b1\n")
     checkpoint = await s.turn("edit", work)
     store = await s.recorder.store()
-    blob = store.blobs / checkpoint.files[str(b)].before.digest[:2] / checkpoint.files[str(b)].before.digest
-    blob.write_bytes(b"garbage")
+    _rewrite_record(store, checkpoint.files[str(b)].before.digest, b"garbage")
     with pytest.raises(CheckpointError, match=r"b\.txt \(turn 1\): .*corrupt.*Nothing was changed"):
         await s.rewind(1)
-    blob.unlink()
+    for pack in store.packs.iterdir():
+        pack.unlink()
     with pytest.raises(CheckpointError, match="no longer in the checkpoint store"):
         await s.rewind(1)
     assert (a.read_text(), b.read_text()) == ("a1\n", "b1\n")

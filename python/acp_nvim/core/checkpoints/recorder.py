@@ -46,10 +46,18 @@ from .store import CheckpointStore, manifest_name
 
 COMMAND = "command"
 """``via`` of a file a command changed (found by the scans around it)."""
+BATCH_DELAY = 0.5
+"""Seconds the contents of a running turn's first changes wait to be stored together (a turn that
+changes many files writes its manifest a few times, not once per file)."""
+PRUNE_EVERY = 16
+"""A turn's end prunes the store when it may be over its bound, and every PRUNE_EVERY turns anyway
+(another Neovim may write to the same store)."""
 MAX_CHANGESETS = 32
 """Changesets mapped to their checkpoints (the change log keeps fewer)."""
 
 Report = Callable[[str], None]
+Put = Callable[[bytes], str]
+"""Keeps a content in the store (within a batch); its digest."""
 T = TypeVar("T")
 
 
@@ -93,12 +101,14 @@ class Recorder:
         self._befores: list[_Before] = []
         self._jobs: deque[Callable[[], Awaitable[None]]] = deque()
         self._writer: asyncio.Task[None] | None = None
+        self._batch: asyncio.TimerHandle | None = None
         self._index: dict[str, tuple[tuple[int, int, int, int], Ref]] = {}
         """Scans' contents by path: the stamp they were read at and their reference."""
         self._commands: dict[str, asyncio.Task[_Snapshot | None]] = {}
         self._comparing: set[asyncio.Task[None]] = set()
         self._closing: set[asyncio.Task[None]] = set()
         self._failed = False
+        self._finished = 0
         files.changes.listeners.append(self.changed)
 
     @property
@@ -185,8 +195,8 @@ class Recorder:
             self._befores.append(_Before(checkpoint, entry, change.known, change.before))
         if checkpoint.state != RUNNING:  # a late change (a reconcile after the answer): close it again
             self._enqueue(lambda: self._finish(checkpoint))
-        else:
-            self._kick()
+        elif self._batch is None:  # the texts wait in the changeset; kept together, not one by one
+            self._batch = asyncio.get_running_loop().call_later(BATCH_DELAY, self._kick)
 
     # -- commands ------------------------------------------------------------------
 
@@ -251,19 +261,21 @@ class Recorder:
         """Scan the roots and keep every file's content (those kept at the same stamp before are not read again)."""
         found = scan(roots, limit)
         refs: dict[str, Ref] = {}
-        for path, stamp in list(found.files.items()):
-            known = self._index.get(path)
-            if known is not None and known[0] == stamp and (not known[1].kept or store.has(known[1].digest)):
-                refs[path] = known[1]
-                continue
-            ref, read_stamp = self._read_and_keep(store, path, stamp[1])
-            if read_stamp is not None:
-                found.files[path] = stamp = read_stamp  # what was read is what a later scan compares with
-            refs[path] = ref
-            self._index[path] = (stamp, ref)
+        with store.batch() as batch:
+            for path, stamp in list(found.files.items()):
+                known = self._index.get(path)
+                if known is not None and known[0] == stamp and (
+                        not known[1].kept or store.known(known[1].digest, batch.touched)):
+                    refs[path] = known[1]
+                    continue
+                ref, read_stamp = self._read_and_keep(batch.put, path, stamp[1])
+                if read_stamp is not None:
+                    found.files[path] = stamp = read_stamp  # what was read is what a later scan compares with
+                refs[path] = ref
+                self._index[path] = (stamp, ref)
         return found, refs
 
-    def _read_and_keep(self, store: CheckpointStore, path: str, size: int
+    def _read_and_keep(self, put: Put, path: str, size: int
                        ) -> tuple[Ref, tuple[int, int, int, int] | None]:
         cap = self.settings.max_file_bytes
         if size > cap:
@@ -276,7 +288,7 @@ class Recorder:
             return (ABSENT_REF if exc.code == NOT_FOUND else Ref(UNREADABLE)), None
         except OSError:
             return Ref(UNREADABLE), None
-        return Ref(KEPT, store.put(data), len(data)), stamp
+        return Ref(KEPT, put(data), len(data)), stamp
 
     async def _compare(self, started: asyncio.Task[_Snapshot | None]) -> None:
         await asyncio.wait({started})
@@ -306,11 +318,16 @@ class Recorder:
         self._kick()
 
     def _kick(self) -> None:
+        if self._batch is not None:
+            self._batch.cancel()
+            self._batch = None
         if self._writer is None or self._writer.done():
             self._writer = tasks.spawn(self._drain(), self._report, f"{self.key} checkpoints")
 
     async def flush(self) -> None:
         """Wait until every content and manifest seen so far is stored (and the scans have ended)."""
+        if self._befores:
+            self._kick()
         while True:
             self._closing = {t for t in self._closing if not t.done()}
             busy = [t for t in [*self._closing, *self._commands.values(), *self._comparing, self._writer]
@@ -337,7 +354,7 @@ class Recorder:
             return
         cap = self.settings.max_file_bytes
         try:
-            refs = await asyncio.to_thread(lambda: [_keep_text(store, b.known, b.text, cap) for b in batch])
+            refs = await asyncio.to_thread(_keep_texts, store, [(b.known, b.text) for b in batch], cap)
         except OSError as exc:
             self._fail(exc)
             return
@@ -354,16 +371,24 @@ class Recorder:
         if store is None:
             return
         entries = list(checkpoint.files.values())
-        afters = await asyncio.to_thread(lambda: [self._read_and_keep(store, e.path, 0)[0] for e in entries])
+        afters = await asyncio.to_thread(self._read_all, store, [e.path for e in entries])
         for entry, after in zip(entries, afters, strict=True):
             entry.after = after
         await self._save(checkpoint)
+        self._finished += 1
+        if store.estimate is not None and store.estimate <= self.settings.max_bytes \
+                and self._finished % PRUNE_EVERY:
+            return  # within the bound as far as this process knows
         dropped = await asyncio.to_thread(store.prune, self.settings.max_bytes)
         if dropped:
             gone = set(dropped)
             for old in self.checkpoints:
                 if old.name in gone:
                     old.pruned = True
+
+    def _read_all(self, store: CheckpointStore, paths: list[str]) -> list[Ref]:
+        with store.batch() as batch:
+            return [self._read_and_keep(batch.put, path, 0)[0] for path in paths]
 
     async def _save(self, checkpoint: Checkpoint) -> None:
         store = await self.store()
@@ -399,7 +424,13 @@ def _size_of(path: str) -> int:
         return 0
 
 
-def _keep_text(store: CheckpointStore, known: bool, text: str | None, cap: int) -> Ref:
+def _keep_texts(store: CheckpointStore, texts: list[tuple[bool, str | None]], cap: int) -> list[Ref]:
+    """Texts as references, their new contents in one pack."""
+    with store.batch() as batch:
+        return [_keep_text(batch.put, known, text, cap) for known, text in texts]
+
+
+def _keep_text(put: Put, known: bool, text: str | None, cap: int) -> Ref:
     """A text as a reference: kept (bytes up to ``cap``), absent, unknown or too large."""
     if not known:
         return UNKNOWN_REF
@@ -408,4 +439,4 @@ def _keep_text(store: CheckpointStore, known: bool, text: str | None, cap: int) 
     data = text.encode("utf-8", "surrogatepass")
     if len(data) > cap:
         return Ref(TOO_LARGE, size=len(data))
-    return Ref(KEPT, store.put(data), len(data))
+    return Ref(KEPT, put(data), len(data))

@@ -183,10 +183,11 @@ class Restorer:
         undo = Checkpoint(0, "", 0, 0, state=DONE, name=manifest_name(self._key, "undo"))
 
         def keep() -> None:
-            for step, _ in todo:
-                data = nows[step.path].data
-                now = ABSENT_REF if data is None else Ref(KEPT, self._store.put(data, durable=True), len(data))
-                undo.files[step.path] = FileEntry(step.path, now, step.want)
+            with self._store.batch(durable=True) as batch:
+                for step, _ in todo:
+                    data = nows[step.path].data
+                    now = ABSENT_REF if data is None else Ref(KEPT, batch.put(data), len(data))
+                    undo.files[step.path] = FileEntry(step.path, now, step.want)
             self._store.write_manifest(undo.name, undo.to_json(self._key), durable=True)
         try:
             await asyncio.to_thread(keep)
