@@ -173,6 +173,13 @@ def test_the_checkpoints_list_its_keys_and_bad_input(nvim, workspace):
     assert target.read_text() == "changed by me\n"  # nothing was changed
     assert "rewound" not in chat(nvim)
 
+    pack = next((store_folder(nvim) / "packs").iterdir())
+    pack.chmod(0o644)
+    nvim.command("checkhealth acp_nvim")
+    health = "\n".join(nvim.api.buf_get_lines(0, 0, -1, False))
+    assert "acp.nvim: checkpoints" in health and "MiB for every working directory" in health
+    assert "can be read by others" in health and "chmod -R go-rwx" in health
+
 
 def test_pruning_keeps_the_store_within_its_bound(nvim, workspace):
     bound = 40_000  # each turn keeps two contents of about 9 kB (compressed): two turns fit
