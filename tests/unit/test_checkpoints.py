@@ -369,6 +369,25 @@ async def test_a_checkpoint_gone_or_corrupt_refuses_the_rewind_and_changes_nothi
     assert [n for n in store.manifest_names() if "undo" in n] == []
 
 
+async def test_a_three_way_view_still_open_refuses_the_rewind(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    path = ws / "a.txt"
+    path.write_text("a0\n")
+    s = Session(ws, Editor(tmp_path / "state"))
+
+    async def work() -> None:
+        await s.files.write(str(path), "a1\n")
+    await s.turn("edit", work)
+    s.files.ledger.open_view(str(path))  # the user has not decided an earlier view yet
+    with pytest.raises(CheckpointError, match=r"three-way view of .*a\.txt is still open.*nothing was changed"):
+        await s.rewind(1)
+    s.files.ledger.close_view(str(path))
+    assert path.read_text() == "a1\n"
+    await s.rewind(1)
+    assert path.read_text() == "a0\n"
+
+
 async def test_a_file_over_max_file_bytes_is_noted_and_the_rewind_says_so(tmp_path):
     ws = tmp_path / "ws"
     ws.mkdir()

@@ -107,6 +107,10 @@ class Restorer:
     async def run(self, steps: list[Step], theirs: str) -> Restored:
         """Set the files of ``steps`` back (``theirs``: what the three-way views call that content).
         A CheckpointError, before anything changed, when a content to put back cannot be had."""
+        open_views = [s.path for s in steps if self._files.deciding(s.path)]
+        if open_views:
+            raise CheckpointError(f"cannot rewind: a three-way view of {open_views[0]} is still open: decide there "
+                                  "first (nothing was changed)")
         wants = await asyncio.to_thread(self._contents, [s for s in steps if s.want.kept])
         nows = await asyncio.to_thread(self._read_now, [s.path for s in steps])
         buffers = await self._editor.loaded_files()

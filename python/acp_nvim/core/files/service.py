@@ -144,6 +144,10 @@ class FileService:
             self._voice.log("info", f"reverted {key} to its text before the turn")
             return "reverted"
 
+    def deciding(self, path: str) -> bool:
+        """Whether a three-way view of ``path`` is open (the user decides its text there)."""
+        return self._ledger.view_open(path)
+
     async def revert_under_unsaved(self, path: str, before: str, base: str | None, theirs: str
                                    ) -> asyncio.Task[str]:
         """Put ``before`` on disk under a buffer with unsaved changes (a rewind): the buffer keeps
