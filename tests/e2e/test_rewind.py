@@ -137,6 +137,43 @@ def test_a_past_prompt_edited_and_sent_again(nvim, workspace):
     assert "echo first prompt" in answer and "echo second prompt\\n" not in answer
 
 
+def test_an_undo_right_after_the_rewind_takes_the_conversation_back(nvim, workspace):
+    start(nvim)
+    turn(nvim, "echo one", asks=False)
+    turn(nvim, "echo two", asks=False)
+    nvim.command("Ai rewind 2")
+    note_with(nvim, "rewound to before turn 2")
+    wait_idle(nvim)
+    nvim.command("Ai rewind undo")
+    note_with(nvim, "undid the rewind to before turn 2")
+    assert "the conversation is back on session demo-1: the agent remembers turn 2 again" in chat(nvim)
+    closed = nvim.exec_lua("""
+        local win = vim.fn.bufwinid('acp://chat/demo/1')
+        return vim.api.nvim_win_call(win, function()
+          for l = 1, vim.fn.line('$') do
+            if vim.fn.foldclosed(l) ~= -1 then return true end
+          end
+          return false
+        end)""")
+    assert closed is False  # the turns unfolded
+    echoed = turn(nvim, "echo three", asks=False).rsplit("## You\necho three", 1)[1]
+    assert "rewound" not in echoed and "echo one" not in echoed  # the earlier session: nothing carried
+    nvim.command("Ai checkpoints")
+    rows = wait_for(lambda: len(found := buffer_text(nvim, LIST).splitlines()[3:]) == 3 and found, what="3 rows")
+    assert not any("taken back" in row for row in rows)
+
+
+def test_checkpoints_off_keep_nothing_and_say_so(nvim, workspace):
+    start(nvim, checkpoints=False)
+    turn(nvim, "echo hello", asks=False)
+    nvim.command("Ai checkpoints")
+    note_with(nvim, "checkpoints are off (setup: checkpoints = false)")
+    nvim.command("Ai rewind")
+    assert sum("checkpoints are off" in n for n in notes(nvim)) >= 1
+    wait_for(lambda: sum("checkpoints are off" in n for n in notes(nvim)) == 2, what="the second refusal")
+    assert not store_folder(nvim).exists()
+
+
 def test_the_checkpoints_list_its_keys_and_bad_input(nvim, workspace):
     start(nvim)
     target = workspace / "t.txt"

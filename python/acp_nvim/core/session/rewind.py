@@ -174,6 +174,7 @@ class Rewinder:
                     f"(session {last.old_session} does: :Ai resume)")
         self._link.session_id = last.old_session
         self._stream.hold(False)
+        self._queue.carry = None  # the earlier session has the whole conversation
         for checkpoint in last.turns:
             checkpoint.state, checkpoint.undone_by = DONE, 0
         if last.span in self._transcript.undone:
