@@ -15,8 +15,8 @@ Two measurements, printed as ``name: value unit``:
    Neovim per configuration and round, checkpoints on, off (``checkpoints = false``) and off again
    (the A/A control), in paired rounds (bench/paired.py): ``checkpoint_turn_neovim_diff_ms`` (the
    turn's time, on - off, beside its A/A control: on this shared machine the noise is larger than
-   the cost), ``checkpoint_store_ms`` (after the turn's end until its checkpoint is stored) and
-   ``checkpoint_host_cpu_ms`` (the Python host's CPU for the turn and its storing, on - off).
+   the cost) and ``checkpoint_host_cpu_ms`` (the Python host's CPU for the turn and its storing,
+   on - off, beside its A/A control).
 """
 
 from __future__ import annotations
@@ -76,21 +76,12 @@ def measure(box: Sandbox, name: str, round_mark: list[int]) -> dict[str, float]:
         pid = nvim.host_pid()
         before = cpu_seconds(pid) if pid else 0.0
         sent, ended = timed_turn(nvim.rpc, "multi-edit " + " ".join(map(str, paths)), TIMEOUT)
-        done = time.monotonic()
-        if CONFIGS[name] is not False:
+        if CONFIGS[name] is not False:  # the host's CPU counts the storing too
             poll(lambda: stored(box), TIMEOUT, "the checkpoint to be stored", 0.005)
-        store_ms = (time.monotonic() - done) * 1000 + _settle_ms()
         cpu = (cpu_seconds(pid) - before) * 1000 if pid else float("nan")
         _edited(nvim, paths)
     _clean_state(box)
-    return {"turn_ms": (ended - sent) / 1e6, "store_ms": store_ms, "host_cpu_ms": cpu}
-
-
-def _settle_ms() -> float:
-    """The timed turn waits this long after the turn's end before it returns (harness.TURN_SETTLE)."""
-    import harness
-
-    return harness.TURN_SETTLE * 1000
+    return {"turn_ms": (ended - sent) / 1e6, "host_cpu_ms": cpu}
 
 
 def _edited(nvim: Nvim, paths: list[Path]) -> None:
@@ -186,8 +177,6 @@ def main() -> None:
          f"ms (median of {ROUNDS} per-round on - off, real Neovim)")
     line("checkpoint_turn_neovim_aa_ms", rounds.difference("turn_ms", "off_again", "off"),
          "ms (A/A control: off_again - off)")
-    line("checkpoint_store_ms", rounds.median("on", "store_ms"),
-         "ms after the turn's end until its checkpoint is stored (in the background)")
     line("checkpoint_host_cpu_ms", rounds.difference("host_cpu_ms", "on", "off"),
          "ms of host CPU per turn, storing included (median of per-round on - off)")
     line("checkpoint_host_cpu_aa_ms", rounds.difference("host_cpu_ms", "off_again", "off"),
