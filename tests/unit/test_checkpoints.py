@@ -9,6 +9,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from acp.schema import ToolCallUpdate
 from test_files_service import Buffers, service, settle, tool_call
 
 from acp_nvim.core.checkpoints.errors import CheckpointCorrupt, CheckpointError, CheckpointGone
@@ -33,6 +34,7 @@ from acp_nvim.core.checkpoints.settings import CheckpointSettings
 from acp_nvim.core.checkpoints.store import HEADER, CheckpointStore, digest_of, manifest_name
 from acp_nvim.core.config import parse_settings
 from acp_nvim.core.errors import ConfigError
+from acp_nvim.core.transcript.tool_calls import ToolCallState
 from acp_nvim.core.transcript.transcript import Transcript
 
 pytestmark = pytest.mark.timeout(20)
@@ -406,6 +408,31 @@ async def test_a_file_over_max_file_bytes_is_noted_and_the_rewind_says_so(tmp_pa
     skipped = [o for o in result.outcomes if o.what == SKIPPED]
     assert len(skipped) == 1 and "larger than checkpoints.max_file_bytes" in skipped[0].why
     assert "1 not set back" in result.summary() and any("big.txt" in line for line in result.details())
+
+
+async def test_a_command_the_agent_runs_itself_is_scanned_before_its_permission_is_answered(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    ran, cut = ws / "ran.txt", ws / "cut.txt"
+    ran.write_text("before the command\n")
+    cut.write_text("before the cancelled command\n")
+    s = Session(ws, Editor(tmp_path / "state"))
+
+    async def answer() -> str:
+        return "allowed"
+
+    async def work() -> None:
+        request = ToolCallUpdate(tool_call_id="bash-1", kind="execute", status="pending")
+        assert await s.recorder.around_permission(request, answer()) == "allowed"
+        ran.write_text("after the command\n")  # the agent runs it once it has the answer
+        s.recorder.observe(ToolCallState("bash-1", kind="execute", status="completed"))
+        s.recorder.observe(ToolCallState("bash-2", kind="execute", status="in_progress"))
+        await s.recorder.flush()
+        cut.write_text("changed, then the turn was cancelled\n")  # bash-2 never completes
+    checkpoint = await s.turn("run it", work)
+    assert {Path(p).name: e.via for p, e in checkpoint.files.items()} == {"ran.txt": COMMAND, "cut.txt": COMMAND}
+    await s.rewind(1)
+    assert (ran.read_text(), cut.read_text()) == ("before the command\n", "before the cancelled command\n")
 
 
 async def test_a_prompt_the_agent_never_got_is_no_turn(tmp_path):

@@ -1,8 +1,8 @@
 """The checkpoints of one session: one per turn, each file's content kept before the turn changed it.
 
 A checkpoint opens before the prompt is sent (``begin``) and closes when the turn ends
-(``end``). In between, every change the file side sees — a write through ``fs/*`` or a
-buffer, a file the agent changed on disk (the reconcile), a revert — reaches ``changed``
+(``end``). In between, every change of a file the file side records — a write through
+``fs/*`` or a buffer, a file the agent changed on disk (the reconcile) — reaches ``changed``
 through the turn's changeset, which holds the file's text before its first change: that text
 is kept once (copy on first touch). Commands the agent runs (a terminal through the editor, or
 an ``execute`` tool call it runs itself) are bracketed by scans of the workspace roots
@@ -14,7 +14,7 @@ of a later three-way view, and how a rewind tells that a file changed since).
 Contents go to the store in a background task, batched, so the turn does not wait for the
 disk; ``flush`` waits until everything seen so far is stored (a rewind does). A running
 checkpoint's manifest is written as its contents are, so another session's pruning never
-takes them; after each turn the store is pruned to ``checkpoints.max_bytes``.
+takes them; a turn's end prunes the store to ``checkpoints.max_bytes`` when it may be over it.
 """
 
 from __future__ import annotations
@@ -152,6 +152,8 @@ class Recorder:
         """The turn ended: close its checkpoint once the reconcile of its end is done (a prompt the
         agent never got is no turn: its checkpoint goes, and its number is the next one's)."""
         checkpoint, self._current = self._current, None
+        for token in [t for t in self._commands if t.startswith("tool ")]:
+            self.after_command(token)  # a tool call the turn's end cut short (cancelled): scanned now
         if checkpoint is None:
             return
         if not sent:
@@ -261,6 +263,7 @@ class Recorder:
         """Scan the roots and keep every file's content (those kept at the same stamp before are not read again)."""
         found = scan(roots, limit)
         refs: dict[str, Ref] = {}
+        self._index = {p: self._index[p] for p in found.files if p in self._index}  # only files still there
         with store.batch() as batch:
             for path, stamp in list(found.files.items()):
                 known = self._index.get(path)
