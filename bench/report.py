@@ -48,8 +48,9 @@ TARGETS = [
     Target("log_cpu_cost_default", "<=", 10.0, "%", "issue 6"),
     Target("review_open_10k_whole_p50", "<=", 200.0, "ms", "issue 5"),
     Target("review_open_10k_snippet_p50", "<=", 200.0, "ms", "issue 5"),
+    Target("checkpoint_turn_overhead_ms", "<=", 20.0, "ms", "issue 22"),
 ]
-UNTARGETED = ["first_chunk_ms", "chat_flood_ratio_aa"]
+UNTARGETED = ["first_chunk_ms", "chat_flood_ratio_aa", "checkpoint_turn_store_ms"]
 """Shown in the table without a target: figures a reader of the table wants beside the others."""
 
 

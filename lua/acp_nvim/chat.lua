@@ -11,6 +11,7 @@
 local M = {}
 
 local api = vim.api
+local chat_folds = require('acp_nvim.chat_folds')
 local labels = require('acp_nvim.labels')
 local markdown = require('acp_nvim.markdown')
 local options = require('acp_nvim.options')
@@ -65,6 +66,8 @@ local ns_lines = api.nvim_create_namespace('acp_nvim.chat.lines') -- per-line ma
 ---@field history_pos integer?   position in the prompt history while browsing it (prompt.lua)
 ---@field draft string?          the prompt typed before browsing the history (prompt.lua)
 ---@field command_info { name: string, description: string }[]? the agent's slash commands (completion)
+---@field resubmit { turn: integer }? the prompt area holds turn's prompt, edited: sending rewinds first (prompt.lua)
+---@field folds table<integer, { first: integer, last: integer }>? turns a rewind took back, by marker (chat_folds.lua)
 local Chat = {}
 Chat.__index = Chat
 M.Chat = Chat
@@ -178,6 +181,7 @@ local function op_new(chat, op)
   chat.sizes[id] = byte_size(lines)
   highlight(chat, id, lines, nil_if_null(op.meta))
   markdown.on_new(chat, id, kind)
+  chat_folds.on_new(chat, id, nil_if_null(op.meta))
 end
 
 ---@param op acp_nvim.RenderOp.Append

@@ -10,6 +10,7 @@ return {
     media = { max_bytes = 5242880 },
     log = { max_entries = 5000, max_bytes = 8388608, level = 'debug' },
     history = { max_sessions = 200, max_bytes = 2097152 },
+    checkpoints = { max_bytes = 209715200, max_file_bytes = 8388608, scan_max_files = 5000 },
     chat = {
       position = 'right',
       width = 0.4,
@@ -44,6 +45,7 @@ return {
       retry = 'R',
       login = 'L',
       new_session = 'N',
+      edit_prompt = 'e',
       wait = 'W',
     },
     timeouts = { handshake = 60, login = 300, notice = 8, cancel = 5 },
@@ -95,6 +97,30 @@ return {
       type = 'integer',
       min = 1024,
       message = 'expected a whole number of bytes >= 1024',
+    },
+    {
+      path = 'checkpoints',
+      type = 'section',
+      may_be_false = true,
+      keys = { 'enabled', 'max_bytes', 'max_file_bytes', 'scan_max_files' },
+    },
+    {
+      path = 'checkpoints.max_bytes',
+      type = 'integer',
+      min = 4096,
+      message = 'expected a whole number of bytes >= 4096',
+    },
+    {
+      path = 'checkpoints.max_file_bytes',
+      type = 'integer',
+      min = 1,
+      message = 'expected a whole number of bytes >= 1',
+    },
+    {
+      path = 'checkpoints.scan_max_files',
+      type = 'integer',
+      min = 0,
+      message = 'expected a whole number >= 0',
     },
     { path = 'chat', type = 'section' },
     {
@@ -222,6 +248,7 @@ return {
     { path = 'keymaps.retry', type = 'string' },
     { path = 'keymaps.login', type = 'string' },
     { path = 'keymaps.new_session', type = 'string' },
+    { path = 'keymaps.edit_prompt', type = 'string' },
     { path = 'keymaps.wait', type = 'string' },
     { path = 'timeouts', type = 'section', keys = { 'handshake', 'login', 'notice', 'cancel' } },
     {

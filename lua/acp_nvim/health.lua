@@ -192,6 +192,57 @@ local function check_mcp()
   end
 end
 
+--- Bytes under `path` and whether every folder is mode 0700 and every file 0600 (nil when absent).
+local function private_size(path)
+  local uv = vim.uv
+  local st = uv.fs_lstat(path)
+  if not st then
+    return nil
+  end
+  local size, open = 0, {}
+  local function walk(dir, mode)
+    if bit.band(mode, 63) ~= 0 then -- group or other bits (0077)
+      open[#open + 1] = dir
+    end
+    for name, kind in vim.fs.dir(dir) do
+      local child = dir .. '/' .. name
+      local info = uv.fs_lstat(child)
+      if info and kind == 'directory' then
+        walk(child, info.mode)
+      elseif info then
+        size = size + info.size
+        if bit.band(info.mode, 63) ~= 0 then
+          open[#open + 1] = child
+        end
+      end
+    end
+  end
+  walk(path, st.mode)
+  return size, open
+end
+
+local function check_checkpoints()
+  local config = require('acp_nvim').config
+  health.start('acp.nvim: checkpoints (:help acp_nvim-checkpoints)')
+  if config.checkpoints == false then
+    health.info('checkpoints = false: no turn is kept; :Ai rewind is off')
+    return
+  end
+  local folder = vim.fn.stdpath('state') .. '/acp_nvim/checkpoints'
+  local size, open = private_size(folder)
+  local bound = (type(config.checkpoints) == 'table' and config.checkpoints.max_bytes) or 200 * 1024 * 1024
+  if not size then
+    health.ok(('no checkpoint kept yet (they go to %s)'):format(folder))
+    return
+  end
+  health.ok(('%s: %.1f MiB for every working directory (each is bounded by checkpoints.max_bytes, %.0f MiB)')
+    :format(folder, size / 1048576, bound / 1048576))
+  if #open > 0 then
+    health.warn(('%d file(s) or folder(s) of the checkpoints can be read by others, e.g. %s'):format(#open, open[1]),
+      { ('chmod -R go-rwx %s'):format(vim.fn.shellescape(folder)) })
+  end
+end
+
 function M.check()
   health.start('acp.nvim')
   if vim.fn.has('nvim-0.10') == 0 then
@@ -201,6 +252,7 @@ function M.check()
   check_host()
   check_agents()
   check_mcp()
+  check_checkpoints()
 end
 
 return M

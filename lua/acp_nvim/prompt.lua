@@ -45,8 +45,34 @@ function M.send(chat)
   end
   remember(text)
   chat.history_pos, chat.draft = nil, nil
+  local resubmit = chat.resubmit
+  chat.resubmit = nil
   set_text(chat, '')
+  if resubmit then -- an edited past prompt: rewind to before its turn, then send it (:help acp_nvim-rewind)
+    require('acp_nvim.host').call.chat('resubmit', chat.key, { turn = resubmit.turn, text = text })
+    return
+  end
   require('acp_nvim.host').call.submit(chat.key, text)
+end
+
+--- Put the prompt of turn `turn` in the prompt area of session `key`'s chat, to be edited: the next
+--- send rewinds to before that turn and sends it from there (emptying the area sends normally again).
+function M.edit_turn(key, turn, text)
+  local chat
+  for _, attached in pairs(chats) do
+    if attached.key == key then
+      chat = attached
+    end
+  end
+  if not chat or not api.nvim_buf_is_valid(chat.buf) then
+    return
+  end
+  local win = chat:show(true)
+  chat.resubmit = { turn = turn }
+  chat.history_pos, chat.draft = nil, nil
+  set_text(chat, text)
+  local last = api.nvim_buf_line_count(chat.buf)
+  api.nvim_win_set_cursor(win, { last, #(api.nvim_buf_get_lines(chat.buf, last - 1, last, false)[1] or '') })
 end
 
 --- Replace the prompt area with an older (`step` = -1) or newer (+1) sent prompt.
@@ -154,6 +180,22 @@ local function revert_key(chat)
   end
 end
 
+--- `e` on the heading of a prompt (a "## You" line) edits it to run it again; elsewhere `e` is `e`.
+local function edit_key(chat, lhs)
+  vim.keymap.set('n', lhs, function()
+    local row = api.nvim_win_get_cursor(0)[1] - 1
+    local id = not in_prompt(chat) and chat:block_at(row)
+    if id and chat.kinds[id] == 'user' and chat:block_range(id) == row then
+      vim.schedule(function()
+        require('acp_nvim.host').call.chat('edit_turn', chat.key, { block = id })
+      end)
+      return ''
+    end
+    return lhs -- the count typed before it still applies
+  end, { buffer = chat.buf, expr = true, nowait = true, desc = 'acp.nvim: on a "## You" line: edit the prompt '
+    .. 'and run it again from before its turn' })
+end
+
 local function set_keymaps(chat)
   local keys = require('acp_nvim.options').config.keymaps
   local function map(modes, lhs, rhs, desc)
@@ -200,6 +242,9 @@ local function set_keymaps(chat)
   map({ 'n', 'i' }, keys.permissions, function()
     require('acp_nvim.permission').show()
   end, 'go to the pending permission prompt or review')
+  if (keys.edit_prompt or '') ~= '' then
+    edit_key(chat, keys.edit_prompt)
+  end
 end
 
 --- Set up a new chat buffer: keys, completion, the session it belongs to.
@@ -209,6 +254,15 @@ function M.attach(chat)
   vim.b[chat.buf].acp_nvim_session = chat.key
   vim.bo[chat.buf].omnifunc = "v:lua.require'acp_nvim.prompt'.omnifunc"
   set_keymaps(chat)
+  api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI' }, {
+    buffer = chat.buf,
+    callback = function()
+      if chat.resubmit and M.text(chat) == '' then -- emptied: the next prompt is sent as usual
+        chat.resubmit = nil
+        chat:place_prompt()
+      end
+    end,
+  })
 end
 
 return M

@@ -132,6 +132,17 @@ return {
       expand = true,
     },
     {
+      name = 'checkpoints',
+      usage = { '' },
+      help = 'the turns of the session, newest first, each a checkpoint: `<CR>` its diff, `r` rewind to before it, `e` edit its prompt and run it again, `u` undo the last rewind',
+    },
+    {
+      name = 'rewind',
+      usage = { '[turn]', 'undo' },
+      help = 'files and conversation back to before turn [turn] (the last one without a number); `undo` puts back what the last rewind replaced',
+      args = { { words = { 'undo' } } },
+    },
+    {
       name = 'deps',
       usage = { '' },
       help = 'make or upgrade the private venv of the Python dependencies (`uv`, else `python3 -m venv` and pip), which the Python host then starts from; needs no Python package',

@@ -33,10 +33,13 @@ local function open_windows(view)
   view.tab = api.nvim_get_current_tabpage()
   view.wins = { base = wins[1], mine = wins[2], agent = wins[3] }
   local title = view.spec.title ~= '' and view.spec.title or 'agent'
+  local theirs = (view.spec.theirs or '') ~= '' and view.spec.theirs or nil
   local bars = {
     base = view.spec.base == nil and 'BASE (unknown)' or ((view.spec.base_title or '') ~= '' and view.spec.base_title or 'BASE'),
-    mine = 'YOURS (unsaved) · ga take the agent\'s · gm keep yours · do take hunk',
-    agent = ('AGENT (%s) · dp put hunk into yours · q keep yours'):format(title),
+    mine = theirs and ('YOURS · ga take the %s text · gm keep yours · do take hunk'):format(theirs)
+      or 'YOURS (unsaved) · ga take the agent\'s · gm keep yours · do take hunk',
+    agent = theirs and ('%s · dp put hunk into yours · q keep yours'):format(theirs:upper())
+      or ('AGENT (%s) · dp put hunk into yours · q keep yours'):format(title),
   }
   for role, win in pairs(view.wins) do
     diff.set(win, { winbar = winbar(bars[role]) })
@@ -107,13 +110,20 @@ local function watch_close(view)
   end
 end
 
---- Open the view for request `id`. spec: { path, base (nil: unknown), agent, purpose, title }.
---- purpose 'write': the agent's write waits; 'disk': the agent already wrote the disk.
+--- Open the view for request `id`. spec: { path, base (nil: unknown), agent, purpose, title, theirs, load }.
+--- purpose 'write': the agent's write waits; 'disk': the agent already wrote the disk. `theirs` names
+--- the other side when it is not the agent's text (a rewind's "before turn 2"); `load` loads the file
+--- into a buffer when none holds it.
 function M.open(id, spec)
   if spec.base == vim.NIL then
     spec.base = nil
   end
   local buf = buffers.find(spec.path)
+  if not buf and spec.load == true and vim.uv.fs_lstat(spec.path) and vim.uv.fs_lstat(spec.path).type == 'file' then
+    buf = vim.fn.bufadd(spec.path) -- a file saved since a rewind's turn: shown in a buffer of its own
+    vim.fn.bufload(buf)
+    vim.bo[buf].buflisted = true
+  end
   if not buf then
     require('acp_nvim.host').call.answer(id, 'gone')
     return

@@ -69,9 +69,16 @@ function M.update(chat, s)
   return true
 end
 
---- The prompt area's virtual lines for them: the failure offer, and the next prompt's way when switched.
+--- The prompt area's virtual lines for them: an edited past prompt, the failure offer, and the next
+--- prompt's way when switched.
 function M.lines(chat)
   local lines = {}
+  if chat.resubmit then
+    local key = require('acp_nvim.options').config.keymaps.send
+    lines[#lines + 1] = { { ('  ↺ the prompt of turn %d, to edit · %s rewinds to before turn %d and sends it '
+      .. '(:Ai rewind undo takes the rewind back) · empty the prompt to send normally'):format(chat.resubmit.turn,
+      key, chat.resubmit.turn), 'AcpNvimQueue' } }
+  end
   if (chat.failure_line or '') ~= '' then
     lines[#lines + 1] = { { '  ⚠ prompt failed · ' .. chat.failure_line, 'AcpNvimError' } }
   end

@@ -244,6 +244,26 @@ def _replayed(w: World) -> None:
     assert "You said: hello" in w.turns(1, "acp://chat/replay/1")
 
 
+def _checkpoints_listed(w: World) -> None:
+    listing = wait_for(lambda: buffer_text(w.nvim, "acp://checkpoints/demo/1"), timeout=10, what="the list")
+    assert listing.splitlines()[3].startswith("  1 ") and "hello" in listing
+
+
+def _rewound(w: World) -> None:
+    assert "── rewound to before turn 1 ──" in w.wait_chat("the conversation continues in a new session")
+    w.idle()
+
+
+def _session_rewound(w: World) -> None:
+    _session_with_a_turn(w)
+    w.nvim.command("Ai rewind")
+    _rewound(w)
+
+
+def _rewind_undone(w: World) -> None:
+    w.wait_chat("── undid the rewind to before turn 1 ──")
+
+
 @dataclass(frozen=True)
 class Promise:
     check: Callable[[World], None]
@@ -262,6 +282,9 @@ PROMISES: dict[str, Promise] = {
     ":Ai log level trace": Promise(_log_level_trace, before=_start_session),
     ":Ai log export bug.jsonl": Promise(_export_log, before=_session_with_a_turn),
     ":Ai new replay": Promise(_replayed, before=_replay_session),
+    ":Ai checkpoints": Promise(_checkpoints_listed, before=_session_with_a_turn),
+    ":Ai rewind": Promise(_rewound, before=_session_with_a_turn),
+    ":Ai rewind undo": Promise(_rewind_undone, before=_session_rewound),
 }
 
 

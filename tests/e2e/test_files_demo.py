@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import buffer_text, notify_stub, wait_for
+from helpers import PENDING_LUA, allow, buffer_text, notify_stub, wait_for
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -17,27 +17,6 @@ ORIGINAL = "".join(f"line {n}\n" for n in range(1, 21))
 EDITED = ORIGINAL.replace("line 1\n", "line 1 // edited by demo\n", 1) + "added by the demo agent\n"
 
 CAPTURE_NOTIFY = notify_stub("acp_test_notes")
-
-PENDING = """
-local p = require('acp_nvim.permission').pending()[1]
-if p then
-  for _, o in ipairs(p.q.options) do
-    if o.kind == 'allow_once' then return {'prompt', p.id, o.id} end
-  end
-end
-local ok, review = pcall(require, 'acp_nvim.review')
-local r = ok and review.pending()[1]
-if r then return {'review', r.id} end
-"""
-
-
-def allow(nvim) -> None:
-    """Allow the next permission request, wherever it is shown (prompt or review view)."""
-    kind, qid, *option = wait_for(lambda: nvim.exec_lua(PENDING), timeout=30, what="a permission request")
-    if kind == "prompt":
-        nvim.exec_lua("require('acp_nvim.permission').choose(...)", qid, option[0])
-    else:
-        nvim.exec_lua("require('acp_nvim.review').decide_all(...)", qid, "accepted")
 
 
 def turns_ended(nvim) -> int:
@@ -91,7 +70,7 @@ def test_edit_when_the_user_typed_after_the_agent_read_opens_three_way(nvim, tar
     nvim.command(f"edit {target}")
     done = turns_ended(nvim)
     nvim.command(f"Ai send edit {target}")
-    wait_for(lambda: nvim.exec_lua(PENDING), timeout=20, what="the permission request")
+    wait_for(lambda: nvim.exec_lua(PENDING_LUA), timeout=20, what="the permission request")
     nvim.command(f"buffer {nvim.funcs.bufnr(str(target))}")
     nvim.command("normal! 5GAuser typed this\x1b")
     allow(nvim)
@@ -132,7 +111,7 @@ def test_agent_disk_write_under_a_modified_buffer_is_never_reloaded(nvim, target
     nvim.exec_lua(CAPTURE_NOTIFY)
     nvim.command(f"edit {target}")
     nvim.command(f"Ai send edit-disk {target}")
-    wait_for(lambda: nvim.exec_lua(PENDING), timeout=20, what="the permission request")
+    wait_for(lambda: nvim.exec_lua(PENDING_LUA), timeout=20, what="the permission request")
     nvim.command(f"buffer {nvim.funcs.bufnr(str(target))}")
     nvim.command("normal! 3GAmine\x1b")
     allow(nvim)

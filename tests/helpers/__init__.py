@@ -108,11 +108,35 @@ def answer_keys(nvim, keys: str, timeout: float = 10.0) -> None:
     wait_armed(nvim, timeout)
     nvim.input(keys)
 
+PENDING_LUA = """
+local p = require('acp_nvim.permission').pending()[1]
+if p then
+  for _, o in ipairs(p.q.options) do
+    if o.kind == 'allow_once' then return {'prompt', p.id, o.id} end
+  end
+end
+local ok, review = pcall(require, 'acp_nvim.review')
+local r = ok and review.pending()[1]
+if r then return {'review', r.id} end
+"""
+
+
+def allow(nvim, timeout: float = 30.0) -> None:
+    """Allow the next permission request, wherever it is shown (prompt or review view)."""
+    kind, qid, *option = wait_for(lambda: nvim.exec_lua(PENDING_LUA), timeout=timeout, what="a permission request")
+    if kind == "prompt":
+        nvim.exec_lua("require('acp_nvim.permission').choose(...)", qid, option[0])
+    else:
+        nvim.exec_lua("require('acp_nvim.review').decide_all(...)", qid, "accepted")
+
+
 __all__ = [
     "ARMED_LUA",
     "NOTIFY",
+    "PENDING_LUA",
     "SELECT",
     "WaitTimeout",
+    "allow",
     "answer_keys",
     "async_wait_for",
     "buffer_text",

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from acp_nvim.core.conversation.prompt import CONTEXT_INTRO, REWIND_INTRO
+
 MARKER = re.compile(r"\[scenario=([a-z_-]+)((?:\s+[a-z_]+=[^\s\]]+)*)\]")
 TEXT_DELAY = 0.01
 SLOW_DELAY = 0.05
@@ -100,11 +102,17 @@ class Scenario:
     last_result: str
 
 
+CARRIED = tuple(intro.split(",")[0] for intro in (CONTEXT_INTRO, REWIND_INTRO))
+"""How the conversation acp.nvim carries into a new session begins: its markers are history, not a request."""
+
+
 def find_scenario(turn: Turn) -> Scenario | None:
-    """The marker of the last user text that has one, and how many tool results followed it."""
+    """The marker of the last user text that has one (not in a carried conversation), and how many
+    tool results followed it."""
     for index in range(len(turn.items) - 1, -1, -1):
         role, text = turn.items[index]
-        match = MARKER.search(text) if role == "user" else None
+        carried = any(start in text[:2000] for start in CARRIED) and not MARKER.match(text.lstrip())
+        match = MARKER.search(text) if role == "user" and not carried else None
         if match:
             later = [t for r, t in turn.items[index + 1:] if r == "tool_result"]
             params = dict(p.split("=", 1) for p in match.group(2).split())
@@ -145,6 +153,12 @@ def script_recall(sc: Scenario, tools: dict[str, ToolShape], turn: Turn) -> Repl
     """What an earlier prompt of the conversation asked to remember (``remember=WORD``), if it is there."""
     words = [m for role, text in turn.items if role == "user" for m in re.findall(r"remember=([\w-]+)", text)]
     return Reply(chunks=_words(f"Recall: {words[0]} is in the conversation." if words else "Recall: nothing earlier."))
+
+
+def script_recall_all(sc: Scenario, tools: dict[str, ToolShape], turn: Turn) -> Reply:
+    """Every ``remember=WORD`` of the conversation, in order: what the model still sees of earlier turns."""
+    words = [m for role, text in turn.items if role == "user" for m in re.findall(r"remember=([\w-]+)", text)]
+    return Reply(chunks=_words("Recall-all: " + (" ".join(dict.fromkeys(words)) or "nothing") + " ."))
 
 
 def script_slow(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
@@ -292,7 +306,7 @@ def script_limit_once(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
 
 
 SCRIPTS_WITH_TURN = {"mcp_ask": script_mcp_ask, "image": script_image, "editor_diagnostics": script_editor_diagnostics,
-                     "mcp_probe": script_mcp_probe, "recall": script_recall}
+                     "mcp_probe": script_mcp_probe, "recall": script_recall, "recall_all": script_recall_all}
 """Scripts that read more of the request than the tools (its images, the conversation)."""
 
 SCRIPTS = {

@@ -29,6 +29,7 @@ from pydantic import (
     model_validator,
 )
 
+from .checkpoints.settings import CheckpointSettings
 from .errors import ConfigError
 from .history.record import HistorySettings
 from .log.redact import check_pattern
@@ -289,6 +290,9 @@ class KeymapSettings(BaseModel):
     login: str = Field(default="L", description="After a failed prompt: :Ai login (as retry).")
     new_session: str = Field(default="N", description=(
         "After a failed prompt: a new session of the same agent, which gets the failed prompt (as retry)."))
+    edit_prompt: str = Field(default="e", description=(
+        "Normal mode on a prompt's \"## You\" line: put the prompt in the prompt area to edit it; sending it "
+        "rewinds to before its turn first (|acp_nvim-rewind|). Elsewhere the key does what it always does."))
     wait: str = Field(default="W", description=(
         "After a usage limit with a known reset time: retry automatically then (as retry)."))
 
@@ -333,6 +337,10 @@ class Settings(BaseModel):
     history: HistorySettings = Field(default_factory=HistorySettings, json_schema_extra={"may_be_false": True},
                                      description="Local session history for :Ai resume; false keeps none "
                                                  "(|acp_nvim-sessions|).")
+    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings,
+                                            json_schema_extra={"may_be_false": True}, description=(
+        "Each turn's files, kept before the agent changed them, for :Ai rewind; false keeps none "
+        "(|acp_nvim-checkpoints|)."))
     chat: ChatSettings = Field(default_factory=ChatSettings, description="The chat window (|acp_nvim-chat|).")
     redaction: RedactionSettings = Field(default_factory=RedactionSettings, description=(
         "Secrets are replaced by [redacted] in the chat, notifications, the log and its export "
@@ -363,7 +371,7 @@ class Settings(BaseModel):
         """The keys the chat offers after a failed prompt, by action ('' when disabled)."""
         return self.keymaps.actions
 
-    @field_validator("history", mode="before")
+    @field_validator("history", "checkpoints", mode="before")
     @classmethod
     def _history_switch(cls, value: object) -> object:
         if isinstance(value, bool):
@@ -417,6 +425,7 @@ def _lua_empty_tables(value: object) -> object:
 
 def _empty_to_dict(key: str, item: object) -> object:
     if item == [] and key in {"agents", "env", "log", "permissions", "redaction", "rejected", "timeouts", "keymaps",
-                              "wire", "mcp_servers", "headers", "media", "terminals", "history", "chat"}:
+                              "wire", "mcp_servers", "headers", "media", "terminals", "history", "chat",
+                              "checkpoints"}:
         return {}
     return _lua_empty_tables(item)

@@ -140,6 +140,10 @@ class ThreeWay:
     title: str = ""
     base_title: str = ""
     """What the base is, when it is not the text both come from (``on disk now``)."""
+    theirs: str = ""
+    """What the other side is, when it is not the agent's text (``BEFORE turn 2``, a rewind's)."""
+    load: bool = False
+    """Load the file into a buffer first when none holds it (a rewind of a file the user saved since)."""
 
 
 @dataclass(slots=True)

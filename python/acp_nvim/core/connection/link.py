@@ -141,6 +141,12 @@ class AgentLink:
         self.session_id = response.session_id
         return response, NEW
 
+    async def open_new(self) -> NewSessionResponse:
+        """A new ACP session on the running process (a rewind that cannot fork at a message)."""
+        response = await self._new_session()
+        self.session_id = response.session_id
+        return response
+
     async def _new_session(self) -> NewSessionResponse:
         return await auth.new_session(self.process, self.cwd, self._choose, self._notice,
                                       self.mcp_servers(self.process.info), extra_dirs(self.process.info, self.roots))

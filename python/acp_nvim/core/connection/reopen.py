@@ -86,6 +86,31 @@ async def fork(link: AgentLink, source_id: str, hold: Replaying) -> Attached:
                               config_options=response.config_options)
 
 
+async def fork_at(link: AgentLink, source_id: str, message_id: str, hold: Replaying) -> Attached:
+    """Fork ``source_id`` on ``link``'s running process, keeping the conversation up to the agent's
+    message ``message_id`` and nothing after it (``session/fork`` with the fork point claude-agent-acp
+    takes: ``_meta.jetbrains.air.fork``); the fork is ``link``'s session from now on."""
+    process = link.process
+    if not offers(process.info, "fork"):
+        raise RequestError.method_not_found("session/fork")
+    hold(True)
+    try:
+        response = await process.ask("session/fork", link.connection.fork_session(
+            session_id=source_id, cwd=link.cwd, additional_directories=extra_dirs(process.info, link.roots),
+            mcp_servers=link.mcp_servers(process.info), **fork_point_meta(message_id)))
+    except BaseException:
+        hold(False)
+        raise
+    link.session_id = response.session_id
+    return NewSessionResponse(session_id=response.session_id, modes=response.modes,
+                              config_options=response.config_options)
+
+
+def fork_point_meta(message_id: str) -> dict[str, object]:
+    """The ``_meta`` of a fork at a message (claude-agent-acp 0.101: ``fork-session.js``)."""
+    return {"jetbrains": {"air": {"fork": {"version": 1, "messageId": message_id}}}}
+
+
 async def close_remote(link: AgentLink) -> None:
     """``session/close`` where the agent offers it, before the process stops; never raises."""
     process = link.process

@@ -19,6 +19,7 @@ from acp.client.connection import ClientSideConnection
 from acp.helpers import ContentBlock, embedded_text_resource, resource_block
 from acp.schema import Usage
 
+from ..checkpoints.recorder import Recorder
 from ..files.side import FileSide
 from ..prompting import attachments
 from ..transcript.tool_calls import OPEN_STATUSES, ToolCallState
@@ -30,6 +31,9 @@ from .failures import ErrorReport
 CONTEXT_URI = "acp-nvim://conversation"
 CONTEXT_INTRO = ("The agent process was restarted and could not reopen the session, so this is the "
                  "conversation so far, for context:\n\n")
+REWIND_INTRO = ("The user rewound the conversation to an earlier point and continues from there in this new "
+                "session; this is the conversation up to that point, for context (what came after it is undone, "
+                "files included):\n\n")
 
 
 @dataclass(slots=True)
@@ -48,7 +52,8 @@ class Turn:
 
     prompt: Prompt
     carry: str | None = None
-    """The conversation so far, sent along (the agent restarted into a new session)."""
+    """The conversation so far with its introduction, sent along (the agent restarted, or a rewind
+    continued, in a new session)."""
     sent: bool = False
     """The prompt request was written to the agent."""
     started: float = field(default_factory=time.monotonic)
@@ -89,27 +94,35 @@ class TurnRunner:
     """Runs one prompt turn of a session, start to end."""
 
     def __init__(self, transcript: Transcript, details: SessionDetails, files: FileSide,
-                 notes: Callable[[], list[ContentBlock]], pack: attachments.Packer) -> None:
+                 notes: Callable[[], list[ContentBlock]], pack: attachments.Packer,
+                 checkpoints: Recorder | None = None) -> None:
         self._transcript = transcript
         self._details = details
         self._files = files
         self._notes = notes
         self._pack = pack
+        self._checkpoints = checkpoints
 
     async def run(self, link: Link, turn: Turn) -> None:
         """Send the turn's prompt and wait for the turn's end; a failed prompt is shown, never raised
         (a cancellation is: the turn ends "interrupted" if the agent had it)."""
         prompt, before = turn.prompt, link.prompts_sent()
         self._transcript.user_message(prompt.text, [a.label for a in prompt.attachments])
+        first_block = self._transcript.blocks[-1].id
         try:
             blocks = [*self._notes(), *await self.content(prompt, link.accepts),
                       *_carried(turn.carry, link.accepts.embedded)]
             await self._files.begin_turn()
+            if self._checkpoints is not None:  # its checkpoint opens before the agent can touch a file
+                await self._checkpoints.begin(prompt.text, first_block, link.session_id,
+                                              self._files.service.changes.current)
             try:
                 response = await link.conn.prompt(session_id=link.session_id, prompt=blocks)
             finally:
                 turn.sent = link.prompts_sent() > before
-                self._files.reconciler.end_turn()
+                reconciled = self._files.reconciler.end_turn()
+                if self._checkpoints is not None:
+                    self._checkpoints.end(turn.sent, reconciled)
         except RequestError as exc:
             turn.error = ErrorReport(str(exc), exc.code, exc.data)
             self._ended("error")
@@ -146,8 +159,8 @@ def _carried(text: str | None, embedded: bool) -> list[ContentBlock]:
     if not text:
         return []
     if embedded:
-        return [resource_block(embedded_text_resource(CONTEXT_URI, CONTEXT_INTRO + text, mime_type="text/markdown"))]
-    return [text_block(CONTEXT_INTRO + text)]
+        return [resource_block(embedded_text_resource(CONTEXT_URI, text, mime_type="text/markdown"))]
+    return [text_block(text)]
 
 
 def usage_text(usage: Usage | None) -> str | None:

@@ -43,6 +43,8 @@ class Reconciler:
         self._stats: dict[str, Stamp | None] = {}
         self._touched: set[str] = set()
         self._finished: set[str] = set()
+        self.unsaved: set[str] = set()
+        """Files whose buffer had unsaved changes when the turn began."""
 
     # -- turn boundaries -----------------------------------------------------------
 
@@ -54,6 +56,7 @@ class Reconciler:
         self._touched, self._finished = set(), set()
         try:
             loaded = await self._editor.loaded_files()
+            self.unsaved = {path for path, modified, _ in loaded if modified}
             self._stats, dirty = await asyncio.to_thread(self._stat_and_snapshot, loaded)
         except Exception as exc:
             self._voice.log("error", f"turn start snapshot failed: {type(exc).__name__}: {exc}")
@@ -61,8 +64,9 @@ class Reconciler:
         for path, snap in dirty.items():
             self._changes.current.note_baseline(path, snap)
 
-    def end_turn(self) -> None:
-        tasks.spawn(self._end_turn(), self._report, "reconcile at turn end")
+    def end_turn(self) -> asyncio.Task[None]:
+        """Reconcile what changed during the turn (in a task: the turn's end does not wait for it)."""
+        return tasks.spawn(self._end_turn(), self._report, "reconcile at turn end")
 
     async def _end_turn(self) -> None:
         loaded = await self._editor.loaded_files()

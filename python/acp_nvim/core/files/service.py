@@ -24,6 +24,7 @@ from typing import Protocol
 from acp import RequestError
 from acp.schema import ReadTextFileResponse
 
+from .. import tasks
 from ..port import NEW_FILE, BufferState, BufferWrite, EditorPort, FileId, Stamp, ThreeWay
 from .changes import ChangeLog
 from .ledger import FileLedger, ReadRecord, fingerprint
@@ -142,6 +143,52 @@ class FileService:
             await self._put(resolved, before, state.tick if state else None, None, record=False)
             self._voice.log("info", f"reverted {key} to its text before the turn")
             return "reverted"
+
+    def deciding(self, path: str) -> bool:
+        """Whether a three-way view of ``path`` is open (the user decides its text there)."""
+        return self._ledger.view_open(path)
+
+    async def revert_under_unsaved(self, path: str, before: str, base: str | None, theirs: str
+                                   ) -> asyncio.Task[str]:
+        """Put ``before`` on disk under a buffer with unsaved changes (a rewind): the buffer keeps
+        them, and a three-way view (``base``: the text it was loaded from) lets the user take
+        ``before`` into it, hunk by hunk or whole. Returns once the disk is written; the returned
+        task ends with the view (``agent``: taken, ``mine``: kept)."""
+        resolved = self._check(path, "revert")
+        key = str(resolved)
+        before = await self._admitted(resolved, before, REVERT)
+        async with self._ledger.lock(key):
+            await self._replace(resolved, before.encode("utf-8", "surrogatepass"), True)
+            self._ledger.note_disk(key, fingerprint(before))
+            self._voice.log("info", f"reverted {key} on disk; its buffer keeps its unsaved changes")
+        return tasks.spawn(self._ask(ThreeWay(key, base, before, "disk", "", theirs=theirs)), self._voice.report,
+                           f"three-way view of {key}")
+
+    async def revert_edited(self, path: str, before: str, base: str | None, theirs: str) -> str:
+        """Put ``before`` back over a file the user changed since (a rewind) only as they decide in a
+        three-way view (the file loaded into a buffer for it): ``reverted``, or ``kept`` (their text)."""
+        resolved = self._check(path, "revert")
+        key = str(resolved)
+        before = await self._admitted(resolved, before, REVERT)
+        if await self._ask(ThreeWay(key, base, before, "write", "", theirs=theirs, load=True)) != "agent":
+            return "kept"
+        async with self._ledger.lock(key):
+            state = await self.editor.read_buffer(key)
+            await self._put(resolved, before, state.tick if state else None, None, record=False)
+        return "reverted"
+
+    async def revert_bytes(self, path: str, data: bytes) -> str:
+        """Put back a file that is not text (a command changed it), when no buffer holds it:
+        ``reverted``, or ``loaded`` (a buffer holds it: nothing done)."""
+        resolved = self._check(path, "revert")
+        key = str(resolved)
+        await self._admitted(resolved, "", REVERT)  # the user's own write: the gate records it
+        async with self._ledger.lock(key):
+            if await self.editor.read_buffer(key) is not None:
+                return "loaded"
+            await self._replace(resolved, data, True)
+            self._voice.log("info", f"reverted {key} ({len(data)} bytes, not text)")
+        return "reverted"
 
     async def _put(self, resolved: Path, content: str, expected_tick: int | None, seen: ReadRecord | None,
                    *, record: bool = True) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..checkpoints.recorder import Recorder
 from ..config import AgentSpec, Settings
 from ..files.paths import PathPolicy
 from ..files.reconcile import Reconciler
@@ -35,6 +36,8 @@ class Guards:
     terminal_gate: ExecGate
     terminals: TerminalService
     """terminal/* through the editor, gated by the permission policy."""
+    checkpoints: Recorder
+    """Each turn's files before the agent changed them (fs, disk, commands), for a rewind."""
 
     @classmethod
     def build(cls, key: str, agent: str, spec: AgentSpec, settings: Settings, editor: EditorPort, cwd: str,
@@ -54,4 +57,8 @@ class Guards:
         terminals = TerminalService(key, editor, files.policy, cwd, settings.terminals, allow=terminal_gate.allow,
                                     refresh=transcript.refresh_terminal, log=log)
         transcript.terminal_view = terminals.preview
-        return cls(side, files, side.reconciler, permissions, unreviewed, write_gate, terminal_gate, terminals)
+        checkpoints = Recorder(key, cwd, settings.checkpoints, editor, files, transcript,
+                               lambda: side.reconciler.unsaved, report)
+        terminals.around = checkpoints
+        return cls(side, files, side.reconciler, permissions, unreviewed, write_gate, terminal_gate, terminals,
+                   checkpoints)

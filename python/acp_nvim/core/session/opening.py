@@ -8,16 +8,23 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from acp import RequestError
+
 from .. import tasks
-from ..agent import remote
+from ..agent import quirks, remote
 from ..connection import mode_policy, reopen
+from ..connection.capabilities import offers
 from ..connection.link import NEW
 from ..connection.reopen import Reopened
 from ..conversation import failures
+from ..conversation.prompt import CONTEXT_INTRO, REWIND_INTRO
+from ..errors import AcpNvimError
 from . import notices
 from .lifecycle import State, Trouble
 from .parts import Owner
 
+FORKED = "forked"
+"""How a rewind reopened the conversation when the agent forked it at a message."""
 CARRY_LIMIT = 100_000
 """Characters of the conversation sent along when a restart could not reopen the session."""
 
@@ -44,6 +51,8 @@ class Way:
     """Back on a conversation the chat shows: a new ACP session gets it as context."""
     tells: bool = False
     """The chat says how it got back (a restart)."""
+    intro: str = CONTEXT_INTRO
+    """What the conversation carried into a new ACP session is introduced with."""
 
 
 class Opener:
@@ -69,6 +78,14 @@ class Opener:
         return Way("restart", "restart failed", "the restart failed", self._relink, prepare=self._before_restart,
                    reopens=True, tells=True)
 
+    def rewind(self, source_id: str | None, message_id: str | None, told: list[str]) -> Way:
+        """Back to the conversation before a rewound turn: a fork of ``source_id`` at the agent's message
+        ``message_id`` where the agent offers it, else a new session that gets the conversation before
+        the turn as context (``reopens``: the transcript's rewound turns are no longer context).
+        ``told`` gets how it went."""
+        return Way("rewind", "rewind failed", "the rewind could not reopen the conversation",
+                   lambda: self._rewound(source_id, message_id, told), reopens=True, intro=REWIND_INTRO)
+
     def reconnect(self, code: int) -> Way:
         return Way("reconnect", "reconnect failed", "the reconnect failed", lambda: self._reconnect(code),
                    prepare=lambda: self._s.queue.stop("interrupted: the connection to the agent was lost"),
@@ -79,6 +96,20 @@ class Opener:
 
     async def _fork(self, source_id: str) -> Reopened:
         return Reopened(await reopen.fork(self._s.link, source_id, self._s.stream.hold), NEW, replay_held=True)
+
+    async def _rewound(self, source_id: str | None, message_id: str | None, told: list[str]) -> Reopened:
+        s = self._s
+        if not s.process.alive or s.process.conn is None:
+            await s.link.replace_process()
+            await s.process.start()
+        if source_id and message_id and offers(s.process.info, "fork") and quirks.forks_at_a_message(s.process.info):
+            try:
+                response = await reopen.fork_at(s.link, source_id, message_id, s.stream.hold)
+                told.append(FORKED)
+                return Reopened(response, FORKED, replay_held=True)
+            except (RequestError, AcpNvimError) as exc:
+                told.append(f"the agent could not fork at the message ({exc})")
+        return Reopened(await s.link.open_new(), NEW)
 
     async def _relink(self) -> Reopened:
         response, how = await self._s.link.reopen()
@@ -148,7 +179,7 @@ class Opener:
         if reopened.replay_held:
             self._release_replay_at_prompt()
         if way.reopens:
-            self._carry_over(reopened.how)
+            self._carry_over(reopened.how, way.intro)
         if way.tells:
             self._s.transcript.notice(notices.reopened(reopened.how, len(self._s.queue.carry or "")), "info")
         self.ready()
@@ -169,11 +200,12 @@ class Opener:
         else:
             self._s.queue.before_next(lambda: stream.hold(False))
 
-    def _carry_over(self, how: str) -> None:
+    def _carry_over(self, how: str, intro: str) -> None:
         """After a reopen: a new ACP session gets the conversation so far with the next prompt."""
         s = self._s
         if how == NEW and s.transcript.has_prompts():
-            s.queue.carry = s.transcript.as_context(CARRY_LIMIT)
+            context = s.transcript.as_context(CARRY_LIMIT)
+            s.queue.carry = intro + context if context else None
         elif how != NEW:
             s.queue.carry = None
 

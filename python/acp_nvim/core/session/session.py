@@ -42,6 +42,7 @@ from .guards import Guards
 from .health import Health
 from .lifecycle import Lifecycle, State
 from .opening import Opener
+from .rewind import Rewinder
 from .signals import Signals
 from .view import SessionView
 
@@ -72,10 +73,12 @@ class Session:
         self.files, self.reconciler, self.permissions, self.unreviewed = (guards.files, guards.reconciler,
                                                                           guards.permissions, guards.unreviewed)
         self.write_gate, self.terminal_gate, self.terminals = guards.write_gate, guards.terminal_gate, guards.terminals
+        self.checkpoints = guards.checkpoints
         self.transcript.paths = PathView([cwd, *map(str, self.files.policy.roots)], os.environ.get("HOME"))
         self.mode_watch = mode_policy.ModeWatch(self)
         turns = TurnRunner(self.transcript, self.details, guards.side, self.permissions.start_turn,
-                           attachments.Packer(editor.buffer_text, settings.media.max_bytes, self.transcript.notice))
+                           attachments.Packer(editor.buffer_text, settings.media.max_bytes, self.transcript.notice),
+                           self.checkpoints)
         self.queue = PromptQueue(key, self.health, turns, self.transcript, self.log, settings.timeouts,
                                  self.health.watch_hooks())
         self.desk = QuestionDesk(key, agent_name, questions, editor, self.transcript, self.log,
@@ -86,7 +89,8 @@ class Session:
         self.failed_turns = FailedTurns(self.transcript, settings.action_keys, self.health.agent_names, self.submit,
                                         self.signals.changed, self.signals.report)
         self.stream = UpdateRouter(self.transcript, self.details, self.log,
-                                   [self.queue.note_tool_call, self.reconciler.observe, self.permissions.on_tool_call],
+                                   [self.queue.note_tool_call, self.reconciler.observe, self.permissions.on_tool_call,
+                                    self.checkpoints.observe],
                                    self.signals.changed, self.mode_watch.reported, turns=self.queue)
         hooks = AgentHooks(noise=NoiseReporter(self.signals.tell), report=self.signals.report,
                            slow=self.health.slow, exited=self.health.exited, timeouts=settings.timeouts)
@@ -98,6 +102,9 @@ class Session:
         self.options = AgentOptions(self.link, self.details, self.mode_watch, self.signals.changed)
         self.reconnector = Reconnector(self.link, self.transcript, self.log,
                                        closed=lambda: self.lifecycle.state == State.CLOSED)
+        self.rewinder = Rewinder(key, self.checkpoints, self.files, editor, self.transcript, self.queue,
+                                 self.lifecycle, self.opener, self.link, self.stream, self.submit, self.signals.report)
+        """:Ai rewind, its undo, and an edited prompt sent again (rewind.py)."""
 
     @property
     def view(self) -> SessionView:
@@ -211,7 +218,7 @@ class Session:
                                  options: list[PermissionOption]) -> RequestPermissionResponse:
         if self.queue.cancelling or self.lifecycle.ended:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        return await self.permissions.handle(tool_call, options)
+        return await self.checkpoints.around_permission(tool_call, self.permissions.handle(tool_call, options))
 
     def tell(self, text: str) -> None:
         """Something the wire dropped or repaired that the user should hear about."""

@@ -17,6 +17,7 @@ import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Protocol
 
 from acp import RequestError
 from acp.schema import (
@@ -38,6 +39,14 @@ Allow = Callable[[TerminalSpec], Awaitable[Place | None]]
 unless an approval, a rule or the policy answers."""
 Refresh = Callable[[str], None]
 """Re-render the chat's tool calls that embed this terminal id."""
+
+
+class Around(Protocol):
+    """Told around each command (the checkpoints scan the workspace before it runs and after it ends)."""
+
+    async def before_command(self, command: str) -> None: ...
+
+    def after_command(self, command: str) -> None: ...
 
 REFUSED = -32602
 DENIED = -32000
@@ -64,6 +73,7 @@ class TerminalService:
         self._dirty: set[str] = set()
         self._flush: asyncio.TimerHandle | None = None
         self.closed = False
+        self.around: Around | None = None
 
     # -- terminal/create -----------------------------------------------------------------
 
@@ -76,14 +86,21 @@ class TerminalService:
             raise RequestError(DENIED, f"acp.nvim: the user did not allow running {_line(spec)!r}",
                                {"command": spec.command, "reason": "permission denied"})
         spec = replace(spec, cwd_id=place.identity)
+        if self.around is not None:
+            await self.around.before_command(spec.terminal_id)
         if self.closed:
             raise RequestError(DENIED, "acp.nvim: the session has ended", {"reason": "session closed"})
         terminal = Terminal(spec, self.settings.limit(output_byte_limit), self._changed)
         self.live[spec.terminal_id] = self._shown[spec.terminal_id] = terminal
+        if self.around is not None:
+            around = self.around
+            terminal.exit.add_done_callback(lambda _: around.after_command(spec.terminal_id))
         try:
             terminal.pid = await self._editor.start_terminal(spec, TerminalSink(terminal))
         except OSError as exc:
             self.live.pop(spec.terminal_id, None)
+            if self.around is not None:
+                self.around.after_command(spec.terminal_id)
             raise RequestError(DENIED, f"acp.nvim could not run {_line(spec)!r}: {exc}",
                                {"command": spec.command, "reason": str(exc)}) from None
         self._log.add("info", "terminal", f"{spec.terminal_id}: pid {terminal.pid}: {_line(spec)} (in {spec.cwd})")

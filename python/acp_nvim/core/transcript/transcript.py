@@ -116,6 +116,8 @@ class Transcript:
         self._answering = False
         self.terminal_view: Callable[[str], list[str] | None] | None = None
         """Set by a session that runs terminals: the live lines of an embedded terminal."""
+        self.undone: list[tuple[int, int]] = []
+        """Block id ranges (first, last) of turns a rewind took back: shown, but no longer context."""
 
     def replay_ops(self) -> list[Op]:
         """Operations that rebuild the whole transcript (a reopened chat buffer)."""
@@ -194,6 +196,10 @@ class Transcript:
 
     def notice(self, text: str, kind: str = "notice") -> None:
         self._new_block(kind, text)
+
+    def marker(self, text: str, meta: Meta) -> int:
+        """A notice the chat draws by its ``meta`` (a rewind's ``fold`` of the turns it took back); its id."""
+        return self._new_block("info", text, meta).id
 
     def restore(self, kind: str, text: str, message_id: str | None = None) -> None:
         """A block of an earlier conversation, drawn as it was (``:Ai resume``, local history); a
@@ -460,13 +466,18 @@ class Transcript:
 
     def as_context(self, limit: int) -> str:
         """The conversation as markdown for an agent that lost it (a restart into a new session):
-        prompts, answers, tool calls and plans, without notices or thoughts; at most the last
-        ``limit`` characters."""
-        parts = [block.text() for block in self.blocks if block.kind in CONTEXT_KINDS]
+        prompts, answers, tool calls and plans, without notices, thoughts and the turns a rewind
+        took back; at most the last ``limit`` characters."""
+        parts = [block.text() for block in self.blocks
+                 if block.kind in CONTEXT_KINDS and not self.is_undone(block.id)]
         text = "\n\n".join(parts)
         if len(text) > limit:
             text = "[… earlier conversation cut …]\n" + text[-limit:]
         return text
+
+    def is_undone(self, block_id: int) -> bool:
+        """Whether the block belongs to a turn a rewind took back."""
+        return any(first <= block_id <= last for first, last in self.undone)
 
     def has_prompts(self) -> bool:
         """Whether the user sent anything in this transcript yet."""

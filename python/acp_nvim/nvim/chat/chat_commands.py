@@ -10,6 +10,7 @@ from ...core.errors import AcpNvimError
 from ...core.session.session import Prompt, Session
 from ...core.session.view import SessionView
 from ...core.transcript.tool_calls import ToolCallState
+from ..checkpoints import checkpoint_commands
 from ..commands.command_context import CommandContext, CommandRequest
 from ..permissions.unreviewed import diff_flagged, revert_flagged
 from . import turn_keys
@@ -120,6 +121,9 @@ def chat_action(ctx: CommandContext, name: str, key: str, arg: Any) -> None:
     compaction's summary), its ``locations``, ``revert`` a flagged unreviewed edit, or ``queue_set``."""
     if name == "queue_set":
         queue_set(ctx, key, arg if isinstance(arg, list) else [])
+        return
+    if name in checkpoint_commands.ACTIONS:
+        checkpoint_commands.act(ctx, name, key, arg)
         return
     session = ctx.session(key)
     if name in turn_keys.NAMES:

@@ -20,6 +20,7 @@ from ...core.permissions.policy import POLICIES
 from ..chat.chat_commands import cmd_locations, cmd_queue, cmd_sessions
 from ..chat.export_commands import cmd_export
 from ..chat.paste_commands import cmd_paste
+from ..checkpoints.checkpoint_commands import cmd_checkpoints, cmd_rewind
 from ..files.changes import cmd_changes
 from ..log.log_commands import cmd_log
 from ..permissions.permission_commands import cmd_policy, cmd_rules
@@ -147,6 +148,12 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
                "the files the agent changed in the turn: diff, revert a hunk or a file; `revert` puts {file} "
                "back as it was before the turn", cmd_changes, expand=True,
                args=(Arg(words=("revert",), then={"revert": (Arg(sources=("files",)),)}),)),
+    Subcommand("checkpoints", ("",), "the turns of the session, newest first, each a checkpoint: `<CR>` its diff, "
+               "`r` rewind to before it, `e` edit its prompt and run it again, `u` undo the last rewind",
+               cmd_checkpoints),
+    Subcommand("rewind", ("[turn]", "undo"), "files and conversation back to before turn [turn] (the last one "
+               "without a number); `undo` puts back what the last rewind replaced", cmd_rewind,
+               args=(_words("undo"),)),
     Subcommand("deps", ("",), "make or upgrade the private venv of the Python dependencies (`uv`, else "
                "`python3 -m venv` and pip), which the Python host then starts from; needs no Python package",
                lua=("acp_nvim.deps", "run")),

@@ -101,7 +101,8 @@ class NvimEditor:
     def show_three_way(self, ticket: Ticket, request: ThreeWay) -> None:
         self.queue.flush()
         spec = {"path": request.path, "base": request.base, "agent": request.agent,
-                "purpose": request.purpose, "title": request.title, "base_title": request.base_title}
+                "purpose": request.purpose, "title": request.title, "base_title": request.base_title,
+                "theirs": request.theirs, "load": request.load}
         self.bridge.lua_async("require('acp_nvim.threeway').open(...)", ticket.id, spec)
 
     def show_permission(self, ticket: Ticket, question: PermissionQuestion) -> None:
