@@ -37,6 +37,11 @@ function M.status()
   return require('acp_nvim.state').status()
 end
 
+--- How many sessions wait for you (a review, a permission prompt, a question): for a statusline.
+function M.waiting()
+  return require('acp_nvim.state').waiting()
+end
+
 --- Called on VimLeavePre: stop agent processes (only when a command reached the Python host).
 function M.shutdown()
   local ai = package.loaded['acp_nvim.ai'] -- no :Ai ran when it was never loaded

@@ -28,6 +28,7 @@ from .commands.command_context import CommandContext, CommandRequest
 from .commands.subcommands import BY_NAME, handler_of
 from .files.editor import NvimEditor
 from .files.editor_tools import NvimEditorState
+from .sessions.board_commands import BoardFeed, describe_board
 
 
 class App:
@@ -78,6 +79,10 @@ class App:
         """An LSP answer for the editor's MCP tools (``lua/acp_nvim/editor_tools.lua``)."""
         self._guard(lambda: self.editor_state.done(call, answer))
 
+    def board_event(self, event: str) -> None:
+        """The board's buffer went away (``closed``): its rows are no longer sent."""
+        self._guard(lambda: self.context.service(BoardFeed).closed() if event == "closed" else None)
+
     def shutdown(self) -> None:
         """Editor exit: signal every agent at once (nothing can be awaited here)."""
         self.manager.kill_all()
@@ -115,7 +120,7 @@ class App:
             "usage": view.usage or "", "queued": len(view.queued), "pending": view.pending,
             "commands": view.command_names, "current": key == self.manager.current_key,
             "policy": view.policy,
-            **describe_chat(view),
+            **describe_chat(view), **describe_board(self.manager, session),
         }
 
 

@@ -9,6 +9,8 @@ from ..config import Settings
 from ..mcp.session_mcp import EditorMcpHost
 from ..port import EditorPort
 from ..questions import Questions
+from ..worktrees.worktree import Worktree
+from .board import Book
 from .session import Session
 
 
@@ -28,12 +30,15 @@ class SessionManager:
         self.closing: set[Session] = set()
         """Sessions closed but whose agent may still be ending: editor exit ends them too."""
         self._counters: defaultdict[str, int] = defaultdict(int)
+        self.book = Book()
+        """What the board shows of each session besides its view: order, changed files, worktree."""
         self.login_env: defaultdict[str, dict[str, str]] = defaultdict(dict)
         """Per agent, variables ``:Ai login`` asked for (env_var methods): in memory only, added to the
         environment of that agent's new processes."""
 
-    def create(self, agent: str | None, cwd: str) -> Session:
-        """A new, not yet started session of ``agent`` (the default agent when None)."""
+    def create(self, agent: str | None, cwd: str, worktree: Worktree | None = None) -> Session:
+        """A new, not yet started session of ``agent`` (the default agent when None), in ``worktree``'s
+        folder when given (``cwd`` is then that folder)."""
         name, spec = self.settings.agent(agent)
         if self.login_env[name]:
             spec = spec.model_copy(update={"env": {**spec.env, **self.login_env[name]}})
@@ -41,6 +46,7 @@ class SessionManager:
         key = f"{name}/{self._counters[name]}"
         session = Session(key, name, spec, self.settings, self.editor, cwd, self.questions, self.editor_mcp)
         self.sessions[key] = session
+        self.book.watch(session, worktree)
         self.current_key = key
         return session
 
@@ -53,6 +59,7 @@ class SessionManager:
 
     def forget(self, key: str) -> None:
         self.sessions.pop(key, None)
+        self.book.forget(key)
         if self.current_key == key:
             self.current_key = next(reversed(self.sessions), None) if self.sessions else None
 

@@ -20,6 +20,7 @@ from ...core.session.manager import SessionManager
 from ...core.session.recording import Recorder
 from ...core.session.session import Prompt, Session
 from ...core.transcript.block_view import ViewLimits
+from ...core.worktrees.worktree import Worktree
 from ..bridge import Bridge
 from ..files.editor import NvimEditor
 
@@ -126,16 +127,16 @@ class CommandContext:
             return current
         return self.start(agent)
 
-    def start(self, agent: str | None, cwd: str | None = None) -> Session:
+    def start(self, agent: str | None, cwd: str | None = None, worktree: Worktree | None = None) -> Session:
         """A new session of ``agent`` (default agent when None), made current; it starts in a task."""
-        session = self.create(agent, cwd)
+        session = self.create(agent, cwd, worktree)
         self.recorder.watch(session)
         self.spawn(self._start_session(session), f"start {session.key}")
         return session
 
-    def create(self, agent: str | None, cwd: str | None = None) -> Session:
+    def create(self, agent: str | None, cwd: str | None = None, worktree: Worktree | None = None) -> Session:
         """A new session of ``agent`` in ``cwd`` (the request's), made current, not started (``start`` starts one)."""
-        session = self.manager.create(agent, cwd or self.request.cwd or self.nvim.funcs.getcwd())
+        session = self.manager.create(agent, cwd or self.request.cwd or self.nvim.funcs.getcwd(), worktree)
         chat = self.request.config.get("chat") or self.nvim.exec_lua("return require('acp_nvim').config.chat")
         session.transcript.limits = ViewLimits(int(chat["max_block_lines"]), int(chat["max_line_chars"]))
         return session
