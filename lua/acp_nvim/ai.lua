@@ -39,6 +39,7 @@ function M.run(opts, session)
   end
   M.started = true -- acp_nvim.shutdown() stops the host only then
   require('acp_nvim.guard').start() -- prompts must know whether the user is typing (:help acp_nvim-permission-keys)
+  require('acp_nvim.notices') -- from now on it follows the focus (FocusLost: notices also go to the terminal)
   require('acp_nvim.host').call.command({
     sub = sub,
     args = vim.list_slice(opts.fargs, 2),

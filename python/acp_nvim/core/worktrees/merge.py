@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +24,7 @@ from ..files.opener import NOT_FOUND, Opener
 from ..files.paths import PathPolicy
 from ..files.side import FileSide
 from ..port import EditorPort, FileReview, PermissionQuestion, Review, ReviewVerdict
-from ..questions import REVIEW, Questions
+from ..questions import REVIEW, Questions, Ticket
 from . import git
 from .names import WorktreeError
 from .worktree import Repo, Worktree, changed, text_at
@@ -32,7 +32,6 @@ from .worktree import Repo, Worktree, changed, text_at
 MAX_FILE_BYTES = 8 * 1024 * 1024
 """A larger file is not proposed (it is named as skipped)."""
 DELETED = "deleted in the worktree: accepting deletes it here"
-Ask = Callable[[Review], Awaitable[ReviewVerdict | None]]
 
 
 @dataclass(slots=True)
@@ -66,11 +65,14 @@ class Outcome:
 class Merge:
     """One merge of ``worktree`` into the checkout ``repo`` (its top is where files are written)."""
 
-    def __init__(self, repo: Repo, worktree: Worktree, editor: EditorPort, questions: Questions) -> None:
+    def __init__(self, repo: Repo, worktree: Worktree, editor: EditorPort, questions: Questions,
+                 front: Callable[[int], None] = lambda qid: None) -> None:
         if os.path.realpath(repo.top) == os.path.realpath(worktree.path):
             raise WorktreeError(f"{worktree.name} is the checkout itself: run the merge from the checkout to "
                                 "merge into (:cd there)")
         self.repo, self.worktree, self.editor, self.questions = repo, worktree, editor, questions
+        self.front = front
+        """Brings the review (by its question's id) to the front: the user asked for this merge."""
         self.owner = f"worktree:{worktree.name}"
         self.side = FileSide.create(editor, PathPolicy.for_workspace(repo.top), questions=questions, owner=self.owner,
                                     log=None, notice=None)
@@ -169,8 +171,11 @@ class Merge:
 
     async def ask(self, review: Review) -> ReviewVerdict | None:
         question = PermissionQuestion(self.owner, review.title, "edit", "", ())
-        answer = await self.questions.ask(self.owner, REVIEW,
-                                          lambda ticket: self.editor.show_review(ticket, question, review))
+        def show(ticket: Ticket) -> None:
+            self.editor.show_review(ticket, question, review)
+            self.front(ticket.id)
+
+        answer = await self.questions.ask(self.owner, REVIEW, show)
         return answer if isinstance(answer, ReviewVerdict) else None
 
     async def apply(self, plan: Plan, verdict: ReviewVerdict) -> Outcome:

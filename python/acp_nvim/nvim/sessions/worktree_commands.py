@@ -102,7 +102,8 @@ async def _diff(ctx: CommandContext, repo: Repo, name: str | None, current: Work
 
 async def _merge(ctx: CommandContext, repo: Repo, name: str | None, current: Worktree | None) -> None:
     tree = await _which(ctx, repo, name, current)
-    outcome = await Merge(repo, tree, ctx.editor, ctx.manager.questions).run()
+    front = lambda qid: ctx.bridge.lua_async("require('acp_nvim.review').show(...)", qid)  # noqa: E731
+    outcome = await Merge(repo, tree, ctx.editor, ctx.manager.questions, front).run()
     ctx.notify(outcome.words(tree.branch))
 
 
