@@ -11,6 +11,7 @@ return {
     { name = 'terminal', method = 'acp_nvim:terminal', params = { 'event', 'id', 'data' } },
     { name = 'board', method = 'acp_nvim:board', params = { 'event' } },
     { name = 'warm', method = 'acp_nvim:warm', params = {} },
+    { name = 'idle', method = 'acp_nvim:idle', params = { 'config', 'cwd' } },
     { name = 'shutdown', method = 'acp_nvim:shutdown', params = {}, sync = true },
   },
 }

@@ -244,6 +244,15 @@ def _replayed(w: World) -> None:
     assert "You said: hello" in w.turns(1, "acp://chat/replay/1")
 
 
+def _board(w: World) -> None:
+    wait_for(lambda: w.nvim.api.buf_get_name(0) == "acp://board", timeout=10, what="the board")
+    assert "acp.nvim · 0 sessions" in buffer_text(w.nvim, "acp://board")
+
+
+def _next_waiting(w: World) -> None:
+    wait_for(lambda: "[acp.nvim] no session is waiting for you" in w.notes(), timeout=10, what="the message")
+
+
 @dataclass(frozen=True)
 class Promise:
     check: Callable[[World], None]
@@ -262,6 +271,8 @@ PROMISES: dict[str, Promise] = {
     ":Ai log level trace": Promise(_log_level_trace, before=_start_session),
     ":Ai log export bug.jsonl": Promise(_export_log, before=_session_with_a_turn),
     ":Ai new replay": Promise(_replayed, before=_replay_session),
+    ":Ai board": Promise(_board),
+    ":Ai next": Promise(_next_waiting),
 }
 
 
@@ -349,9 +360,17 @@ def _check_replay(w: World) -> None:
     _replayed(w)
 
 
+def _check_needs_you_event(w: World) -> None:
+    w.nvim.command(f"Ai send edit {w.sample}")
+    wait_for(lambda: "demo/1 waits on review" in w.notes(), timeout=30, what="the example's message")
+    answer_keys(w.nvim, "gr")
+    w.turns(1)
+
+
 SNIPPET_CHECKS: dict[str, Callable[[World], None]] = {
     "vim.o.statusline": _check_statusline,
     "AcpNvimTurnEnd": _check_turn_end_event,
+    "AcpNvimNeedsYou": _check_needs_you_event,
 }
 
 

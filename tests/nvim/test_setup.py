@@ -68,7 +68,7 @@ def test_ai_completion_lists_subcommands_and_agents(nvim):
     nvim.exec_lua("require('acp_nvim').setup({agents = {gem = {command = 'gemini'}}})")
     subs = nvim.funcs.getcompletion("Ai ", "cmdline")
     assert {"send", "cancel", "new", "open"} <= set(subs)
-    assert set(nvim.funcs.getcompletion("Ai new ", "cmdline")) == {"demo", "gem"}
+    assert set(nvim.funcs.getcompletion("Ai new ", "cmdline")) == {"--worktree", "demo", "gem"}
 
 
 def test_status_is_empty_without_session(nvim):

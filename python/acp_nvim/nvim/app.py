@@ -30,6 +30,9 @@ from .files.editor import NvimEditor
 from .files.editor_tools import NvimEditorState
 from .sessions.board_commands import BoardFeed, describe_board
 
+WARM_EXIT = 1.5
+"""Seconds editor exit waits for the warm agents to close their sessions and exit (then they are killed)."""
+
 
 class App:
     """Owns the session manager and the Neovim editor port."""
@@ -43,6 +46,7 @@ class App:
         self.editor_state.track()
         self.editor_mcp = EditorMcpServer(EditorTools(self.editor_state), lambda m: self.editor.notify(m, "error"))
         self.manager = SessionManager(self.editor, parse_settings({}), questions, self.editor_mcp)
+        self.manager.warm.want_idle = lambda: self.bridge.lua_async("require('acp_nvim.idle').want()")
         self.context = CommandContext(nvim, self.bridge, self.editor, self.manager)
 
     # -- entry points (greenlet context) -------------------------------------------
@@ -83,8 +87,18 @@ class App:
         """The board's buffer went away (``closed``): its rows are no longer sent."""
         self._guard(lambda: self.context.service(BoardFeed).closed() if event == "closed" else None)
 
+    def idle(self, config: Any, cwd: Any) -> None:
+        """Neovim is idle: the warm agents that are missing start (|acp_nvim-warm|)."""
+        def fill() -> None:
+            self.manager.settings = parse_settings(config if isinstance(config, dict) else {})
+            self.manager.warm.fill(str(cwd or "") or self.nvim.funcs.getcwd())
+        self._guard(fill)
+
     def shutdown(self) -> None:
-        """Editor exit: signal every agent at once (nothing can be awaited here)."""
+        """Editor exit: the warm agents close their sessions (a bounded wait: Neovim waits for this
+        answer), then every agent is signalled at once."""
+        if self.manager.warm.processes():
+            self.bridge.wait(self.manager.warm.close_all(), WARM_EXIT)
         self.manager.kill_all()
 
     def _guard(self, action: Callable[[], None]) -> None:
