@@ -80,10 +80,12 @@ end
 
 local function fit(text, width)
   text = clean(text)
-  if vim.fn.strdisplaywidth(text) > width then
+  local shown = api.nvim_strwidth(text)
+  if shown > width then
     text = vim.fn.strcharpart(text, 0, width - 1) .. '…'
+    shown = api.nvim_strwidth(text)
   end
-  return text .. (' '):rep(width - vim.fn.strdisplaywidth(text))
+  return text .. (' '):rep(width - shown)
 end
 
 --- The state column: "running 1m05s", "waiting for you: review", "failed: usage limit", ….
@@ -166,8 +168,10 @@ function Board:layout()
       marks[#lines] = mark
     end
   end
-  add(('acp.nvim · %d session%s%s'):format(#open, #open == 1 and '' or 's',
-    waiting > 0 and (' · %d waiting for you'):format(waiting) or ''), nil, { 0, -1, 'AcpNvimHeader' })
+  local warm = require('acp_nvim.idle').describe()
+  add(('acp.nvim · %d session%s%s%s'):format(#open, #open == 1 and '' or 's',
+    waiting > 0 and (' · %d waiting for you'):format(waiting) or '', warm ~= '' and (' · warm: ' .. warm) or ''),
+    nil, { 0, -1, 'AcpNvimHeader' })
   add(HELP, nil, { 0, -1, 'AcpNvimInfo' })
   add('')
   if #open == 0 then

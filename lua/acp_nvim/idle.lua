@@ -8,6 +8,8 @@ local M = {}
 local group = vim.api.nvim_create_augroup('acp_nvim.idle', { clear = true })
 --- Whether the host waits to be told (one CursorHold answers it).
 M.asked = false
+---@type table<string, 'starting'|'ready'> the agents kept warm and not taken yet (the board shows them)
+M.warm = {}
 
 --- Whether the configuration keeps any agent warm (warm = 'default', or an agent's warm = true).
 function M.wanted(config)
@@ -35,6 +37,24 @@ function M.prestart()
   if require('acp_nvim.host').prestart() and M.wanted(require('acp_nvim.options').config) then
     pcall(M.tell)
   end
+end
+
+--- The warm agents as the host has them now.
+function M.set_warm(status)
+  M.warm = type(status) == 'table' and status or {}
+  local board = package.loaded['acp_nvim.board'] -- its header names them
+  if board and board.board and board.board:visible() then
+    board.board:draw()
+  end
+end
+
+--- "demo (ready), claude (starting)" ('' when no agent is warm).
+function M.describe()
+  local names = vim.tbl_keys(M.warm)
+  table.sort(names)
+  return table.concat(vim.tbl_map(function(name)
+    return ('%s (%s)'):format(name, M.warm[name])
+  end, names), ', ')
 end
 
 --- The host asks to be told at the next idle moment.

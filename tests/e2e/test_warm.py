@@ -97,8 +97,13 @@ def test_the_warm_agent_serves_the_first_prompt_and_nothing_is_left_after_quitti
     warm = wait_for(lambda: agent_pids(pid), timeout=30, what="the warm agent")
     assert len(warm) == 1
     warm_pid = next(iter(warm))
-    wait_for(lambda: len(saved_ids(folder)) == 1, timeout=30, what="the warm session, opened ahead of time")
+    wait_for(lambda: nvim.exec_lua("return require('acp_nvim.idle').warm.saved") == "ready", timeout=30,
+             what="the warm agent ready")
+    assert len(saved_ids(folder)) == 1  # its session, opened ahead of time
+    nvim.command("Ai board")
+    assert "warm: saved (ready)" in buffer_text(nvim, "acp://board").split("\n")[0]
 
+    nvim.command("wincmd p")
     nvim.command("Ai send hello warm")
     wait_for(lambda: "You said: hello warm" in chat(nvim, "saved/1"), timeout=30, what="the reply")
     wait_idle(nvim, "saved/1")

@@ -46,7 +46,9 @@ class App:
         self.editor_state.track()
         self.editor_mcp = EditorMcpServer(EditorTools(self.editor_state), lambda m: self.editor.notify(m, "error"))
         self.manager = SessionManager(self.editor, parse_settings({}), questions, self.editor_mcp)
-        self.manager.warm.want_idle = lambda: self.bridge.lua_async("require('acp_nvim.idle').want()")
+        warm = self.manager.warm
+        warm.want_idle = lambda: self.bridge.lua_async("require('acp_nvim.idle').want()")
+        warm.changed = lambda: self.bridge.lua_async("require('acp_nvim.idle').set_warm(...)", warm.status())
         self.context = CommandContext(nvim, self.bridge, self.editor, self.manager)
 
     # -- entry points (greenlet context) -------------------------------------------

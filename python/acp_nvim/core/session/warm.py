@@ -96,6 +96,8 @@ class WarmPool:
         self._failed_at: dict[str, float] = {}
         self.want_idle: Callable[[], None] = lambda: None
         """Asks the editor to call ``fill`` at its next idle moment (the editor layer sets it)."""
+        self.changed: Callable[[], None] = lambda: None
+        """Told when a warm process starts, is ready, is taken or goes (the editor layer shows ``status``)."""
 
     # -- the editor's side --------------------------------------------------------------------
 
@@ -111,6 +113,8 @@ class WarmPool:
             if name not in self.entries and time.monotonic() - self._failed_at.get(name, -RETRY_AFTER) >= RETRY_AFTER:
                 self.entries[name] = self._start(name, self._spec_of(name), cwd, settings)
                 started.append(name)
+        if started:
+            self.changed()
         return started
 
     def take(self, name: str, spec: AgentSpec, cwd: str) -> Warm | None:
@@ -123,20 +127,23 @@ class WarmPool:
         if entry.expiry is not None:
             entry.expiry.cancel()
         self.want_idle()
+        self.changed()
         return entry
 
     def processes(self) -> list[AgentProcess]:
         """Every warm process, closing ones included (editor exit ends them)."""
         return [entry.process for entry in [*self.entries.values(), *self.closing]]
 
-    def waiting(self) -> list[str]:
-        """The agents with a warm process (started or starting) nobody took yet."""
-        return list(self.entries)
+    def status(self) -> dict[str, str]:
+        """Per agent kept warm and not taken: ``starting`` or ``ready``."""
+        return {name: "ready" if entry.task is not None and entry.task.done() else "starting"
+                for name, entry in self.entries.items()}
 
     def retire(self, entry: Warm) -> None:
         """Close ``entry`` in a task: its session (``session/close``), then its process."""
         if self.entries.get(entry.name) is entry:
             del self.entries[entry.name]
+            self.changed()
         if entry.expiry is not None:
             entry.expiry.cancel()
         if entry not in self.closing:
@@ -162,6 +169,7 @@ class WarmPool:
         mcp.bind(f"warm:{name}", cwd, policy, log, lambda text, kind: None)
         entry = Warm(name, spec, cwd, process, relay, log, mcp)
         entry.task = tasks.spawn(self._warm_up(entry, settings), quiet, f"warm start of {name}")
+        entry.task.add_done_callback(lambda _: self.changed() if self.entries.get(name) is entry else None)
         log.add("info", "lifecycle", "a warm start: the editor was idle")
         return entry
 
@@ -198,6 +206,7 @@ class WarmPool:
                 self._failed_at[entry.name] = time.monotonic()
                 if entry.expiry is not None:
                     entry.expiry.cancel()
+                self.changed()
 
     async def _close(self, entry: Warm) -> None:
         try:

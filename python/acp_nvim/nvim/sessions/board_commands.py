@@ -80,10 +80,17 @@ class BoardFeed:
             self._schedule(0.0)
 
     def _schedule(self, after: float | None) -> None:
-        if after is None or self._handle is not None:
+        """An update ``after`` seconds from now (but not sooner than ``INTERVAL`` after the last one); an
+        update already due earlier stands, a later one (the heartbeat) is brought forward."""
+        if after is None:
             return
-        wait = max(after, self._last + INTERVAL - time.monotonic(), 0.0)
-        self._handle = asyncio.get_running_loop().call_later(wait, self._tick)
+        loop = asyncio.get_running_loop()
+        due = loop.time() + max(after, self._last + INTERVAL - time.monotonic(), 0.0)
+        if self._handle is not None:
+            if self._handle.when() <= due:
+                return
+            self._handle.cancel()
+        self._handle = loop.call_at(due, self._tick)
 
     def _tick(self) -> None:
         self._handle = None
