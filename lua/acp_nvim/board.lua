@@ -16,7 +16,7 @@ local scratch = require('acp_nvim.kit.scratch')
 local NAME = 'acp://board'
 local ns = api.nvim_create_namespace('acp_nvim.board')
 local TICK_MS = 1000
-local KEY_WIDTH, STATE_WIDTH, AGO_WIDTH, TOKENS_WIDTH, TITLE_WIDTH = 14, 30, 9, 24, 36
+local KEY_WIDTH, STATE_WIDTH, AGO_WIDTH, TOKENS_WIDTH, TITLE_WIDTH = 14, 30, 9, 28, 36
 
 ---@class acp_nvim.BoardRow
 ---@field key string           the session key (a past session: its id)
@@ -58,7 +58,8 @@ local HELP = '<CR> chat · a what waits · c cancel · x close · r restart · n
 -- Text ----------------------------------------------------------------------------------
 
 local function now()
-  return vim.uv.clock_gettime('realtime').sec
+  local t = vim.uv.clock_gettime('realtime')
+  return t.sec + t.nsec / 1e9
 end
 
 --- "42s", "3m05s", "2h10m".

@@ -96,3 +96,11 @@ def test_terminal_false_keeps_the_terminal_quiet(nvim):
     focus(nvim, False)
     change(nvim, IDLE, {**IDLE, "turns": 1, "stop_reason": "end_turn"})
     assert len(notes(nvim)) == 1 and sent(nvim) == []
+
+
+def test_w_keys_are_mapped_once_a_session_exists_unless_the_user_mapped_them(nvim):
+    nvim.command("nnoremap [w <Cmd>let g:mine = 1<CR>")
+    assert nvim.funcs.maparg("]w", "n") == ""
+    change(nvim, IDLE, IDLE)
+    assert "acp.nvim" in nvim.funcs.maparg("]w", "n", False, True)["desc"]
+    assert nvim.funcs.maparg("[w", "n") == "<Cmd>let g:mine = 1<CR>"  # the user's own stays

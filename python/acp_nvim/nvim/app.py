@@ -136,7 +136,7 @@ class App:
             "usage": view.usage or "", "queued": len(view.queued), "pending": view.pending,
             "commands": view.command_names, "current": key == self.manager.current_key,
             "policy": view.policy,
-            **describe_chat(view), **describe_board(self.manager, session),
+            **describe_chat(view), **describe_board(self.manager, session, view),
         }
 
 

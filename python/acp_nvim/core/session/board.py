@@ -19,11 +19,14 @@ from ..history.record import SessionRecord
 from ..questions import PERMISSION, QUESTION, REVIEW, THREE_WAY, Questions
 from ..worktrees.worktree import Worktree
 from .session import Session
+from .view import SessionView
 
 WAITING_WORDS = {REVIEW: "review", PERMISSION: "prompt", QUESTION: "question", THREE_WAY: "conflict"}
 """What a session waits on, as the board says it (a three-way view: the agent's write against your edits)."""
 MAX_FILES = 1000
 """Changed files remembered per session (the first ones are kept: the count goes on)."""
+FILES_SHOWN = 3
+"""Changed files a row names (the count says how many in all)."""
 PAST = "past"
 
 
@@ -48,8 +51,9 @@ class Row:
     """When the agent last wrote to us (epoch seconds)."""
     tokens: str = ""
     files: tuple[str, ...] = ()
+    """The first files it changed (``FILES_SHOWN`` at most), as paths are shown."""
     changed: int = 0
-    """Files changed in all (``files`` may be cut)."""
+    """Files changed in all."""
     branch: str = ""
     order: int = 0
     session_id: str = ""
@@ -108,19 +112,30 @@ class Book:
     def row(self, session: Session, questions: Questions, current: bool = False) -> Row:
         """``session`` as the board shows it now."""
         view, entry = session.view, self.entries.get(session.key) or Entry(0)
-        waiting = tuple(dict.fromkeys(WAITING_WORDS[t.view] for t in questions.of_owner(session.key)
-                                      if t.waiting and t.view in WAITING_WORDS))
+        waiting = waiting_on(session.key, questions)
         turn = session.queue.turn
-        failure = view.failure
-        failed = str(failure.get("title") or failure.get("kind") or "") if failure else ""
         state = "waiting" if waiting and not view.ended else view.state
+        shown = tuple(session.transcript.paths.show(path) for path in list(entry.files)[:FILES_SHOWN])
         return Row(key=session.key, agent=session.agent_name, state=state, title=view.title or "",
-                   waiting=waiting, queued=len(view.queued), failure=failed or view.recovery,
+                   waiting=waiting, queued=len(view.queued), failure=failure_of(view),
                    turn_started=_epoch(turn.started) if turn is not None and view.state in ("running", "waiting")
                    else None, activity=_epoch(session.process.last_heard) if session.process.process else None,
-                   tokens=view.tokens, files=tuple(session.transcript.paths.show(p) for p in entry.files),
-                   changed=entry.changed, branch=entry.worktree.branch if entry.worktree else "",
-                   order=entry.order, session_id=session.session_id or "", current=current)
+                   tokens=view.tokens, files=shown, changed=entry.changed,
+                   branch=entry.worktree.branch if entry.worktree else "", order=entry.order,
+                   session_id=session.session_id or "", current=current)
+
+
+def waiting_on(key: str, questions: Questions) -> tuple[str, ...]:
+    """What session ``key`` waits on now: its questions shown and not answered, in words."""
+    return tuple(dict.fromkeys(WAITING_WORDS[t.view] for t in questions.of_owner(key)
+                               if t.waiting and t.view in WAITING_WORDS))
+
+
+def failure_of(view: SessionView) -> str:
+    """Why it failed: its failed prompt's class, else why its agent stopped ('' when nothing failed)."""
+    failure = view.failure
+    failed = str(failure.get("title") or failure.get("kind") or "") if failure else ""
+    return failed or view.recovery
 
 
 def rows(sessions: Mapping[str, Session], book: Book, questions: Questions, current: str | None) -> list[Row]:

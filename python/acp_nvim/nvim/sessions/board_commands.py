@@ -13,9 +13,10 @@ import asyncio
 import time
 from typing import Any
 
-from ...core.session.board import Row, past_rows, rows
+from ...core.session.board import Row, failure_of, past_rows, rows, waiting_on
 from ...core.session.manager import SessionManager
 from ...core.session.session import Session
+from ...core.session.view import SessionView
 from ..commands.command_context import CommandContext, CommandRequest
 
 INTERVAL = 0.25
@@ -33,11 +34,12 @@ def cmd_board(ctx: CommandContext, request: CommandRequest) -> None:
     feed.show(ctx, request.cwd or ctx.nvim.funcs.getcwd())
 
 
-def describe_board(manager: SessionManager, session: Session) -> dict[str, Any]:
+def describe_board(manager: SessionManager, session: Session, view: SessionView) -> dict[str, Any]:
     """A session's part of the state Lua keeps (``acp_nvim.state``) for ``:Ai next`` and the notices:
-    what it waits on, when it was made, its branch."""
-    row = manager.book.row(session, manager.questions)
-    return {"waiting": list(row.waiting), "order": row.order, "branch": row.branch, "failed": row.failure}
+    what it waits on, when it was made, its branch, why it failed."""
+    tree = manager.book.worktree(session.key)
+    return {"waiting": list(waiting_on(session.key, manager.questions)), "order": manager.book.order(session.key),
+            "branch": tree.branch if tree is not None else "", "failed": failure_of(view)}
 
 
 class BoardFeed:
