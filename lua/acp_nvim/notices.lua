@@ -1,6 +1,6 @@
 --- "Needs you" and "done" notices (|acp_nvim-notify|): when a session starts waiting for you (a
 --- review, a permission prompt, a question, a file conflict) or ends a turn, and you are not looking
---- at it, vim.notify says so, once per session and state until you look at it; while Neovim has no
+--- at it (none of its views is on screen in this tab page), vim.notify says so, once per session and state until you look at it; while Neovim has no
 --- focus (FocusLost) the notice also goes to the terminal as a desktop notification (OSC 9 or
 --- OSC 777), else as the bell. `User AcpNvimNeedsYou` fires at every such change, looked at or not.
 ---
@@ -40,9 +40,18 @@ local function config()
   return require('acp_nvim.options').config.notify
 end
 
---- Whether you are looking at session `key`: Neovim has the focus and its chat is the current buffer.
+--- Whether you are looking at session `key`: Neovim has the focus and a window of the current tab page
+--- shows its chat (or its review, question or permission prompt).
 function M.looking(key)
-  return M.focused and vim.b.acp_nvim_session == key
+  if not M.focused then
+    return false
+  end
+  for _, win in ipairs(api.nvim_tabpage_list_wins(0)) do
+    if vim.b[api.nvim_win_get_buf(win)].acp_nvim_session == key then
+      return true
+    end
+  end
+  return false
 end
 
 -- The terminal -----------------------------------------------------------------------------

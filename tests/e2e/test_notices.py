@@ -30,9 +30,12 @@ def tui(nvim_env: dict[str, str], tmp_path: Path):
         yield nvim, terminal, workspace
 
 
-def turn(nvim, prompt: str, turns: int) -> None:
-    """Send ``prompt`` to demo/1 from the buffer the user is in, and wait for the turn's end."""
-    nvim.exec_lua("require('acp_nvim.ai').run_for('demo/1', { 'send', ... })", prompt)
+def turn(nvim, turns: int, workspace: Path) -> None:
+    """A prompt to demo/1 (its chat opens beside you), then a tab page of your own before the turn
+    ends (its chat is no longer on screen); wait for the turn's end."""
+    nvim.exec_lua("require('acp_nvim.ai').run_for('demo/1', { 'send', 'slow', '10' })")
+    wait_for(lambda: session_state(nvim).get("state") == "running", timeout=10, what="the turn to start")
+    nvim.command(f"tabnew {workspace / f'elsewhere{turns}.txt'}")
     wait_for(lambda: session_state(nvim).get("turns", 0) >= turns and session_state(nvim).get("state") == "idle",
              timeout=30, what=f"turn {turns} to end")
 
@@ -41,20 +44,18 @@ def test_a_turn_end_goes_to_the_terminal_only_while_neovim_has_no_focus(tui):
     nvim, terminal, workspace = tui
     nvim.command("Ai new")
     wait_idle(nvim)
-    nvim.command(f"tabnew {workspace / 'notes.txt'}")  # looking at something else
 
     mark = terminal.mark()
-    turn(nvim, "hello while focused", 1)
+    turn(nvim, 1, workspace)
     wait_for(lambda: any("demo/1 finished its turn" in n for n in notes(nvim)), timeout=10, what="the message")
     assert b"\x1b]9;" not in terminal.since(mark)
 
     nvim.command("tabfirst")  # the chat is looked at: the notice may be given again
-    nvim.command(f"tabnext | edit {workspace / 'other.txt'}")
     terminal.type(FOCUS_LOST)
     wait_for(lambda: nvim.exec_lua("return require('acp_nvim.notices').focused") is False, timeout=10,
              what="FocusLost")
     mark = terminal.mark()
-    turn(nvim, "hello while away", 2)
+    turn(nvim, 2, workspace)
     wait_for(lambda: OSC9_DONE in terminal.since(mark), timeout=10, what="OSC 9 in the terminal")
     assert sum("finished its turn" in n for n in notes(nvim)) == 2
 
@@ -67,13 +68,12 @@ def test_the_same_state_is_told_once_until_looked_at(tui):
     nvim, terminal, workspace = tui
     nvim.command("Ai new")
     wait_idle(nvim)
-    nvim.command(f"tabnew {workspace / 'notes.txt'}")
     terminal.type(FOCUS_LOST)
     wait_for(lambda: nvim.exec_lua("return require('acp_nvim.notices').focused") is False, timeout=10,
              what="FocusLost")
     mark = terminal.mark()
     for count in (1, 2, 3):
-        turn(nvim, f"turn {count}", count)
+        turn(nvim, count, workspace)
     wait_for(lambda: OSC9_DONE in terminal.since(mark), timeout=10, what="OSC 9 in the terminal")
     assert terminal.since(mark).count(b"\x1b]9;") == 1
     assert sum("finished its turn" in n for n in notes(nvim)) == 1

@@ -191,8 +191,8 @@ class NotifySettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     when: Literal["unfocused", "always", "never"] = Field(default="unfocused", description=(
-        "'unfocused': a notice for a session you are not looking at (its chat is not in front of you, or "
-        "Neovim has no focus); 'always': for every session; 'never': none (the User events still fire) "
+        "'unfocused': a notice for a session you are not looking at (no window of the tab page shows "
+        "its chat, or Neovim has no focus); 'always': for every session; 'never': none (the User events still fire) "
         "(|acp_nvim-notify|)."))
     terminal: bool = Field(default=True, strict=True, description=(
         "A notice given while Neovim has no focus (under 'always': every notice) also goes to the terminal "
