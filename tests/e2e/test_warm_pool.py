@@ -98,7 +98,8 @@ async def test_a_session_elsewhere_or_of_a_changed_agent_starts_cold(pool, tmp_p
     await ready(manager)
     other = tmp_path / "other"
     other.mkdir()
-    assert manager.create(None, str(other), warm=True) and "saved" in manager.warm.entries
+    assert manager.warm.take("saved", manager.spec_of("saved"), str(other)) is None
+    assert "saved" in manager.warm.entries
     entry = manager.warm.entries["saved"]
     manager.settings = parse_settings(settings(folder, agent={"args": ["-m", "acp_nvim.demo_agent", "--login"]}))
     assert manager.warm.take("saved", manager.spec_of("saved"), str(tmp_path)) is None

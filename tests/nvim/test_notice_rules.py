@@ -104,3 +104,13 @@ def test_w_keys_are_mapped_once_a_session_exists_unless_the_user_mapped_them(nvi
     change(nvim, IDLE, IDLE)
     assert "acp.nvim" in nvim.funcs.maparg("]w", "n", False, True)["desc"]
     assert nvim.funcs.maparg("[w", "n") == "<Cmd>let g:mine = 1<CR>"  # the user's own stays
+
+
+def test_checkhealth_says_how_notices_reach_the_terminal_and_what_is_warm(nvim):
+    nvim.exec_lua("vim.env.TERM_PROGRAM = 'WezTerm'; vim.env.TMUX = nil")
+    nvim.exec_lua("require('acp_nvim').setup({ warm = 'default', "
+                  "agents = { big = { command = 'big', warm = true } } })")
+    nvim.command("checkhealth acp_nvim")
+    health = "\n".join(nvim.api.buf_get_lines(0, 0, -1, False))
+    assert "notices go to the terminal as OSC 9 desktop notifications" in health
+    assert "kept warm (started when Neovim is idle, closed after 600s unused): big, demo" in health

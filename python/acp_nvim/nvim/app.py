@@ -93,6 +93,7 @@ class App:
         """Neovim is idle: the warm agents that are missing start (|acp_nvim-warm|)."""
         def fill() -> None:
             self.manager.settings = parse_settings(config if isinstance(config, dict) else {})
+            self.editor.redact = notification_redactor(self.manager)
             self.manager.warm.fill(str(cwd or "") or self.nvim.funcs.getcwd())
         self._guard(fill)
 

@@ -11,6 +11,7 @@ from ..port import EditorPort
 from ..questions import Questions
 from ..worktrees.worktree import Worktree
 from .board import Book
+from .lifecycle import State
 from .session import Session
 from .warm import Warm, WarmPool, spec_with
 
@@ -36,7 +37,8 @@ class SessionManager:
         self.login_env: defaultdict[str, dict[str, str]] = defaultdict(dict)
         """Per agent, variables ``:Ai login`` asked for (env_var methods): in memory only, added to the
         environment of that agent's new processes."""
-        self.warm = WarmPool(lambda: self.settings, self.spec_of, editor_mcp, lambda text: editor.notify(text, "error"))
+        self.warm = WarmPool(lambda: self.settings, self.spec_of, editor_mcp, lambda text: editor.notify(text, "error"),
+                             starting=lambda: any(s.state == State.STARTING for s in self.sessions.values()))
         """Agent processes started ahead of time (|acp_nvim-warm|)."""
         self._taken: dict[str, Warm] = {}
         """Warm processes taken by sessions not started yet."""

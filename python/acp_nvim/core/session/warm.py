@@ -86,9 +86,12 @@ class WarmPool:
     """The warm processes of one editor, at most one per agent."""
 
     def __init__(self, settings: Callable[[], Settings], spec_of: Callable[[str], AgentSpec],
-                 editor_mcp: EditorMcpHost | None, report: tasks.ErrorReporter) -> None:
+                 editor_mcp: EditorMcpHost | None, report: tasks.ErrorReporter,
+                 starting: Callable[[], bool] = lambda: False) -> None:
         self._settings = settings
         self._spec_of = spec_of
+        self._starting = starting
+        """Whether a session is starting now: warm processes wait for the next idle moment then."""
         self._editor_mcp = editor_mcp
         self._report = report
         self.entries: dict[str, Warm] = {}
@@ -102,12 +105,16 @@ class WarmPool:
     # -- the editor's side --------------------------------------------------------------------
 
     def fill(self, cwd: str) -> list[str]:
-        """The editor is idle: close what is no longer wanted, start what is missing (names started)."""
+        """The editor is idle: close what is no longer wanted, start what is missing (names started);
+        while a session starts, nothing starts (the next idle moment is asked for)."""
         settings = self._settings()
         wanted = set(settings.warm_agents())
         for name, entry in list(self.entries.items()):
             if name not in wanted or not entry.fits(name, self._spec_of(name), cwd):
                 self.retire(entry)
+        if self._starting() and wanted - set(self.entries):
+            self.want_idle()
+            return []
         started = []
         for name in settings.warm_agents():
             if name not in self.entries and time.monotonic() - self._failed_at.get(name, -RETRY_AFTER) >= RETRY_AFTER:
@@ -122,6 +129,8 @@ class WarmPool:
         the editor's next idle moment."""
         entry = self.entries.get(name)
         if entry is None or not entry.fits(name, spec, cwd):
+            if name in self._settings().warm_agents():
+                self.want_idle()  # kept warm, but none fits (another folder, or none started yet)
             return None
         del self.entries[name]
         if entry.expiry is not None:

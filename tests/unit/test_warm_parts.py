@@ -98,3 +98,17 @@ def test_a_taking_session_gets_the_warm_log_in_order_and_bounded():
     session.add("info", "lifecycle", "after")
     assert [e.summary for e in session.entries()] == ["warm 1", "warm 2", "after"]
     assert [e.seq for e in session.entries()] == [3, 4, 5]
+
+
+async def test_nothing_warms_while_a_session_starts_and_a_cold_start_asks_for_the_next_idle_moment(tmp_path):
+    from fake_editor import FakeEditor
+
+    from acp_nvim.core.session.manager import SessionManager
+
+    manager = SessionManager(FakeEditor(), parse_settings({"warm": "default"}))
+    asked: list[bool] = []
+    manager.warm.want_idle = lambda: asked.append(True)
+    session = manager.create(None, str(tmp_path), warm=True)  # none warm yet: it will start cold
+    assert asked == [True] and session.state == "starting"
+    assert manager.warm.fill(str(tmp_path)) == [] and asked == [True, True]  # not while it starts
+    assert manager.warm.entries == {}
