@@ -79,10 +79,13 @@ local function clean(text)
   return (tostring(text or ''):gsub('[%c]', ' '))
 end
 
-local function fit(text, width)
+--- `text` padded to `width` cells; a longer one is cut with "…" (`whole`: kept whole, the row shifts).
+local function fit(text, width, whole)
   text = clean(text)
   local shown = api.nvim_strwidth(text)
-  if shown > width then
+  if whole and shown >= width then
+    return text
+  elseif shown > width then
     text = vim.fn.strcharpart(text, 0, width - 1) .. '…'
     shown = api.nvim_strwidth(text)
   end
@@ -123,7 +126,7 @@ end
 function M.row_line(row, at)
   local mark = row.current and '▸ ' or '  '
   local head = mark .. fit(row.key, KEY_WIDTH) .. ' '
-  local state = fit(M.state_text(row, at), STATE_WIDTH)
+  local state = fit(M.state_text(row, at), STATE_WIDTH, true) -- what it waits on, why it failed: whole
   local ago = row.activity and (M.duration(at - row.activity) .. ' ago') or ''
   local title = (row.title or '') ~= '' and row.title or (row.state == 'past' and row.agent or '')
   local parts = { head, state, ' ', fit(ago, AGO_WIDTH), ' ', fit(row.tokens or '', TOKENS_WIDTH), ' ',

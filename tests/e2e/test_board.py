@@ -57,9 +57,13 @@ def test_the_board_follows_every_state_and_next_lands_on_the_waiting_review(thre
     nvim.command("wincmd p")  # back to a chat: the board stays on screen below
     send_to(nvim, "demo/1", "slow 60")
     wait_row(nvim, "demo/1", "running")
+    send_to(nvim, "demo/1", "hello after")
+    wait_row(nvim, "demo/1", "· 1 queued")
     send_to(nvim, "demo/2", f"edit {target}")
     row = wait_row(nvim, "demo/2", "waiting for you: review")
     assert "idle" in board_line(nvim, "demo/3")
+    send_to(nvim, "demo/3", "crash")
+    wait_row(nvim, "demo/3", "failed: connection lost (the agent exited with code 3)")
     assert "waiting for you" in buffer_text(nvim, BOARD).split("\n")[0]  # the header counts them
     assert status(nvim).endswith("1 waiting") or "waiting for you" in status(nvim)
     assert row.index("demo/2") == 2

@@ -132,9 +132,12 @@ def waiting_on(key: str, questions: Questions) -> tuple[str, ...]:
 
 
 def failure_of(view: SessionView) -> str:
-    """Why it failed: its failed prompt's class, else why its agent stopped ('' when nothing failed)."""
+    """Why it failed: its failed prompt's class (usage limit, connection lost, …) and, when no agent runs,
+    why it stopped ('' when nothing failed)."""
     failure = view.failure
     failed = str(failure.get("title") or failure.get("kind") or "") if failure else ""
+    if failed and view.recovery and view.state == "failed":
+        return f"{failed} ({view.recovery})"
     return failed or view.recovery
 
 
