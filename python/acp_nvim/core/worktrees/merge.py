@@ -31,6 +31,8 @@ from .worktree import Repo, Worktree, changed, text_at
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 """A larger file is not proposed (it is named as skipped)."""
+MAX_FILES = 300
+"""Files one review may hold; a worktree that changed more is merged with git itself."""
 DELETED = "deleted in the worktree: accepting deletes it here"
 
 
@@ -93,7 +95,11 @@ class Merge:
 
     async def plan(self) -> Plan:
         plan = Plan()
-        for letter, path in await changed(self.worktree):
+        found = await changed(self.worktree)
+        if len(found) > MAX_FILES:
+            raise WorktreeError(f"{self.worktree.branch} changes {len(found)} files, more than one review can hold "
+                                f"({MAX_FILES}): commit in the worktree and merge the branch with git")
+        for letter, path in found:
             await self._plan_file(plan, letter, path)
         return plan
 

@@ -19,7 +19,11 @@ from .names import Status, WorktreeError
 from .settings import WorktreeSettings
 
 META = "acp-nvim.json"
+PLAIN_DIFF = ("--no-color", "--no-ext-diff", "--no-textconv")
+"""The diff git computes itself: no external diff program, no text conversion a .gitattributes names."""
 MAX_DIFF_BYTES = 16 * 1024 * 1024
+MAX_NEW_FILES = 500
+"""New files shown in full in a diff; the rest are counted."""
 """The most of a diff shown at once; a longer one is cut, and says so."""
 
 
@@ -117,13 +121,15 @@ async def dirty(worktree: Worktree) -> list[Status]:
 async def diff(worktree: Worktree) -> str:
     """The worktree as it is now (commits and uncommitted changes) against the commit it started from,
     new files included; cut at ``MAX_DIFF_BYTES``."""
-    tracked = await git.run(worktree.path, "diff", "--no-color", "--no-ext-diff", "--no-renames", worktree.base)
+    tracked = await git.run(worktree.path, "diff", *PLAIN_DIFF, "--no-renames", worktree.base)
     parts = [tracked.out]
     size = len(tracked.out)
-    for path in await untracked(worktree):
-        if size > MAX_DIFF_BYTES:
+    new_files = await untracked(worktree)
+    for count, path in enumerate(new_files):
+        if size > MAX_DIFF_BYTES or count >= MAX_NEW_FILES:
+            parts.append(f"\n… and {len(new_files) - count} more new file(s)\n".encode())
             break
-        new = await git.run(worktree.path, "diff", "--no-color", "--no-ext-diff", "--no-index", "--",
+        new = await git.run(worktree.path, "diff", *PLAIN_DIFF, "--no-index", "--",
                             os.devnull, path, ok=(0, 1))
         parts.append(new.out)
         size += len(new.out)
