@@ -133,3 +133,22 @@ def test_remove_refuses_to_lose_changes_unless_confirmed(nvim, repo: Path):
     wait_note(nvim, "removed the worktree w1; its branch acp/w1 stays")
     assert not tree.exists()
     assert "acp/w1" in git(repo, "branch", "--list", "acp/w1")
+
+
+def test_a_file_both_changed_is_merged_three_ways_and_its_conflict_marked(nvim, repo: Path):
+    nvim.command("Ai new demo --worktree both")
+    tree = repo / ".git" / "acp-worktrees" / "both"
+    wait_idle(nvim)
+    (tree / "sample.txt").write_text((tree / "sample.txt").read_text().replace("line 1\n", "line one (worktree)\n")
+                                     .replace("line 8\n", "line 8, tail from the worktree\n"))
+    (repo / "sample.txt").write_text((repo / "sample.txt").read_text().replace("line 1\n", "line one (mine)\n"))
+    nvim.command("Ai worktree merge both")
+    title = wait_for(lambda: review_title(nvim), timeout=20, what="the merge review")
+    assert title.endswith(": 1 file(s), 1 with conflicts")
+    proposal = nvim.exec_lua("local r = require('acp_nvim.review').pending()[1]; "
+                             "return vim.api.nvim_buf_get_lines(r.files[1].prop, 0, -1, false)")
+    assert proposal[0] == "<<<<<<< checkout: sample.txt" and "line one (mine)" in proposal
+    assert "line one (worktree)" in proposal and proposal[-1] == "line 8, tail from the worktree"
+    answer_keys(nvim, "gR")
+    wait_note(nvim, "1 rejected")
+    assert (repo / "sample.txt").read_text().startswith("line one (mine)\n")  # nothing lost
