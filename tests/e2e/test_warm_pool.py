@@ -4,6 +4,7 @@ a warm process ends (expiry, a changed configuration, its agent's exit, a failed
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -146,3 +147,19 @@ async def test_a_failed_warm_start_is_not_retried_at_once_and_the_session_says_w
     with pytest.raises(Exception, match="cannot start agent"):
         await manager.start(session)
     assert session.state == "failed"
+
+
+async def test_a_session_closed_while_its_warm_agent_starts_leaves_no_process(pool, tmp_path):
+    folder = tmp_path / "agent"
+    manager = pool(settings(folder, agent={"env": {"PYTHONPATH": str(PACKAGE_ROOT), "ACP_DEMO_SESSIONS_DIR":
+                                                   str(folder), "ACP_DEMO_STARTUP_DELAY": "1"}}))
+    manager.warm.fill(str(tmp_path))
+    entry = manager.warm.entries["saved"]
+    session = manager.create(None, str(tmp_path), warm=True)
+    starting = asyncio.ensure_future(manager.start(session))
+    await async_wait_for(lambda: entry.process.process is not None, timeout=10, what="the warm agent spawned")
+    await manager.close(session)
+    with pytest.raises(BaseException):  # noqa: B017  # cancelled, or failed as closed: either way it stopped
+        await starting
+    await async_wait_for(lambda: entry.process.exited.done(), timeout=20, what="the warm agent to end")
+    assert not manager.warm.closing and saved(folder) == []

@@ -7,6 +7,7 @@ fresh process and gets back to the same conversation when the agent can resume o
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import Protocol
@@ -65,6 +66,10 @@ class Warmed(Protocol):
     async def opened(self) -> NewSessionResponse | None:
         """The end of its start: the session it opened ahead of time (None: none); an AcpNvimError when
         the agent did not start."""
+        ...
+
+    def abandon(self) -> None:
+        """Close it: the session stopped before it took it (closed while it started)."""
         ...
 
 
@@ -144,6 +149,9 @@ class AgentLink:
         except AcpNvimError as exc:
             self._log.add("warn", "lifecycle", f"the warm agent did not start ({exc}): starting a new one")
             return await self.open()
+        except asyncio.CancelledError:
+            warm.abandon()  # closed while it started: the warm process is nobody's now
+            raise
         process = warm.process
         if not process.alive:
             self._log.add("warn", "lifecycle", "the warm agent has exited: starting a new one")

@@ -53,6 +53,11 @@ class Warm:
     started: float = field(default_factory=time.monotonic)
     task: asyncio.Task[NewSessionResponse | None] | None = None
     expiry: asyncio.TimerHandle | None = None
+    closer: Callable[[Warm], None] = lambda entry: None
+
+    def abandon(self) -> None:
+        """The session that took it stopped before it was running on it: close it (as the pool does)."""
+        self.closer(self)
 
     async def opened(self) -> NewSessionResponse | None:
         """The session opened ahead of time (None: none); AgentStartError when the agent did not start."""
@@ -176,7 +181,7 @@ class WarmPool:
         process = AgentProcess(name, spec, relay_client(relay), log, cwd, hooks)
         policy = PathPolicy.for_workspace(cwd, [*settings.workspace_roots, *([spec.cwd] if spec.cwd else [])])
         mcp.bind(f"warm:{name}", cwd, policy, log, lambda text, kind: None)
-        entry = Warm(name, spec, cwd, process, relay, log, mcp)
+        entry = Warm(name, spec, cwd, process, relay, log, mcp, closer=self.retire)
         entry.task = tasks.spawn(self._warm_up(entry, settings), quiet, f"warm start of {name}")
         entry.task.add_done_callback(lambda _: self.changed() if self.entries.get(name) is entry else None)
         log.add("info", "lifecycle", "a warm start: the editor was idle")
