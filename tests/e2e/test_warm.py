@@ -101,7 +101,8 @@ def test_the_warm_agent_serves_the_first_prompt_and_nothing_is_left_after_quitti
              what="the warm agent ready")
     assert len(saved_ids(folder)) == 1  # its session, opened ahead of time
     nvim.command("Ai board")
-    assert "warm: saved (ready)" in buffer_text(nvim, "acp://board").split("\n")[0]
+    wait_for(lambda: "warm: saved (ready)" in buffer_text(nvim, "acp://board").split("\n")[0], timeout=10,
+             what="the board's header naming the warm agent")
 
     nvim.command("wincmd p")
     nvim.command("Ai send hello warm")
