@@ -49,8 +49,11 @@ TARGETS = [
     Target("review_open_10k_whole_p50", "<=", 200.0, "ms", "issue 5"),
     Target("review_open_10k_snippet_p50", "<=", 200.0, "ms", "issue 5"),
     Target("checkpoint_turn_overhead_ms", "<=", 20.0, "ms", "issue 22"),
+    Target("first_chunk_warm_over_open_ms", "<=", 50.0, "ms", "issue 24"),
+    Target("board_key_stall_ms", "<=", 50.0, "ms", "issue 24"),
 ]
-UNTARGETED = ["first_chunk_ms", "chat_flood_ratio_aa", "checkpoint_turn_store_ms"]
+UNTARGETED = ["first_chunk_ms", "chat_flood_ratio_aa", "first_chunk_cold_ms", "first_chunk_warm_ms",
+              "board_update_cost_ms", "board_main_loop_share_pct", "checkpoint_turn_store_ms"]
 """Shown in the table without a target: figures a reader of the table wants beside the others."""
 
 

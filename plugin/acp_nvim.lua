@@ -28,7 +28,7 @@ vim.api.nvim_create_autocmd('UIEnter', {
   once = true,
   callback = function()
     vim.defer_fn(function()
-      require('acp_nvim.host').prestart()
+      require('acp_nvim.idle').prestart()
     end, 100)
   end,
 })

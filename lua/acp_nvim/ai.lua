@@ -19,8 +19,8 @@ local function run_in_lua(spec, opts)
   require(module)[fn](vim.list_slice(opts.fargs, 2))
 end
 
---- Run :Ai (see plugin/acp_nvim.lua).
-function M.run(opts)
+--- Run :Ai (see plugin/acp_nvim.lua); `session` (a key) stands for the chat it would run from.
+function M.run(opts, session)
   require('acp_nvim.highlights').setup()
   local subs, by = registry()
   local sub = opts.fargs[1] or subs.default
@@ -39,6 +39,7 @@ function M.run(opts)
   end
   M.started = true -- acp_nvim.shutdown() stops the host only then
   require('acp_nvim.guard').start() -- prompts must know whether the user is typing (:help acp_nvim-permission-keys)
+  require('acp_nvim.notices') -- from now on it follows the focus (FocusLost: notices also go to the terminal)
   require('acp_nvim.host').call.command({
     sub = sub,
     args = vim.list_slice(opts.fargs, 2),
@@ -47,7 +48,7 @@ function M.run(opts)
     line1 = opts.line1,
     line2 = opts.line2,
     buf = vim.api.nvim_get_current_buf(),
-    session = vim.b.acp_nvim_session, -- from a chat buffer: that chat's session
+    session = session or vim.b.acp_nvim_session, -- from a chat buffer: that chat's session
     -- a range's lines as they are now (unsaved edits too), read here for the same reason
     lines = opts.range > 0 and vim.api.nvim_buf_get_lines(0, opts.line1 - 1, opts.line2, false) or nil,
     bufname = vim.api.nvim_buf_get_name(0),
@@ -56,6 +57,28 @@ function M.run(opts)
     config = require('acp_nvim.registry').with_installed(require('acp_nvim.options').config),
     cwd = vim.fn.getcwd(),
   })
+end
+
+--- Run `:Ai {words}` for session `key`, as from its chat (the board's keys).
+---@param key string
+---@param words string[]
+function M.run_for(key, words)
+  M.run({ fargs = words, args = table.concat(words, ' '), range = 0, line1 = 0, line2 = 0 }, key)
+end
+
+--- The worktrees' folder names (`worktrees.folder`), for completion: best effort, no git run.
+local function worktree_names()
+  local folder = require('acp_nvim.options').config.worktrees.folder
+  local top = vim.fs.root(0, '.git') or vim.fn.getcwd()
+  local git = top .. '/.git'
+  if folder:match('^%.git/') and vim.fn.filereadable(git) == 1 then -- a linked worktree: .git is a file
+    local dir = (vim.fn.readfile(git)[1] or ''):match('^gitdir: (.*)/worktrees/[^/]+$')
+    git = dir or git
+  end
+  local base = folder:match('^%.git/') and (git .. folder:sub(5)) or vim.fs.joinpath(top, vim.fn.expand(folder))
+  return vim.tbl_map(function(path)
+    return vim.fn.fnamemodify(path, ':t')
+  end, vim.fn.glob(base .. '/*', false, true))
 end
 
 --- The named completion sources of the registry (`sources` in acp_nvim.subcommands).
@@ -83,6 +106,7 @@ local SOURCES = {
   installed = function()
     return vim.tbl_keys(require('acp_nvim.registry').installed())
   end,
+  worktrees = worktree_names,
   files = function(arglead)
     return vim.fn.getcompletion(arglead, 'file')
   end,

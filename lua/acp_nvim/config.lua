@@ -119,8 +119,8 @@ local function validate_remote(path, agent)
 end
 
 local function validate_agent_extra(path, key, value)
-  if key == 'terminal' then
-    expect(path .. '.terminal', value, 'boolean')
+  if key == 'terminal' or key == 'warm' or key == 'bills_per_session' then -- warm: |acp_nvim-warm|
+    expect(path .. '.' .. key, value, 'boolean')
     return true
   end
   return key == 'url' or key == 'headers' or key == 'insecure' -- checked by validate_remote

@@ -9,7 +9,9 @@ return {
     { name = 'chat', method = 'acp_nvim:chat', params = { 'action', 'key', 'arg' } },
     { name = 'tool_done', method = 'acp_nvim:tool_done', params = { 'id', 'answer' } },
     { name = 'terminal', method = 'acp_nvim:terminal', params = { 'event', 'id', 'data' } },
+    { name = 'board', method = 'acp_nvim:board', params = { 'event' } },
     { name = 'warm', method = 'acp_nvim:warm', params = {} },
+    { name = 'idle', method = 'acp_nvim:idle', params = { 'config', 'cwd' } },
     { name = 'shutdown', method = 'acp_nvim:shutdown', params = {}, sync = true },
   },
 }

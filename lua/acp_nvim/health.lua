@@ -243,6 +243,49 @@ local function check_checkpoints()
   end
 end
 
+local function check_many()
+  local config = require('acp_nvim').config
+  health.start('acp.nvim: many agents at once (:help acp_nvim-board)')
+  local notify = config.notify
+  if notify.when == 'never' then
+    health.info("notify.when = 'never': no notices (the User events AcpNvimNeedsYou and AcpNvimTurnEnd still fire)")
+  elseif not notify.terminal then
+    health.info('notify.terminal = false: notices stay in Neovim (vim.notify)')
+  else
+    local kind = notify.sequence == 'auto' and require('acp_nvim.notices').detect() or notify.sequence
+    local words = { osc9 = 'OSC 9 desktop notifications', osc777 = 'OSC 777 desktop notifications',
+      bell = 'the bell (no desktop notification known for this terminal: set notify.sequence to try one)' }
+    health.ok(('while Neovim has no focus, notices go to the terminal as %s (:help acp_nvim-notify)'):format(
+      words[kind] or kind))
+  end
+  local warm = {}
+  for name, agent in pairs(config.agents) do
+    if agent.warm == true then
+      warm[#warm + 1] = name
+    end
+  end
+  if config.warm == 'default' then
+    local default = config.agents[config.default_agent] or {}
+    if default.bills_per_session then
+      health.info(("warm = 'default': %s bills per session, so it stays cold"):format(config.default_agent))
+    elseif default.warm ~= false then
+      warm[#warm + 1] = config.default_agent
+    end
+  end
+  table.sort(warm)
+  if #warm > 0 then
+    health.ok(('kept warm (started when Neovim is idle, closed after %ss unused): %s'):format(config.warm_idle_s,
+      table.concat(warm, ', ')))
+  else
+    health.info("no agent is kept warm (warm = 'default', or an agent's warm = true: :help acp_nvim-warm)")
+  end
+  if vim.fn.executable('git') == 1 then
+    health.ok(('git is there for :Ai new {agent} --worktree (worktrees in %s)'):format(config.worktrees.folder))
+  else
+    health.warn('git is not on PATH: :Ai new {agent} --worktree cannot make a worktree')
+  end
+end
+
 function M.check()
   health.start('acp.nvim')
   if vim.fn.has('nvim-0.10') == 0 then
@@ -253,6 +296,7 @@ function M.check()
   check_agents()
   check_mcp()
   check_checkpoints()
+  check_many()
 end
 
 return M

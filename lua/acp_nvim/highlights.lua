@@ -34,6 +34,12 @@ M.groups = {
   AcpNvimPromptLocked = 'DiagnosticWarn',
   AcpNvimPromptHint = 'Comment',
   AcpNvimPromptDisabled = 'NonText',
+  -- the board (:Ai board)
+  AcpNvimBoardRunning = 'DiagnosticInfo',
+  AcpNvimBoardWaiting = 'DiagnosticWarn',
+  AcpNvimBoardFailed = 'DiagnosticError',
+  AcpNvimBoardIdle = 'DiagnosticOk',
+  AcpNvimBoardPast = 'Comment',
   -- log buffers
   AcpNvimLogTime = 'Comment',
   AcpNvimLogOut = 'Function',

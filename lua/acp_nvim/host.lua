@@ -33,6 +33,8 @@ M.stderr = {}
 M.exit_code = nil
 ---@type table|nil how the running (or last) host was started: python, source, plugin, argv
 M.started = nil
+--- The host was told to start warm agents: editor exit must reach it (acp_nvim.shutdown).
+M.warming = false
 local exiting = false
 
 local function plugin_root()
@@ -161,7 +163,8 @@ function M.shutdown()
 end
 
 --- Start the host and have it load the protocol while Neovim is idle (the first :Ai is then ready
---- sooner). Called once after the first UI attached; `prestart = false` in setup() turns it off.
+--- sooner). Called once after the first UI attached (acp_nvim.idle); `prestart = false` in setup()
+--- turns it off. Whether it started the host.
 function M.prestart()
   local ok, config = pcall(function()
     return require('acp_nvim.options').config
@@ -173,7 +176,9 @@ function M.prestart()
   require('acp_nvim.highlights').setup()
   if config.prestart and not M.channel and vim.v.exiting == vim.NIL then
     pcall(M.call.warm)
+    return true
   end
+  return false
 end
 
 return M

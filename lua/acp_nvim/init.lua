@@ -37,10 +37,16 @@ function M.status()
   return require('acp_nvim.state').status()
 end
 
---- Called on VimLeavePre: stop agent processes (only when a command reached the Python host).
+--- How many sessions wait for you (a review, a permission prompt, a question): for a statusline.
+function M.waiting()
+  return require('acp_nvim.state').waiting()
+end
+
+--- Called on VimLeavePre: stop agent processes (only when a command or a warm start reached the host).
 function M.shutdown()
   local ai = package.loaded['acp_nvim.ai'] -- no :Ai ran when it was never loaded
-  if ai and ai.started then
+  local host = package.loaded['acp_nvim.host']
+  if (ai and ai.started) or (host and host.warming) then
     require('acp_nvim.host').shutdown()
   end
 end

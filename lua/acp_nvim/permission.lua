@@ -330,6 +330,7 @@ function Prompt:display(entry, enter)
   end
   entry.shown_at = entry.shown_at or guard.now()
   self.view = { entry = entry, shown_at = entry.shown_at }
+  vim.b[self.buf].acp_nvim_session = entry.q.session -- :Ai commands and notices know whose it is
   self:draw()
 end
 

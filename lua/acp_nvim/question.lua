@@ -315,6 +315,7 @@ local function open(id, q)
   local name = ('acp://question/%s/%d'):format(q.agent, q.number)
   local buf = scratch.create({ name = name, kind = 'question', buftype = 'nofile', bufhidden = 'hide',
     lines = lines, modifiable = q.url == '' })
+  vim.b[buf].acp_nvim_session = q.session -- :Ai commands and notices know whose it is
   local entry = { id = id, q = q, buf = buf, marks = {}, shown_at = guard.now() }
   M.open_questions[id] = entry
   M.order[#M.order + 1] = id

@@ -26,11 +26,16 @@ local M = {}
 ---@field started boolean        the agent's session exists
 ---@field recovery string        why the agent stopped or stopped answering ('' when it did not)
 ---@field subagents integer      tool calls that run a subagent and have not finished
+---@field waiting string[]       what waits for you: review, prompt, question, conflict
+---@field order integer          when the session was made (the board's and :Ai next's order)
+---@field branch string          its worktree's branch ('' when none)
+---@field failed string          why its last prompt or its agent failed ('' when nothing did)
 
 ---@type table<string, acp_nvim.SessionState>
 M.sessions = {}
 M.current_key_cache = nil
 local status_text = {} ---@type table<string, string>
+local waiting_count = 0 -- sessions waiting for you (the statusline shows those besides the current one)
 
 --- The state as the user reads it ("waiting for you" rather than "waiting").
 M.label = require('acp_nvim.labels').state
@@ -77,6 +82,16 @@ local function render(key, s)
   return table.concat(parts, ' · ')
 end
 
+local function count_waiting()
+  local n = 0
+  for _, s in pairs(M.sessions) do
+    if s.state == 'waiting' then
+      n = n + 1
+    end
+  end
+  waiting_count = n
+end
+
 --- A new state for session `key` (from Python); fires the User events it implies.
 function M.update(key, new)
   local old = M.sessions[key]
@@ -85,6 +100,7 @@ function M.update(key, new)
     if M.current_key_cache == key then
       M.current_key_cache = nil
     end
+    count_waiting()
     return
   end
   M.sessions[key] = new
@@ -94,12 +110,14 @@ function M.update(key, new)
   elseif M.current_key_cache == key then
     M.current_key_cache = nil
   end
+  count_waiting()
   for _, check in ipairs(EVENTS) do
     local pattern = check(old, new)
     if pattern then
       fire(pattern, key, new)
     end
   end
+  require('acp_nvim.notices').changed(key, old, new)
 end
 
 --- New states from Python: kept here (events fired), shown in each session's chat and statusline.
@@ -142,11 +160,22 @@ function M.current()
   return key and M.sessions[key] or nil
 end
 
---- "demo/1 · running · code · 1.2k/200k tokens" for the current session ('' when none).
---- A table lookup: cheap enough for every redraw.
+--- How many sessions wait for you.
+function M.waiting()
+  return waiting_count
+end
+
+--- "demo/1 · running · code · 1.2k/200k tokens · 2 waiting" for the current session ('' when none),
+--- with the count of the other sessions waiting for you. A table lookup: cheap enough for every redraw.
 function M.status()
   local key = M.current_key()
-  return key and status_text[key] or ''
+  local text = key and status_text[key] or ''
+  local current = key and M.sessions[key]
+  local others = waiting_count - ((current and current.state == 'waiting') and 1 or 0)
+  if others > 0 then
+    text = text .. (text ~= '' and ' · ' or '') .. ('%d waiting'):format(others)
+  end
+  return text
 end
 
 table.insert(require('acp_nvim.host').on_gone, M.host_gone)

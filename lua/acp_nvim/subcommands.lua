@@ -2,7 +2,7 @@
 --- The :Ai subcommands: usage, help, completion (literal words, named sources), where each runs.
 return {
   default = 'open',
-  sources = { 'agents', 'files', 'installed', 'modes', 'registry', 'sessions' },
+  sources = { 'agents', 'files', 'installed', 'modes', 'registry', 'sessions', 'worktrees' },
   list = {
     {
       name = 'open',
@@ -29,9 +29,12 @@ return {
     },
     {
       name = 'new',
-      usage = { '[agent]' },
-      help = 'start another session, of [agent] or the default agent',
-      args = { { sources = { 'agents' } } },
+      usage = { '[agent] [--worktree [name]]' },
+      help = 'start another session, of [agent] or the default agent; `--worktree` starts it in a new git worktree of its own, on a new branch from HEAD',
+      args = {
+        { words = { '--worktree' }, sources = { 'agents' }, after = { ['--worktree'] = {} } },
+        { words = { '--worktree' }, after = { ['--worktree'] = {} } },
+      },
     },
     { name = 'close', usage = { '' }, help = "stop the current session's agent" },
     {
@@ -43,6 +46,38 @@ return {
       name = 'sessions',
       usage = { '' },
       help = 'pick a session (`vim.ui.select`) and open its chat',
+    },
+    {
+      name = 'board',
+      usage = { '' },
+      help = 'every session in one live buffer: state, what waits for you, activity, tokens, changed files, branch; keys act on the session under the cursor',
+    },
+    {
+      name = 'next',
+      usage = { '' },
+      help = 'go to the next session waiting for you (a review, prompt or question): what it waits on, else its chat',
+      lua = { 'acp_nvim.board', 'next' },
+    },
+    {
+      name = 'prev',
+      usage = { '' },
+      help = 'go to the previous session waiting for you',
+      lua = { 'acp_nvim.board', 'prev' },
+    },
+    {
+      name = 'worktree',
+      usage = { '[list]', 'diff [name]', 'merge [name]', 'remove [name]' },
+      help = "the session's git worktree: list them, its diff against where it started, merge it into the checkout through a review, remove it (its branch stays)",
+      args = {
+        {
+          words = { 'list', 'diff', 'merge', 'remove' },
+          after = {
+            diff = { { sources = { 'worktrees' } } },
+            merge = { { sources = { 'worktrees' } } },
+            remove = { { sources = { 'worktrees' } } },
+          },
+        },
+      },
     },
     {
       name = 'resume',

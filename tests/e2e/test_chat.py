@@ -232,10 +232,10 @@ def test_statusline_and_user_events(nvim):
     wait_for(lambda: "waiting for you" in status(nvim), timeout=20, what="the permission request")
     nvim.command("Ai cancel")
     turns(nvim, 2)
-    wait_for(lambda: len(nvim.exec_lua("return _G.events")) >= 4, timeout=10)
+    wait_for(lambda: len(nvim.exec_lua("return _G.events")) >= 5, timeout=10)
     assert nvim.exec_lua("return _G.events") == [
         "AcpNvimSessionStart:demo/1:", "AcpNvimTurnEnd:demo/1:end_turn",
-        "AcpNvimPermissionRequest:demo/1:", "AcpNvimTurnEnd:demo/1:cancelled"]
+        "AcpNvimPermissionRequest:demo/1:", "AcpNvimNeedsYou:demo/1:", "AcpNvimTurnEnd:demo/1:cancelled"]
     assert status(nvim).startswith("demo/1 · idle · ask")
 
 

@@ -264,6 +264,15 @@ def _rewind_undone(w: World) -> None:
     w.wait_chat("── undid the rewind to before turn 1 ──")
 
 
+def _board(w: World) -> None:
+    wait_for(lambda: w.nvim.api.buf_get_name(0) == "acp://board", timeout=10, what="the board")
+    assert "acp.nvim · 0 sessions" in buffer_text(w.nvim, "acp://board")
+
+
+def _next_waiting(w: World) -> None:
+    wait_for(lambda: "[acp.nvim] no session is waiting for you" in w.notes(), timeout=10, what="the message")
+
+
 @dataclass(frozen=True)
 class Promise:
     check: Callable[[World], None]
@@ -285,6 +294,8 @@ PROMISES: dict[str, Promise] = {
     ":Ai checkpoints": Promise(_checkpoints_listed, before=_session_with_a_turn),
     ":Ai rewind": Promise(_rewound, before=_session_with_a_turn),
     ":Ai rewind undo": Promise(_rewind_undone, before=_session_rewound),
+    ":Ai board": Promise(_board),
+    ":Ai next": Promise(_next_waiting),
 }
 
 
@@ -372,9 +383,17 @@ def _check_replay(w: World) -> None:
     _replayed(w)
 
 
+def _check_needs_you_event(w: World) -> None:
+    w.nvim.command(f"Ai send edit {w.sample}")
+    wait_for(lambda: "demo/1 waits on review" in w.notes(), timeout=30, what="the example's message")
+    answer_keys(w.nvim, "gr")
+    w.turns(1)
+
+
 SNIPPET_CHECKS: dict[str, Callable[[World], None]] = {
     "vim.o.statusline": _check_statusline,
     "AcpNvimTurnEnd": _check_turn_end_event,
+    "AcpNvimNeedsYou": _check_needs_you_event,
 }
 
 

@@ -48,6 +48,12 @@ def test_setup_accepts_agents_as_configuration(nvim):
     ("{chat = {max_block_lines = 0}}", "chat.max_block_lines: expected a whole number >= 1"),
     ("{permissions = {arm_ms = 10001}}", "permissions.arm_ms: expected a whole number from 0 to 10000"),
     ("{agents = {r = {url = 'ws://example.com'}}}", "agents.r.url: ws:// is not encrypted"),
+    ("{agents = {g = {command = 'x', warm = 'yes'}}}", "agents.g.warm: expected boolean, got string"),
+    ("{warm = 'always'}", "warm: expected one of off, default"),
+    ("{warm_idle_s = 0}", "warm_idle_s: expected seconds, more than 0 and at most 86400"),
+    ("{notify = {when = 'sometimes'}}", "notify.when: expected one of unfocused, always, never"),
+    ("{notify = {beep = true}}", "notify.beep: unknown key (known: when, terminal, sequence)"),
+    ("{worktrees = {folder = 3}}", "worktrees.folder: expected string, got number"),
 ])
 def test_setup_errors_name_the_key_path(nvim, opts, message):
     assert message in setup_error(nvim, opts)
@@ -68,7 +74,7 @@ def test_ai_completion_lists_subcommands_and_agents(nvim):
     nvim.exec_lua("require('acp_nvim').setup({agents = {gem = {command = 'gemini'}}})")
     subs = nvim.funcs.getcompletion("Ai ", "cmdline")
     assert {"send", "cancel", "new", "open"} <= set(subs)
-    assert set(nvim.funcs.getcompletion("Ai new ", "cmdline")) == {"demo", "gem"}
+    assert set(nvim.funcs.getcompletion("Ai new ", "cmdline")) == {"--worktree", "demo", "gem"}
 
 
 def test_status_is_empty_without_session(nvim):

@@ -55,8 +55,11 @@ def test_lua_table_lists_every_subcommand_in_order(nvim):
 
 def test_completion_follows_the_registry_without_starting_the_host(nvim):
     nvim.exec_lua("require('acp_nvim').setup({agents = {gem = {command = 'gemini'}}})")
-    assert complete(nvim, "Ai p") == ["paste", "permissions", "policy"]
-    assert set(complete(nvim, "Ai new ")) == {"demo", "gem"}
+    assert complete(nvim, "Ai p") == ["paste", "prev", "permissions", "policy"]
+    assert set(complete(nvim, "Ai new ")) == {"--worktree", "demo", "gem"}
+    assert complete(nvim, "Ai new gem ") == ["--worktree"]
+    assert complete(nvim, "Ai new gem --worktree ") == []
+    assert complete(nvim, "Ai worktree ") == ["list", "diff", "merge", "remove"]
     assert complete(nvim, "Ai new g") == ["gem"]
     assert complete(nvim, "Ai policy ") == ["ask", "auto-edit", "trust"]
     assert complete(nvim, "Ai queue e") == ["edit"]

@@ -25,7 +25,7 @@ RANKS: list[tuple[str, ...]] = [
     ("acp_nvim.core.log", "acp_nvim.core.transcript"),
     ("acp_nvim.core.history",),
     ("acp_nvim.core.files",),
-    ("acp_nvim.core.permissions", "acp_nvim.core.terminal", "acp_nvim.core.checkpoints"),
+    ("acp_nvim.core.permissions", "acp_nvim.core.terminal", "acp_nvim.core.checkpoints", "acp_nvim.core.worktrees"),
     ("acp_nvim.core.config",),
     ("acp_nvim.core.agent",),
     ("acp_nvim.core.mcp",),

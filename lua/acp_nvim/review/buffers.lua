@@ -29,6 +29,7 @@ function M.make(review, file)
   local readable = spec.located ~= 'not-found'
   file.prop = scratch.create({ name = name(review, file), kind = M.KIND, buftype = 'acwrite',
     bufhidden = 'hide', filetype_from = spec.path, lines = spec.agent, modifiable = readable })
+  vim.b[file.prop].acp_nvim_session = review.spec.session -- :Ai commands and notices know whose it is
   local live = spec.loaded and readable and require('acp_nvim.buffers').find(spec.path)
   if live then
     file.left, file.live = live, true
@@ -36,6 +37,7 @@ function M.make(review, file)
   end
   file.left = scratch.create({ name = name(review, file, 'current'), kind = M.KIND, buftype = 'nofile',
     bufhidden = 'hide', filetype_from = spec.path, lines = spec.left, modifiable = false })
+  vim.b[file.left].acp_nvim_session = review.spec.session
 end
 
 --- The accepted text: the proposal buffer as the user left it.

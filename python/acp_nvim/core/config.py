@@ -36,6 +36,7 @@ from .log.redact import check_pattern
 from .log.ring import LOG_LEVELS as LOG_LEVELS
 from .permissions.policy import PermissionSettings
 from .terminal.settings import TerminalSettings
+from .worktrees.settings import WorktreeSettings
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 """The folder that holds the ``acp_nvim`` package (``<plugin>/python``)."""
@@ -144,6 +145,12 @@ class AgentSpec(BaseModel):
     insecure: bool = Field(default=False, description=(
         "A remote agent only: allow a ws:// address that is not this machine. Headers, files and the MCP "
         "token then cross the network in clear text (warned at every session start)."))
+    warm: bool | None = Field(default=None, strict=True, description=(
+        "Keep one started agent of this kind ready, so :Ai new and the first :Ai send start at once "
+        "(|acp_nvim-warm|); nil follows the top-level warm."))
+    bills_per_session: bool = Field(default=False, strict=True, description=(
+        "The agent charges for every session it opens: warm = 'default' leaves it cold, and a warm start of "
+        "it never opens a session ahead of time (|acp_nvim-warm|)."))
 
     @model_validator(mode="after")
     def _command_or_url(self) -> AgentSpec:
@@ -173,6 +180,27 @@ class AgentSpec(BaseModel):
     def remote(self) -> bool:
         """Reached over WebSocket (``url``), not spawned."""
         return self.url is not None
+
+
+NOTIFY_WHEN = ("unfocused", "always", "never")
+NOTIFY_SEQUENCES = ("auto", "osc9", "osc777", "bell")
+
+
+class NotifySettings(BaseModel):
+    """``notify`` in ``setup()``: the "needs you" and "done" notices of sessions (used in Lua)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    when: Literal["unfocused", "always", "never"] = Field(default="unfocused", description=(
+        "'unfocused': a notice for a session you are not looking at (no window of the tab page shows "
+        "its chat, or Neovim has no focus); 'always': for every session; 'never': none (the User events still fire) "
+        "(|acp_nvim-notify|)."))
+    terminal: bool = Field(default=True, strict=True, description=(
+        "A notice given while Neovim has no focus (under 'always': every notice) also goes to the terminal "
+        "as a desktop notification (OSC 9 or OSC 777), else as the bell."))
+    sequence: Literal["auto", "osc9", "osc777", "bell"] = Field(default="auto", description=(
+        "How the terminal is told: 'auto' picks OSC 9, OSC 777 or the bell by the terminal Neovim runs "
+        "in (|acp_nvim-notify|)."))
 
 
 class LogSettings(BaseModel):
@@ -288,6 +316,11 @@ class KeymapSettings(BaseModel):
         "After a failed prompt (|acp_nvim-failures|), normal mode outside the prompt area: send it again; "
         "elsewhere, and when nothing failed, the key does what it always does."))
     login: str = Field(default="L", description="After a failed prompt: :Ai login (as retry).")
+    next_waiting: str = Field(default="]w", description=(
+        "Normal mode, in any buffer while a session runs (unless the key is mapped already) and in the "
+        "board: go to the next session waiting for you, like :Ai next ('' disables it) (|acp_nvim-board|)."))
+    prev_waiting: str = Field(default="[w", description=(
+        "The same, to the previous session waiting for you (:Ai prev)."))
     new_session: str = Field(default="N", description=(
         "After a failed prompt: a new session of the same agent, which gets the failed prompt (as retry)."))
     edit_prompt: str = Field(default="e", description=(
@@ -349,6 +382,15 @@ class Settings(BaseModel):
         "What the agent may do unasked, and how you are asked (|acp_nvim-review|)."))
     terminals: TerminalSettings = Field(default_factory=TerminalSettings, description=(
         "The commands agents run through terminal/* (pty jobs in terminal buffers, |acp_nvim-terminals|)."))
+    notify: NotifySettings = Field(default_factory=NotifySettings, description=(
+        "Notices when a session needs you or ends a turn (|acp_nvim-notify|)."))
+    worktrees: WorktreeSettings = Field(default_factory=WorktreeSettings, description=(
+        "A git worktree per session: :Ai new {agent} --worktree (|acp_nvim-worktrees|)."))
+    warm: Literal["off", "default"] = Field(default="off", json_schema_extra={"may_be_false": True}, description=(
+        "'default' keeps one started process of the default agent ready (unless it bills per session); "
+        "agents.<name>.warm = true does it for any agent (|acp_nvim-warm|)."))
+    warm_idle_s: float = Field(default=600.0, gt=0, le=86400, json_schema_extra={"unit": "seconds"}, description=(
+        "A warm agent nobody took is closed after this long (a new one starts when Neovim is idle again)."))
     prestart: bool = Field(default=True, description=(
         "Start the Python host and load the protocol once Neovim is idle after startup, so the first :Ai is "
         "ready sooner; false starts it at the first :Ai (|acp_nvim-prestart|)."))
@@ -377,6 +419,21 @@ class Settings(BaseModel):
         if isinstance(value, bool):
             return {"enabled": value}
         return value
+
+    @field_validator("warm", mode="before")
+    @classmethod
+    def _warm_switch(cls, value: object) -> object:
+        return "off" if value is False else value
+
+    def warm_agents(self) -> list[str]:
+        """The agents kept warm (|acp_nvim-warm|): those that say ``warm = true``, and the default agent
+        under ``warm = 'default'`` unless it says ``warm = false`` or bills per session."""
+        agents = self.all_agents()
+        chosen = [name for name, spec in agents.items() if spec.warm is True]
+        default = agents.get(self.default_agent)
+        if self.warm == "default" and default is not None and default.warm is None and not default.bills_per_session:
+            chosen.append(self.default_agent)
+        return list(dict.fromkeys(name for name in chosen if not agents[name].remote))
 
     def agent(self, name: str | None) -> tuple[str, AgentSpec]:
         """Resolve an agent by name (the default when ``None``); raise ConfigError if unknown."""
@@ -426,6 +483,6 @@ def _lua_empty_tables(value: object) -> object:
 def _empty_to_dict(key: str, item: object) -> object:
     if item == [] and key in {"agents", "env", "log", "permissions", "redaction", "rejected", "timeouts", "keymaps",
                               "wire", "mcp_servers", "headers", "media", "terminals", "history", "chat",
-                              "checkpoints"}:
+                              "checkpoints", "notify", "worktrees"}:
         return {}
     return _lua_empty_tables(item)

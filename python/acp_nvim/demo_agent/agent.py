@@ -262,10 +262,13 @@ class DemoAgent:
                                    config_options=state.config_options())
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
-        """Forget the session in this process (its saved file stays)."""
+        """Forget the session in this process; its saved file stays, unless it never had a prompt (then it
+        leaves no trace, as agents that keep a conversation only once there is one)."""
         state = self._sessions.pop(session_id, None)
         if state is not None:
             state.cancel()
+            if self._saved and not state.history:
+                self._saved.forget(session_id)
         return CloseSessionResponse()
 
 

@@ -64,6 +64,10 @@ class SavedSessions:
                 "updated": datetime.now(UTC).isoformat(), "history": state.history}
         self._path(state.session_id).write_text(json.dumps(data), encoding="utf-8")
 
+    def forget(self, session_id: str) -> None:
+        """Remove the session's file (a session closed before its first prompt)."""
+        self._path(session_id).unlink(missing_ok=True)
+
     @staticmethod
     def title(state: SessionState) -> str:
         first = next((text for role, text in state.history if role == "user"), "")

@@ -28,6 +28,10 @@ from .commands.command_context import CommandContext, CommandRequest
 from .commands.subcommands import BY_NAME, handler_of
 from .files.editor import NvimEditor
 from .files.editor_tools import NvimEditorState
+from .sessions.board_commands import BoardFeed, describe_board
+
+WARM_EXIT = 1.5
+"""Seconds editor exit waits for the warm agents to close their sessions and exit (then they are killed)."""
 
 
 class App:
@@ -42,6 +46,9 @@ class App:
         self.editor_state.track()
         self.editor_mcp = EditorMcpServer(EditorTools(self.editor_state), lambda m: self.editor.notify(m, "error"))
         self.manager = SessionManager(self.editor, parse_settings({}), questions, self.editor_mcp)
+        warm = self.manager.warm
+        warm.want_idle = lambda: self.bridge.lua_async("require('acp_nvim.idle').want()")
+        warm.changed = lambda: self.bridge.lua_async("require('acp_nvim.idle').set_warm(...)", warm.status())
         self.context = CommandContext(nvim, self.bridge, self.editor, self.manager)
 
     # -- entry points (greenlet context) -------------------------------------------
@@ -78,8 +85,23 @@ class App:
         """An LSP answer for the editor's MCP tools (``lua/acp_nvim/editor_tools.lua``)."""
         self._guard(lambda: self.editor_state.done(call, answer))
 
+    def board_event(self, event: str) -> None:
+        """The board's buffer went away (``closed``): its rows are no longer sent."""
+        self._guard(lambda: self.context.service(BoardFeed).closed() if event == "closed" else None)
+
+    def idle(self, config: Any, cwd: Any) -> None:
+        """Neovim is idle: the warm agents that are missing start (|acp_nvim-warm|)."""
+        def fill() -> None:
+            self.manager.settings = parse_settings(config if isinstance(config, dict) else {})
+            self.editor.redact = notification_redactor(self.manager)
+            self.manager.warm.fill(str(cwd or "") or self.nvim.funcs.getcwd())
+        self._guard(fill)
+
     def shutdown(self) -> None:
-        """Editor exit: signal every agent at once (nothing can be awaited here)."""
+        """Editor exit: the warm agents close their sessions (a bounded wait: Neovim waits for this
+        answer), then every agent is signalled at once."""
+        if self.manager.warm.processes():
+            self.bridge.wait(self.manager.warm.close_all(), WARM_EXIT)
         self.manager.kill_all()
 
     def _guard(self, action: Callable[[], None]) -> None:
@@ -115,7 +137,7 @@ class App:
             "usage": view.usage or "", "queued": len(view.queued), "pending": view.pending,
             "commands": view.command_names, "current": key == self.manager.current_key,
             "policy": view.policy,
-            **describe_chat(view),
+            **describe_chat(view), **describe_board(self.manager, session, view),
         }
 
 

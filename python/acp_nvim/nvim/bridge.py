@@ -12,9 +12,10 @@ defence, sends the call again with the text repaired (it costs nothing until it 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
+import greenlet
 import pynvim
 
 from ..core.surrogates import clean
@@ -54,6 +55,17 @@ class Bridge:
     def lua_async(self, code: str, *args: Any) -> None:
         """Send a Lua chunk without waiting (ordered with every other notification)."""
         _encodable(lambda *a: self.nvim.exec_lua(code, *a, async_=True), args)
+
+    def wait(self, coro: Coroutine[Any, Any, Any], limit: float) -> None:
+        """Run ``coro`` on the loop for at most ``limit`` seconds while the calling handler waits (a request
+        Neovim waits on: editor exit), the way pynvim's own blocking calls wait: this greenlet gives the
+        loop back until the task is done. Outside a handler's greenlet it is only started."""
+        task = asyncio.ensure_future(asyncio.wait_for(coro, limit))
+        here = greenlet.getcurrent()
+        if here.parent is None:
+            return
+        task.add_done_callback(lambda done: (done.cancelled() or done.exception(), here.switch()))
+        here.parent.switch()
 
     def notify(self, message: str, level: str = "info") -> None:
         """``vim.notify`` with the plugin prefix, fire-and-forget."""

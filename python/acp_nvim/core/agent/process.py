@@ -143,7 +143,6 @@ class AgentProcess:
         self._tail: deque[str] = deque(maxlen=STDERR_TAIL)
         self._helpers: list[asyncio.Task[None]] = []
         self._shutdown: asyncio.Task[None] | None = None
-        self._report: tasks.ErrorReporter = self.hooks.report or self._log_failure
 
     # -- start -------------------------------------------------------------------------
 
@@ -181,6 +180,15 @@ class AgentProcess:
                      f"{' '.join([self.spec.command, *self.spec.args])}")
         self._helpers = [tasks.spawn(self._drain_stderr(), self._report, f"{self.name} stderr"),
                          tasks.spawn(self._watch_exit(), self._report, f"{self.name} exit")]
+
+    def _report(self, message: str) -> None:
+        """A failure of a helper task: to the owner's reporter (read when it fails: a new owner gets it)."""
+        (self.hooks.report or self._log_failure)(message)
+
+    def rebind(self, log: LogRing, hooks: AgentHooks) -> None:
+        """A new owner takes the running process (a warm start taken by a session): from now on it logs
+        to ``log`` and tells ``hooks``."""
+        self.log, self.hooks = log, hooks
 
     def connection(self) -> ClientSideConnection:
         """The ACP connection (AgentStartError before the process was spawned)."""

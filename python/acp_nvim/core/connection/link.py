@@ -7,7 +7,10 @@ fresh process and gets back to the same conversation when the agent can resume o
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
+from typing import Protocol
 
 from acp import Client, RequestError
 from acp.client.connection import ClientSideConnection
@@ -23,13 +26,14 @@ from ..agent.process import AgentHooks, AgentProcess
 from ..agent.remote import RemoteAgent
 from ..config import AgentSpec
 from ..conversation.details import SessionDetails
-from ..errors import AgentTimeoutError, SessionClosedError
+from ..errors import AcpNvimError, AgentTimeoutError, SessionClosedError
 from ..log.ring import LogRing
 from ..mcp.servers import SessionMcpServer
 from ..mcp.session_mcp import McpServersFor
 from ..prompting import attachments
 from . import auth, capabilities, reattach
 from .capabilities import extra_dirs
+from .relay import Relay
 
 Attached = NewSessionResponse | LoadSessionResponse | ResumeSessionResponse
 NEW = "new"
@@ -38,6 +42,35 @@ Notice = Callable[[str, str], None]
 """A line in the chat: (text, kind)."""
 Replaying = Callable[[bool], None]
 """Told True while the agent replays a reloaded conversation (already in the transcript)."""
+
+
+class Warmed(Protocol):
+    """An agent process started before its session existed (``core/session/warm.py``), for ``adopt``."""
+
+    @property
+    def process(self) -> AgentProcess: ...
+
+    @property
+    def log(self) -> LogRing:
+        """What happened to it so far (the taking session's log gets it)."""
+        ...
+
+    @property
+    def relay(self) -> Relay: ...
+
+    @property
+    def started(self) -> float:
+        """When it was started (``time.monotonic``)."""
+        ...
+
+    async def opened(self) -> NewSessionResponse | None:
+        """The end of its start: the session it opened ahead of time (None: none); an AcpNvimError when
+        the agent did not start."""
+        ...
+
+    def abandon(self) -> None:
+        """Close it: the session stopped before it took it (closed while it started)."""
+        ...
 
 
 class AgentLink:
@@ -105,6 +138,33 @@ class AgentLink:
         """Spawn, initialize and open a new ACP session (logging in when the agent asks)."""
         await self.process.start()
         response = await self._new_session()
+        self.session_id = response.session_id
+        return response
+
+    async def adopt(self, warm: Warmed) -> Attached:
+        """Take a warm process (and the session it opened ahead of time, if any) instead of spawning one.
+        A warm start that failed, or whose agent has exited since, gives way to a new process."""
+        try:
+            response = await warm.opened()
+        except AcpNvimError as exc:
+            self._log.add("warn", "lifecycle", f"the warm agent did not start ({exc}): starting a new one")
+            return await self.open()
+        except asyncio.CancelledError:
+            warm.abandon()  # closed while it started: the warm process is nobody's now
+            raise
+        process = warm.process
+        if not process.alive:
+            self._log.add("warn", "lifecycle", "the warm agent has exited: starting a new one")
+            return await self.open()
+        self._log.take(warm.log)
+        process.rebind(self._log, self._hooks)
+        warm.relay.attach(self._client)
+        self.process = process
+        pid = process.process.pid if process.process is not None else "?"
+        self._log.add("info", "lifecycle", f"took the warm agent (pid {pid}, started "
+                      f"{time.monotonic() - warm.started:.1f} s ago{', with its session' if response else ''})")
+        if response is None:
+            response = await self._new_session()
         self.session_id = response.session_id
         return response
 

@@ -54,6 +54,18 @@ class HistoryStore:
         found = [r for p in self._files(cwd) if (r := _read(p)) is not None and r.cwd == cwd]
         return sorted(found, key=lambda r: r.updated, reverse=True)
 
+    def recent(self, cwd: str, count: int) -> list[SessionRecord]:
+        """The ``count`` most recently written readable records of ``cwd``, newest first (only those are
+        read: a workspace's whole history is not, for a glance at it)."""
+        found: list[SessionRecord] = []
+        for path in sorted(self._files(cwd), key=_mtime, reverse=True):
+            record = _read(path)
+            if record is not None and record.cwd == cwd:
+                found.append(record)
+                if len(found) >= count:
+                    break
+        return sorted(found, key=lambda r: r.updated, reverse=True)
+
     def delete(self, cwd: str, agent: str, session_id: str) -> bool:
         """Remove one record; False when there was none."""
         try:

@@ -218,6 +218,18 @@ class LogRing:
                 listener(entry)
         return record
 
+    def take(self, other: LogRing) -> None:
+        """Append ``other``'s entries (a warm agent's story before a session took it), oldest first, with
+        their times; requests it waits on are timed here from now on."""
+        for record in list(other._records):
+            self._seq += 1
+            moved: Record = (self._seq, *record[1:])
+            self._records.append(moved)
+            self._bytes += record[8]
+        while len(self._records) > self.max_entries or self._bytes > self.max_bytes:
+            self._bytes -= self._records.popleft()[8]
+        self._started.update(other._started)
+
     def record_message(self, direction: str, message: Mapping[str, object], raw: str | bytes | None = None) -> None:
         """Log one JSON-RPC message as it crossed the wire (``raw``: its exact line, if known)."""
         if not self.enabled:

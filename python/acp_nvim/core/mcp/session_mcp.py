@@ -47,6 +47,8 @@ class SessionMcp:
         self._host = host if settings.editor_mcp else None
         self.token = secrets.token_urlsafe(32)
         self._grant: Grant | None = None
+        self._granted = False
+        """The editor's server admits the token (re-binding then updates what it grants)."""
         self._log: LogRing | None = None
         self._notice: Notice = lambda text, kind: None
         self._told: set[str] = set()
@@ -56,9 +58,12 @@ class SessionMcp:
         return {**servers.secrets(self._configured), "editor_mcp_token": self.token}
 
     def bind(self, session: str, cwd: str, policy: PathPolicy, log: LogRing, notice: Notice) -> McpServersFor:
-        """Give the session's workspace, log and chat; returns the hook the session's link calls."""
+        """Give the session's workspace, log and chat; returns the hook the session's link calls. Bound
+        again (a warm start's servers, taken by a session), the token grants the new session's access."""
         self._grant = Grant(session, cwd, policy, log, self.token)
         self._log, self._notice = log, notice
+        if self._granted and self._host is not None:
+            self._host.endpoint(self._grant)
         return self.servers_for
 
     def servers_for(self, info: InitializeResponse | None) -> list[SessionMcpServer]:
@@ -91,6 +96,7 @@ class SessionMcp:
             if problem is not None:
                 raise RuntimeError(problem)
             url = self._host.endpoint(self._grant)
+            self._granted = True
         except (RuntimeError, OSError) as exc:
             self._tell(f"the editor's MCP tools (nvim) are off: {exc}", "error")
             return []

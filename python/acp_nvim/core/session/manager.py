@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..agent.process import kill_all_now
-from ..config import Settings
+from ..config import AgentSpec, Settings
 from ..mcp.session_mcp import EditorMcpHost
 from ..port import EditorPort
 from ..questions import Questions
+from ..worktrees.worktree import Worktree
+from .board import Book
+from .lifecycle import State
 from .session import Session
+from .warm import Warm, WarmPool, spec_with
 
 
 class SessionManager:
@@ -28,21 +32,46 @@ class SessionManager:
         self.closing: set[Session] = set()
         """Sessions closed but whose agent may still be ending: editor exit ends them too."""
         self._counters: defaultdict[str, int] = defaultdict(int)
+        self.book = Book()
+        """What the board shows of each session besides its view: order, changed files, worktree."""
         self.login_env: defaultdict[str, dict[str, str]] = defaultdict(dict)
         """Per agent, variables ``:Ai login`` asked for (env_var methods): in memory only, added to the
         environment of that agent's new processes."""
+        self.warm = WarmPool(lambda: self.settings, self.spec_of, editor_mcp, lambda text: editor.notify(text, "error"),
+                             starting=lambda: any(s.state == State.STARTING for s in self.sessions.values()))
+        """Agent processes started ahead of time (|acp_nvim-warm|)."""
+        self._taken: dict[str, Warm] = {}
+        """Warm processes taken by sessions not started yet."""
 
-    def create(self, agent: str | None, cwd: str) -> Session:
-        """A new, not yet started session of ``agent`` (the default agent when None)."""
-        name, spec = self.settings.agent(agent)
-        if self.login_env[name]:
-            spec = spec.model_copy(update={"env": {**spec.env, **self.login_env[name]}})
+    def spec_of(self, name: str) -> AgentSpec:
+        """How agent ``name`` is started now: its spec, and what ``:Ai login`` added to its environment."""
+        return spec_with(self.login_env, name, self.settings.agent(name)[1])
+
+    def create(self, agent: str | None, cwd: str, worktree: Worktree | None = None, warm: bool = False) -> Session:
+        """A new, not yet started session of ``agent`` (the default agent when None), in ``worktree``'s
+        folder when given (``cwd`` is then that folder); ``warm``: it takes a warm process that fits, and
+        ``start`` then starts it on that one."""
+        name = self.settings.agent(agent)[0]
+        spec = self.spec_of(name)
+        taken = self.warm.take(name, spec, cwd) if warm else None
         self._counters[name] += 1
         key = f"{name}/{self._counters[name]}"
-        session = Session(key, name, spec, self.settings, self.editor, cwd, self.questions, self.editor_mcp)
+        session = Session(key, name, spec, self.settings, self.editor, cwd, self.questions, self.editor_mcp,
+                          mcp=taken.mcp if taken is not None else None)
+        if taken is not None:
+            self._taken[key] = taken
         self.sessions[key] = session
+        self.book.watch(session, worktree)
         self.current_key = key
         return session
+
+    async def start(self, session: Session) -> None:
+        """Start ``session``: on the warm process it took, if any, else on a new one (``Session.start``)."""
+        taken = self._taken.pop(session.key, None)
+        if taken is None:
+            await session.start()
+        else:
+            await session.opener.open(session.opener.warm(taken))
 
     @property
     def current(self) -> Session | None:
@@ -53,6 +82,10 @@ class SessionManager:
 
     def forget(self, key: str) -> None:
         self.sessions.pop(key, None)
+        self.book.forget(key)
+        taken = self._taken.pop(key, None)
+        if taken is not None:  # closed before it started: its warm process is closed too
+            self.warm.retire(taken)
         if self.current_key == key:
             self.current_key = next(reversed(self.sessions), None) if self.sessions else None
 
@@ -74,4 +107,5 @@ class SessionManager:
         """Editor exit, where nothing can be awaited: end every agent process and its children,
         closing ones included (SIGTERM, a wait of a few hundred ms, SIGKILL)."""
         sessions = [*self.sessions.values(), *self.closing]
-        kill_all_now([process for session in sessions for process in session.processes])
+        warm = [*self.warm.processes(), *(entry.process for entry in self._taken.values())]
+        kill_all_now([*(process for session in sessions for process in session.processes), *warm])

@@ -14,7 +14,7 @@ from .. import tasks
 from ..agent import quirks, remote
 from ..connection import mode_policy, reopen
 from ..connection.capabilities import offers
-from ..connection.link import NEW
+from ..connection.link import NEW, Warmed
 from ..connection.reopen import Reopened
 from ..conversation import failures
 from ..conversation.prompt import CONTEXT_INTRO, REWIND_INTRO
@@ -53,6 +53,8 @@ class Way:
     """The chat says how it got back (a restart)."""
     intro: str = CONTEXT_INTRO
     """What the conversation carried into a new ACP session is introduced with."""
+    attached: Callable[[], None] = lambda: None
+    """Right after the session took the agent's answer (modes, options): a warm start's kept updates."""
 
 
 class Opener:
@@ -74,6 +76,11 @@ class Opener:
     def fork(self, source_id: str) -> Way:
         return Way("fork", "failed to start", "the agent did not start", lambda: self._fork(source_id))
 
+    def warm(self, entry: Warmed) -> Way:
+        """Into a new ACP session on a process started ahead of time (``core/session/warm.py``)."""
+        return Way("start", "failed to start", "the agent did not start", lambda: self._adopt(entry),
+                   prepare=self._warn_clear_text, attached=entry.relay.release)
+
     def restart(self) -> Way:
         return Way("restart", "restart failed", "the restart failed", self._relink, prepare=self._before_restart,
                    reopens=True, tells=True)
@@ -93,6 +100,9 @@ class Opener:
 
     async def _new(self) -> Reopened:
         return Reopened(await self._s.link.open(), NEW)
+
+    async def _adopt(self, entry: Warmed) -> Reopened:
+        return Reopened(await self._s.link.adopt(entry), NEW)
 
     async def _fork(self, source_id: str) -> Reopened:
         return Reopened(await reopen.fork(self._s.link, source_id, self._s.stream.hold), NEW, replay_held=True)
@@ -162,6 +172,7 @@ class Opener:
             reopened = await way.connect()
             if reopened is not None and reopened.response is not None:
                 await s.link.attach(reopened.response)
+                way.attached()
                 await mode_policy.uphold(s)  # the user's permission policy wins over the agent's mode
         except Exception as exc:
             self.failed(f"{way.failure}: {exc}", way.reason, exc)

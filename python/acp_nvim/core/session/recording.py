@@ -116,6 +116,11 @@ class Recorder:
         store = await self.store()
         return await asyncio.to_thread(store.records, cwd) if store is not None else []
 
+    async def recent(self, cwd: str, count: int) -> list[SessionRecord]:
+        """The ``count`` newest records of ``cwd`` (the board's past sessions)."""
+        store = await self.store()
+        return await asyncio.to_thread(store.recent, cwd, count) if store is not None else []
+
     async def delete(self, cwd: str, agent: str, session_id: str) -> bool:
         store = await self.store()
         return await asyncio.to_thread(store.delete, cwd, agent, session_id) if store is not None else False

@@ -51,12 +51,14 @@ class Session:
     """Owns one agent process and one ACP session on it."""
 
     def __init__(self, key: str, agent_name: str, spec: AgentSpec, settings: Settings,
-                 editor: EditorPort, cwd: str, questions: Questions, editor_mcp: EditorMcpHost | None = None) -> None:
+                 editor: EditorPort, cwd: str, questions: Questions, editor_mcp: EditorMcpHost | None = None,
+                 mcp: SessionMcp | None = None) -> None:
         self.key, self.agent_name, self.spec, self.cwd = key, agent_name, spec, cwd
         self.editor, self.questions, self.timeouts, self.restart_key = editor, questions, settings.timeouts, \
             settings.restart_key
         self.details = SessionDetails()
-        self.mcp = SessionMcp(agent_name, settings, editor_mcp)  # MCP servers (core/mcp): secrets, then the hook
+        # MCP servers (core/mcp): secrets, then the hook; a warm start's already (its token went to the agent)
+        self.mcp = mcp or SessionMcp(agent_name, settings, editor_mcp)
         self.redact = Redactor.for_env({**spec.env, **spec.headers, **self.mcp.secrets()},
                                        patterns=settings.redaction.patterns)
         """Every surface of the session shows text through it: log, chat (and the editor's notifications)."""

@@ -20,6 +20,7 @@ from ...core.session.manager import SessionManager
 from ...core.session.recording import Recorder
 from ...core.session.session import Prompt, Session
 from ...core.transcript.block_view import ViewLimits
+from ...core.worktrees.worktree import Worktree
 from ..bridge import Bridge
 from ..files.editor import NvimEditor
 
@@ -126,23 +127,26 @@ class CommandContext:
             return current
         return self.start(agent)
 
-    def start(self, agent: str | None, cwd: str | None = None) -> Session:
-        """A new session of ``agent`` (default agent when None), made current; it starts in a task."""
-        session = self.create(agent, cwd)
+    def start(self, agent: str | None, cwd: str | None = None, worktree: Worktree | None = None) -> Session:
+        """A new session of ``agent`` (default agent when None), made current; it starts in a task, on a warm
+        process of that agent when one fits (|acp_nvim-warm|)."""
+        session = self.create(agent, cwd, worktree, warm=True)
         self.recorder.watch(session)
         self.spawn(self._start_session(session), f"start {session.key}")
         return session
 
-    def create(self, agent: str | None, cwd: str | None = None) -> Session:
-        """A new session of ``agent`` in ``cwd`` (the request's), made current, not started (``start`` starts one)."""
-        session = self.manager.create(agent, cwd or self.request.cwd or self.nvim.funcs.getcwd())
+    def create(self, agent: str | None, cwd: str | None = None, worktree: Worktree | None = None,
+               warm: bool = False) -> Session:
+        """A new session of ``agent`` in ``cwd`` (the request's), made current, not started (``start`` starts one;
+        ``warm``: it takes a warm process that fits)."""
+        session = self.manager.create(agent, cwd or self.request.cwd or self.nvim.funcs.getcwd(), worktree, warm)
         chat = self.request.config.get("chat") or self.nvim.exec_lua("return require('acp_nvim').config.chat")
         session.transcript.limits = ViewLimits(int(chat["max_block_lines"]), int(chat["max_line_chars"]))
         return session
 
     async def _start_session(self, session: Session) -> None:
         try:
-            await session.start()
+            await self.manager.start(session)
         except AcpNvimError as exc:
             self.notify(str(exc), "error")
 

@@ -24,10 +24,12 @@ from ..checkpoints.checkpoint_commands import cmd_checkpoints, cmd_rewind
 from ..files.changes import cmd_changes
 from ..log.log_commands import cmd_log
 from ..permissions.permission_commands import cmd_policy, cmd_rules
+from ..sessions.board_commands import cmd_board
 from ..sessions.history_commands import cmd_delete, cmd_fork, cmd_resume
 from ..sessions.login_commands import cmd_login, cmd_logout
 from ..sessions.option_commands import cmd_config, cmd_mode, cmd_model
 from ..sessions.session_commands import cmd_cancel, cmd_close, cmd_new, cmd_open, cmd_restart, cmd_send
+from ..sessions.worktree_commands import cmd_worktree
 from .command_context import CommandContext, CommandRequest
 
 Handler = Callable[[CommandContext, CommandRequest], None]
@@ -39,6 +41,7 @@ SOURCES = {
     "files": "file names (as for :edit)",
     "registry": "the agent ids of the cached ACP registry",
     "installed": "the ids of the agents installed from the registry",
+    "worktrees": "the names of the worktrees in `worktrees.folder`",
 }
 """Dynamic completion sources, filled in by Lua (``lua/acp_nvim/init.lua``)."""
 
@@ -109,12 +112,26 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
                "attach the clipboard's image: to the chat's prompt, or sent at once with [text]", cmd_paste),
     Subcommand("cancel", ("",), "cancel the running turn; pending permission requests are answered `cancelled`",
                cmd_cancel),
-    Subcommand("new", ("[agent]",), "start another session, of [agent] or the default agent", cmd_new,
-               args=(Arg(sources=("agents",)),)),
+    Subcommand("new", ("[agent] [--worktree [name]]",),
+               "start another session, of [agent] or the default agent; `--worktree` starts it in a new git "
+               "worktree of its own, on a new branch from HEAD", cmd_new,
+               args=(Arg(words=("--worktree",), sources=("agents",), then={"--worktree": ()}),
+                     Arg(words=("--worktree",), then={"--worktree": ()}))),
     Subcommand("close", ("",), "stop the current session's agent", cmd_close),
     Subcommand("restart", ("",), "a fresh agent process for the current session (after a crash or a hang)",
                cmd_restart),
     Subcommand("sessions", ("",), "pick a session (`vim.ui.select`) and open its chat", cmd_sessions),
+    Subcommand("board", ("",), "every session in one live buffer: state, what waits for you, activity, "
+               "tokens, changed files, branch; keys act on the session under the cursor", cmd_board),
+    Subcommand("next", ("",), "go to the next session waiting for you (a review, prompt or question): "
+               "what it waits on, else its chat", lua=("acp_nvim.board", "next")),
+    Subcommand("prev", ("",), "go to the previous session waiting for you", lua=("acp_nvim.board", "prev")),
+    Subcommand("worktree", ("[list]", "diff [name]", "merge [name]", "remove [name]"),
+               "the session's git worktree: list them, its diff against where it started, merge it into the "
+               "checkout through a review, remove it (its branch stays)", cmd_worktree,
+               args=(Arg(words=("list", "diff", "merge", "remove"),
+                         then={"diff": (Arg(sources=("worktrees",)),), "merge": (Arg(sources=("worktrees",)),),
+                               "remove": (Arg(sources=("worktrees",)),)}),)),
     Subcommand("resume", ("", "last", "{session-id}"),
                "reopen a past session of this folder (picker of every agent's sessions and the local history), "
                "the default agent's last one, or {session-id}", cmd_resume, args=(_words("last"),)),

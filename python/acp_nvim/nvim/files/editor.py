@@ -49,6 +49,8 @@ class NvimEditor:
         self._terminal_sinks: dict[str, TerminalSink] = {}
         self.redact: Callable[[str], str] = Redactor.for_env({})
         """Cleans every message and question title; the app gives it every configured agent's secrets."""
+        self.watchers: list[Callable[[str], None]] = []
+        """Told the key of every session whose state changed (the board)."""
         # from now on every buffer read or written is tracked with the disk state it knows
         bridge.lua_async("require('acp_nvim.buffers')")
 
@@ -200,6 +202,8 @@ class NvimEditor:
 
     def session_changed(self, session_key: str) -> None:
         self.queue.changed(session_key)
+        for watcher in self.watchers:
+            watcher(session_key)
 
     def notify(self, message: str, level: str = "info") -> None:
         self.queue.flush()  # the chat shows what the message is about before the message appears

@@ -6,6 +6,7 @@ from ...core.errors import AcpNvimError
 from ...core.session.session import Session
 from ..chat.context import prompt_from_request
 from ..commands.command_context import CommandContext, CommandRequest
+from .worktree_commands import new_args, start_in_worktree
 
 
 def cmd_open(ctx: CommandContext, request: CommandRequest) -> None:
@@ -16,8 +17,13 @@ def cmd_open(ctx: CommandContext, request: CommandRequest) -> None:
 
 
 def cmd_new(ctx: CommandContext, request: CommandRequest) -> None:
-    """``:Ai new [agent]``: another session, with its own agent process."""
-    ctx.open_chat(ctx.start(request.args[0] if request.args else None))
+    """``:Ai new [agent] [--worktree [name]]``: another session, with its own agent process (in a new git
+    worktree of its own with ``--worktree``)."""
+    agent, in_worktree, name = new_args(request.args)
+    if in_worktree:
+        start_in_worktree(ctx, agent, name, request.cwd or ctx.nvim.funcs.getcwd())
+        return
+    ctx.open_chat(ctx.start(agent))
 
 
 def cmd_send(ctx: CommandContext, request: CommandRequest) -> None:
