@@ -170,7 +170,7 @@ def test_header_details_and_queue_show_as_virtual_lines(nvim):
     assert nvim.exec_lua("return require('acp_nvim').status()") == "demo/1 · running · code · 2 queued · 1.2k tokens"
 
 
-def test_user_events_fire_on_start_turn_end_and_permission(nvim):
+def test_user_events_fire_on_start_turn_end_permission_and_needs_you(nvim):
     nvim.exec_lua("""
         _G.seen = {}
         vim.api.nvim_create_autocmd('User', { pattern = 'AcpNvim*', callback = function(ev)
@@ -184,7 +184,7 @@ def test_user_events_fire_on_start_turn_end_and_permission(nvim):
     nvim.exec_lua(update, {**base, "state": "running", "started": True, "asked": 1, "turns": 1,
                            "stop_reason": "end_turn"})
     assert nvim.exec_lua("return _G.seen") == [
-        "AcpNvimSessionStart:", "AcpNvimPermissionRequest:", "AcpNvimTurnEnd:end_turn"]
+        "AcpNvimSessionStart:", "AcpNvimPermissionRequest:", "AcpNvimNeedsYou:", "AcpNvimTurnEnd:end_turn"]
 
 
 def test_completion_of_commands_and_mentions(nvim, workspace):
