@@ -64,6 +64,10 @@ local function source_after(args, name, id)
     return not id and NEW_FILE or false -- a file there now was not what Neovim found
   elseif args.event == 'BufFilePost' then
     return false -- the text is another file's
+  elseif args.event == 'FileChangedShellPost' then
+    -- Neovim saw the file change and kept the buffer's text (a reload sets the source on BufReadPost
+    -- first): the text is still the file it was read from, not whatever is at the name now
+    return source[args.buf] or false
   elseif args.event == 'BufWritePost' and vim.fn.fnamemodify(args.file, ':p') ~= vim.fn.fnamemodify(name, ':p') then
     return source[args.buf] or false -- a copy written elsewhere: the buffer's own file is as it was
   end
@@ -371,11 +375,13 @@ end
 --- the next `:w`, warns that it changed since reading (the caller brought the buffer up to date).
 --- `stamp`: the file as the caller wrote or read it (nil: as it is now). If the file changed again
 --- since, Neovim is left to notice that itself.
-function M.sync(buf, stamp)
+--- `opts.keep_source`: the buffer's text is not (yet) that file's, only Neovim must not ask about it
+--- (a three-way view of a disk change, before the user decides): its source stays as it was.
+function M.sync(buf, stamp, opts)
   local now, id = stat_of(api.nvim_buf_get_name(buf))
   local wanted = (stamp and stamp ~= vim.NIL) and stamp or now
   known[buf] = wanted
-  if now and wanted and now[1] == wanted[1] then
+  if now and wanted and now[1] == wanted[1] and not (opts and opts.keep_source) then
     source[buf] = id -- the buffer holds that file's text (an atomic replace made a new inode)
   end
   if not same_stamp(now, wanted) then

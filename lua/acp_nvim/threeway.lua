@@ -129,8 +129,9 @@ function M.open(id, spec)
     return
   end
   if spec.purpose == 'disk' then
-    -- the user decides here: Neovim's own "changed on disk" question (W12) must not ask again
-    buffers.sync(buf)
+    -- the user decides here: Neovim's own "changed on disk" question (W12) must not ask again; until
+    -- then the buffer is still the view of the file it read, not of the one on disk now
+    buffers.sync(buf, nil, { keep_source = true })
   end
   local filetype = vim.bo[buf].filetype
   local view = { id = id, buf = buf, spec = spec }

@@ -353,3 +353,20 @@ def test_drop_deletes_only_a_clean_buffer(nvim, workspace):
     nvim.command("edit!")
     assert nvim.exec_lua(f"return {B}.drop(...)", str(path)) is True
     assert nvim.funcs.bufloaded(str(path)) == 0
+
+
+def test_a_file_replaced_under_unsaved_edits_is_not_the_buffers_source(nvim, workspace):
+    """Neovim noticing the new file (a checktime: on focus, after a shell command) keeps the unsaved
+    text, and the buffer stays the view of the file it read: its text is never the new file's."""
+    path = workspace / "notes.txt"
+    path.write_text("original\n")
+    buf = edit(nvim, path)
+    read_from = nvim.exec_lua(f"return {B}.source(...)", buf)
+    nvim.command("normal! Aunsaved\x1b")
+    path.rename(workspace / "notes.old")
+    path.write_text("another file at the name\n")
+    nvim.command("silent! checktime")
+    assert nvim.current.buffer[:] == ["originalunsaved"]
+    assert nvim.exec_lua(f"return {B}.source(...)", buf) == read_from
+    nvim.command("edit!")  # the user takes the new file: it is the source now
+    assert nvim.exec_lua(f"return {B}.source(...)", buf) != read_from

@@ -79,6 +79,25 @@ def test_disk_purpose_take_agent_marks_buffer_in_sync(nvim, workspace):
     assert answers(nvim) == [[7, "agent"]]
 
 
+def test_a_disk_view_leaves_the_buffer_the_view_of_the_file_it_read_until_the_user_decides(nvim, workspace):
+    path = workspace / "file.txt"
+    path.write_text("a\nb\nc\n")
+    nvim.command(f"edit {path}")
+    nvim.command("normal! ggA mine\x1b")
+    buf = nvim.funcs.bufnr(str(path))
+    source = "return require('acp_nvim.buffers').source(...)"
+    read_from = nvim.exec_lua(source, buf)
+    path.rename(workspace / "file.old")
+    path.write_text("another file\n")  # a new file at the name, the buffer's text is the old one's
+    nvim.exec_lua(CAPTURE)
+    nvim.exec_lua(f"{T}.open(...)", 7, {"path": str(path), "base": "a\nb\nc\n", "agent": "another file\n",
+                                        "purpose": "disk", "title": "test"})
+    assert nvim.exec_lua(source, buf) == read_from
+    nvim.command("normal gm")  # the user keeps their text over the file at the name: it is that file's view now
+    assert answers(nvim) == [[7, "mine"]]
+    assert nvim.exec_lua(source, buf) != read_from
+
+
 def test_maps_on_your_buffer_are_restored(nvim, workspace):
     path = workspace / "file.txt"
     path.write_text("x\n")
