@@ -12,7 +12,18 @@ from pathlib import Path
 import pytest
 
 from acp_nvim.core.checkpoints.store import HEADER, CheckpointStore
-from helpers import allow, buffer_text, chat, notes, notify_stub, virt_lines, wait_for, wait_idle
+from helpers import (
+    PENDING_LUA,
+    WaitTimeout,
+    allow,
+    buffer_text,
+    chat,
+    notes,
+    notify_stub,
+    virt_lines,
+    wait_for,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -34,7 +45,11 @@ def turn(nvim, prompt: str, *, asks: bool = True) -> str:
     nvim.command(f"Ai send {prompt}")
     if asks:
         allow(nvim)
-    wait_for(lambda: chat(nvim).count("── turn ended") > done, timeout=30, what=f"the end of {prompt!r}")
+    try:
+        wait_for(lambda: chat(nvim).count("── turn ended") > done, timeout=30, what=f"the end of {prompt!r}")
+    except WaitTimeout as exc:  # what the chat and the pending questions show says why
+        pending = nvim.exec_lua(PENDING_LUA)
+        raise WaitTimeout(f"{exc}\n--- pending: {pending}\n--- chat:\n{chat(nvim)[-3000:]}") from None
     wait_idle(nvim)
     return chat(nvim)
 
