@@ -20,21 +20,14 @@ from ..connection import mode_policy
 from ..connection.link import AgentLink
 from ..connection.options import AgentOptions
 from ..connection.reconnect import Reconnector
-from ..conversation.asking import QuestionDesk
 from ..conversation.client import client_for
 from ..conversation.details import SessionDetails
-from ..conversation.failed_turns import FailedTurns
 from ..conversation.prompt import Prompt as Prompt
-from ..conversation.prompt import TurnRunner
-from ..conversation.queue import PromptQueue
-from ..conversation.steering import Steering
-from ..conversation.updates import UpdateRouter
 from ..errors import SessionClosedError
 from ..log.redact import Redactor
 from ..log.ring import LogRing
 from ..mcp.session_mcp import EditorMcpHost, SessionMcp
 from ..port import EditorPort
-from ..prompting import attachments
 from ..questions import Questions
 from ..transcript.paths import PathView
 from ..transcript.transcript import Transcript
@@ -44,7 +37,8 @@ from .lifecycle import Lifecycle, State
 from .opening import Opener
 from .rewind import Rewinder
 from .signals import Signals
-from .view import SessionView
+from .turns import TurnParts
+from .view import SessionView, snapshot
 
 
 class Session:
@@ -54,8 +48,8 @@ class Session:
                  editor: EditorPort, cwd: str, questions: Questions, editor_mcp: EditorMcpHost | None = None,
                  mcp: SessionMcp | None = None) -> None:
         self.key, self.agent_name, self.spec, self.cwd = key, agent_name, spec, cwd
-        self.editor, self.questions, self.timeouts, self.restart_key = editor, questions, settings.timeouts, \
-            settings.restart_key
+        self.editor, self.questions = editor, questions
+        self.timeouts, self.restart_key = settings.timeouts, settings.restart_key
         self.details = SessionDetails()
         # MCP servers (core/mcp): secrets, then the hook; a warm start's already (its token went to the agent)
         self.mcp = mcp or SessionMcp(agent_name, settings, editor_mcp)
@@ -63,8 +57,7 @@ class Session:
                                        patterns=settings.redaction.patterns)
         """Every surface of the session shows text through it: log, chat (and the editor's notifications)."""
         self.log = LogRing(settings.log.max_entries, settings.log.max_bytes, settings.log.level, redact=self.redact)
-        self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name,
-                                     redactor=self.redact)
+        self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name, redactor=self.redact)
         self.signals = Signals(key, editor, questions, self.log, self.transcript)
         self.watchers = self.signals.watchers
         self.lifecycle = Lifecycle(key, self.log, self.signals.changed, self.signals.report)
@@ -72,28 +65,16 @@ class Session:
         self.health = Health(self, self.opener)
         guards = Guards.build(key, agent_name, spec, settings, editor, cwd, questions, self.log, self.transcript,
                               self.signals.report, self.health.waiting)
-        self.files, self.reconciler, self.permissions, self.unreviewed = (guards.files, guards.reconciler,
-                                                                          guards.permissions, guards.unreviewed)
+        self.files, self.reconciler, self.permissions, self.unreviewed, self.checkpoints = (
+            guards.files, guards.reconciler, guards.permissions, guards.unreviewed, guards.checkpoints)
         self.write_gate, self.terminal_gate, self.terminals = guards.write_gate, guards.terminal_gate, guards.terminals
-        self.checkpoints = guards.checkpoints
         self.transcript.paths = PathView([cwd, *map(str, self.files.policy.roots)], os.environ.get("HOME"))
         self.mode_watch = mode_policy.ModeWatch(self)
-        turns = TurnRunner(self.transcript, self.details, guards.side, self.permissions.start_turn,
-                           attachments.Packer(editor.buffer_text, settings.media.max_bytes, self.transcript.notice),
-                           self.checkpoints)
-        self.queue = PromptQueue(key, self.health, turns, self.transcript, self.log, settings.timeouts,
-                                 self.health.watch_hooks())
-        self.desk = QuestionDesk(key, agent_name, questions, editor, self.transcript, self.log,
-                                 closed=lambda: self.queue.cancelling or self.lifecycle.ended,
-                                 waiting=self.health.waiting)  # elicitation/*, $/cancel_request
-        self.steering = Steering(settings.chat.steer, self.queue.prompts, self.transcript, self.log,
-                                 self.signals.changed, self.signals.report)
-        self.failed_turns = FailedTurns(self.transcript, settings.action_keys, self.health.agent_names, self.submit,
-                                        self.signals.changed, self.signals.report)
-        self.stream = UpdateRouter(self.transcript, self.details, self.log,
-                                   [self.queue.note_tool_call, self.reconciler.observe, self.permissions.on_tool_call,
-                                    self.checkpoints.observe],
-                                   self.signals.changed, self.mode_watch.reported, turns=self.queue)
+        turn_parts = TurnParts.build(key, agent_name, settings, editor, questions, self.details, self.transcript,
+                                     self.log, self.signals, self.lifecycle, self.health, guards, self.mode_watch,
+                                     self.submit)
+        self.queue, self.stream, self.desk, self.steering, self.failed_turns = (
+            turn_parts.queue, turn_parts.stream, turn_parts.desk, turn_parts.steering, turn_parts.failed_turns)
         hooks = AgentHooks(noise=NoiseReporter(self.signals.tell), report=self.signals.report,
                            slow=self.health.slow, exited=self.health.exited, timeouts=settings.timeouts)
         self.link = AgentLink(key, agent_name, spec, cwd, client=client_for(self, settings.wire), log=self.log,
@@ -111,15 +92,7 @@ class Session:
     @property
     def view(self) -> SessionView:
         """What the editor shows of the session, as of now."""
-        process, lifecycle = self.process, self.lifecycle
-        return SessionView.of(
-            self.details, key=self.key, agent=self.agent_name, cwd=self.cwd, state=lifecycle.state.value,
-            recovery=lifecycle.why, started=self.session_id is not None, ended=lifecycle.ended,
-            connected=process.alive and process.conn is not None, info=process.info,
-            policy=self.permissions.policy, pending=len(self.questions.waiting(self.key)),
-            queued=tuple(p.text for p in self.queue), marks=tuple(self.steering.mark(p) for p in self.queue),
-            steer=self.steering.next_way(), steer_flipped=self.steering.flipped, failure=self.failed_turns.describe(),
-            subagents=self.transcript.running_subagents())
+        return snapshot(self)
 
     @property
     def state(self) -> State:

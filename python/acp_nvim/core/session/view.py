@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from acp.schema import InitializeResponse
 
+from ..agent.process import AgentProcess
 from ..conversation.details import ConfigOption, SessionDetails, find_option
+from ..conversation.failed_turns import FailedTurns
+from ..conversation.queue import PromptQueue
+from ..conversation.steering import Steering
+from ..permissions.broker import PermissionBroker
+from ..questions import Questions
+from ..transcript.transcript import Transcript
+from .lifecycle import Lifecycle
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,3 +86,37 @@ class SessionView:
 
     def option_by_id(self, option_id: str) -> ConfigOption | None:
         return next((o for o in self.options if o.id == option_id), None)
+
+
+class Viewed(Protocol):
+    """The parts of a session its snapshot is read from."""
+
+    key: str
+    agent_name: str
+    cwd: str
+    details: SessionDetails
+    lifecycle: Lifecycle
+    permissions: PermissionBroker
+    questions: Questions
+    queue: PromptQueue
+    steering: Steering
+    failed_turns: FailedTurns
+    transcript: Transcript
+
+    @property
+    def process(self) -> AgentProcess: ...
+
+    @property
+    def session_id(self) -> str | None: ...
+
+
+def snapshot(s: Viewed) -> SessionView:
+    """What the editor shows of session ``s``, as of now."""
+    process, lifecycle = s.process, s.lifecycle
+    return SessionView.of(
+        s.details, key=s.key, agent=s.agent_name, cwd=s.cwd, state=lifecycle.state.value, recovery=lifecycle.why,
+        started=s.session_id is not None, ended=lifecycle.ended, connected=process.alive and process.conn is not None,
+        info=process.info, policy=s.permissions.policy, pending=len(s.questions.waiting(s.key)),
+        queued=tuple(p.text for p in s.queue), marks=tuple(s.steering.mark(p) for p in s.queue),
+        steer=s.steering.next_way(), steer_flipped=s.steering.flipped, failure=s.failed_turns.describe(),
+        subagents=s.transcript.running_subagents())
