@@ -48,7 +48,8 @@ def test_login_lists_the_agents_methods(agent: AgentDriver) -> None:
         # An item is the method's name, then its description in parentheses when it sent one;
         # names may hold parentheses themselves ("ChatGPT (device code)").
         agent.check(len(offered) == len(names)
-                    and all(item == name or item.startswith(f"{name} (") for item, name in zip(offered, names)),
+                    and all(item == name or item.startswith(f"{name} (")
+                            for item, name in zip(offered, names, strict=True)),
                     f"offered {offered}, sent {names}")
     with agent.step("login: dismissing the picker leaves the session as it was"):
         agent.wait_turn_end(agent.send("[scenario=text] say something"))
