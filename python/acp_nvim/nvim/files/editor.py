@@ -21,7 +21,7 @@ from ...core.port import (
 )
 from ...core.questions import CHOICE, PERMISSION, QUESTION, REVIEW, Questions, Ticket, choice_index
 from ...core.terminal.place import launch_argv
-from ..bridge import Bridge
+from ..bridge import LEVELS, PREFIX, Bridge
 from ..chat.render_queue import RenderQueue
 from ..permissions.review_spec import review_table
 from .buffer_cache import BufferCache
@@ -43,7 +43,8 @@ class NvimEditor:
     def __init__(self, bridge: Bridge, questions: Questions, describe: Describe) -> None:
         self.bridge = bridge
         self.questions = questions
-        self.queue = RenderQueue(bridge.lua_async, describe)
+        self.queue = RenderQueue(bridge.lua, describe, bridge.lua_async,
+                                 lambda message: bridge.notify(message, "error"))
         self.buffer_cache = BufferCache()
         self._state_dir: str | None = None
         self._terminal_sinks: dict[str, TerminalSink] = {}
@@ -68,7 +69,7 @@ class NvimEditor:
 
     async def apply_to_buffer(self, path: str, content: str, expected_tick: int | None,
                               with_before: bool = False, disk: Stamp | None = None) -> BufferWrite:
-        self.queue.flush()
+        await self.queue.drain()
         raw = await self.bridge.lua("return require('acp_nvim.buffers').apply(...)",
                                     path, content, expected_tick, with_before, list(disk) if disk else None)
         return BufferWrite(raw["status"], int(raw.get("tick") or 0), raw.get("text") or "",
@@ -99,30 +100,25 @@ class NvimEditor:
     # -- questions -----------------------------------------------------------------
 
     def show_three_way(self, ticket: Ticket, request: ThreeWay) -> None:
-        self.queue.flush()
         spec = {"path": request.path, "base": request.base, "agent": request.agent,
                 "purpose": request.purpose, "title": request.title, "base_title": request.base_title}
-        self.bridge.lua_async("require('acp_nvim.threeway').open(...)", ticket.id, spec)
+        self.queue.call("require('acp_nvim.threeway').open(...)", ticket.id, spec)
 
     def show_permission(self, ticket: Ticket, question: PermissionQuestion) -> None:
-        self.queue.flush()
-        self.bridge.lua_async("require('acp_nvim.permission').ask(...)", ticket.id,
-                              _question_table(question, self.redact))
+        self.queue.call("require('acp_nvim.permission').ask(...)", ticket.id, _question_table(question, self.redact))
 
     def show_review(self, ticket: Ticket, question: PermissionQuestion, review: Review) -> None:
         """Open the vimdiff review (or queue it behind the open one)."""
-        self.queue.flush()
         table = review_table(review)
         table["title"] = self.redact(table["title"])  # the title only: the files are what the user reviews
-        self.bridge.lua_async("require('acp_nvim.review').open(...)", ticket.id, table)
+        self.queue.call("require('acp_nvim.review').open(...)", ticket.id, table)
 
     def show_choice(self, ticket: Ticket, prompt: str, items: list[str]) -> None:
         self.bridge.lua_async("require('acp_nvim.ui').select(...)", ticket.id, prompt, items)
 
     def show_question(self, ticket: Ticket, form: QuestionForm) -> None:
         """Open the question's form buffer (lua/acp_nvim/question.lua) beside the chat."""
-        self.queue.flush()
-        self.bridge.lua_async("require('acp_nvim.question').open(...)", ticket.id, _form_table(form, self.redact))
+        self.queue.call("require('acp_nvim.question').open(...)", ticket.id, _form_table(form, self.redact))
 
     def mark_question(self, ticket: Ticket, problems: Mapping[str, str]) -> None:
         self.bridge.lua_async("require('acp_nvim.question').mark(...)", ticket.id, dict(problems))
@@ -201,8 +197,8 @@ class NvimEditor:
         self.queue.changed(session_key)
 
     def notify(self, message: str, level: str = "info") -> None:
-        self.queue.flush()  # the chat shows what the message is about before the message appears
-        self.bridge.notify(self.redact(message), level)
+        # the chat shows what the message is about before the message appears
+        self.queue.call("vim.notify(...)", PREFIX + self.redact(message), LEVELS.get(level, 2))
 
 
 def _question_table(question: PermissionQuestion, redact: Callable[[str], str]) -> dict[str, Any]:
