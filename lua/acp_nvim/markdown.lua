@@ -6,9 +6,14 @@
 --- and user messages) is parsed on its own, by a string parser, asynchronously, and its
 --- captures become extmarks. A streaming block is re-highlighted at most every DELAY ms
 --- while it is small; a finished block once more, unless it is huge.
+---
+--- The frame budget (acp_nvim.kit.frame): loading the parsers and compiling their queries
+--- (about 20 ms the first time, and it cannot be cut) waits for a pause in typing; until then
+--- blocks stay plain. A block's captures become extmarks a slice at a time.
 local M = {}
 
 local api = vim.api
+local frame = require('acp_nvim.kit.frame')
 local ns = api.nvim_create_namespace('acp_nvim.chat.md')
 
 M.MD_KINDS = { agent = true, user = true }
@@ -18,30 +23,71 @@ M.SETTLED_MAX = 256 * 1024 -- bytes: a larger finished block stays plain text
 M.PASSES = 8 -- blocks started per tick (a reopened chat highlights its history a few at a time)
 local SKIP = { spell = true, nospell = true, conceal = true }
 
---- Set up highlighting state for a new chat (nothing when the markdown parser is missing).
+--- 'unloaded', 'loading', 'ready' or 'missing' (no markdown parser: chats stay plain).
+M.state = 'unloaded'
+local waiting = setmetatable({}, { __mode = 'k' }) -- chats with blocks to highlight once loaded
+
+local schedule
+
+--- Load the parsers and queries, one piece per pause in typing; then highlight what waited.
+function M.load()
+  if M.state ~= 'unloaded' then
+    return
+  end
+  M.state = 'loading'
+  local steps = {
+    function()
+      pcall(vim.treesitter.language.register, 'markdown', 'acp_chat') -- other plugins find the parser
+      if not pcall(vim.treesitter.language.add, 'markdown') then
+        M.state = 'missing'
+      end
+    end,
+    function()
+      pcall(vim.treesitter.language.add, 'markdown_inline')
+    end,
+    function()
+      pcall(vim.treesitter.query.get, 'markdown', 'injections')
+    end,
+    function()
+      pcall(vim.treesitter.query.get, 'markdown', 'highlights')
+    end,
+    function()
+      pcall(vim.treesitter.query.get, 'markdown_inline', 'highlights')
+    end,
+  }
+  local function next_step(i)
+    frame.when_idle(function()
+      if M.state == 'missing' then
+        return
+      end
+      steps[i]()
+      if M.state == 'missing' then
+        return
+      elseif i < #steps then
+        next_step(i + 1)
+        return
+      end
+      M.state = 'ready'
+      for chat in pairs(waiting) do
+        waiting[chat] = nil
+        schedule(chat)
+      end
+    end)
+  end
+  next_step(1)
+end
+
+--- Set up highlighting state for a new chat (the parsers load later, when the user pauses).
 function M.attach(chat)
-  pcall(vim.treesitter.language.register, 'markdown', 'acp_chat') -- other plugins find the parser
-  if pcall(vim.treesitter.language.add, 'markdown') then
+  if M.state ~= 'missing' then
     chat.md = { dirty = {}, running = {}, version = {}, stream = nil, timer = false }
-    M.prewarm()
+    M.load()
   end
 end
 
-local warm = false
-
---- Load the highlight queries now, one per tick (about 40 ms the first time), rather than in
---- the middle of the first streamed answer.
+--- Load the parsers and queries now (tests; a chat highlights as soon as they are there).
 function M.prewarm()
-  if warm then
-    return
-  end
-  warm = true
-  vim.schedule(function()
-    pcall(vim.treesitter.query.get, 'markdown', 'highlights')
-    vim.schedule(function()
-      pcall(vim.treesitter.query.get, 'markdown_inline', 'highlights')
-    end)
-  end)
+  M.load()
 end
 
 local function content_rows(chat, id)
@@ -66,25 +112,48 @@ local function capture_opts(query, capture, lang, metadata, row, node)
   }
 end
 
-local function apply(chat, id, parser, text, count)
-  local row = content_rows(chat, id)
-  api.nvim_buf_clear_namespace(chat.buf, ns, row, row + count)
+--- The captures of every tree of `parser` as extmarks on block `id`, a slice at a time; `done()`
+--- after the last (also when the block or the buffer went away meanwhile).
+local function apply(chat, id, parser, text, count, done)
+  local trees = {}
   parser:for_each_tree(function(tree, ltree)
     local lang = ltree:lang()
     local query = vim.treesitter.query.get(lang, 'highlights')
-    if not query then
-      return
-    end
-    for capture, node, metadata in query:iter_captures(tree:root(), text) do
-      if not SKIP[query.captures[capture]] and not vim.startswith(query.captures[capture], '_') then
-        local r, c, opts = capture_opts(query, capture, lang, metadata, row, node)
-        pcall(api.nvim_buf_set_extmark, chat.buf, ns, r, c, opts)
-      end
+    if query then
+      trees[#trees + 1] = { tree = tree, lang = lang, query = query }
     end
   end)
+  local cleared, index, captures = false, 1, nil
+  frame.slices(function(deadline)
+    if not chat.index[id] or not api.nvim_buf_is_valid(chat.buf) then
+      return false
+    end
+    local row = content_rows(chat, id) -- again each slice: older blocks may have been drawn above
+    if not cleared then
+      api.nvim_buf_clear_namespace(chat.buf, ns, row, row + count)
+      cleared = true
+    end
+    local n = 0
+    while index <= #trees do
+      local item = trees[index]
+      local query = item.query
+      captures = captures or query:iter_captures(item.tree:root(), text)
+      for capture, node, metadata in captures do
+        local name = query.captures[capture]
+        if not SKIP[name] and not vim.startswith(name, '_') then
+          local r, c, opts = capture_opts(query, capture, item.lang, metadata, row, node)
+          pcall(api.nvim_buf_set_extmark, chat.buf, ns, r, c, opts)
+        end
+        n = n + 1
+        if n % 64 == 0 and frame.over(deadline) then
+          return true
+        end
+      end
+      captures, index = nil, index + 1
+    end
+    return false
+  end, done)
 end
-
-local schedule
 
 local function pass(chat, id)
   local md = chat.md
@@ -98,11 +167,14 @@ local function pass(chat, id)
     if err or not chat.index[id] or not api.nvim_buf_is_valid(chat.buf) then
       return
     end
-    apply(chat, id, parser, text, #lines)
-    if md.version[id] ~= version then
-      md.dirty[id] = true
-      schedule(chat)
-    end
+    md.running[id] = true
+    apply(chat, id, parser, text, #lines, function()
+      md.running[id] = nil
+      if md.version[id] ~= version then
+        md.dirty[id] = true
+        schedule(chat)
+      end
+    end)
   end)
 end
 
@@ -110,6 +182,10 @@ local function run(chat)
   local md = chat.md
   md.timer = false
   if not api.nvim_buf_is_valid(chat.buf) then
+    return
+  end
+  if M.state ~= 'ready' then
+    waiting[chat] = M.state ~= 'missing' or nil
     return
   end
   local started = 0
