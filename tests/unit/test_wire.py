@@ -496,3 +496,22 @@ def test_hot_chunks_reach_the_transcript_like_the_models_and_not_while_replaying
 
     assert ops_of("hot") == ops_of("model")
     assert not any("replayed" in str(op) for op in ops_of("hot"))
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_long_text_answer_is_encoded_once_and_the_same_json_every_time(monkeypatch, fast):
+    from acp_nvim.core.agent import wire
+
+    if not fast:
+        monkeypatch.setattr(wire, "orjson", None)
+    text = "naïve \"quoted\"\tline ✓\n" * 10_000  # over BIG_TEXT
+    first = wire.encode_line({"jsonrpc": "2.0", "id": 3, "result": {"content": text}})
+    again = wire.encode_line({"jsonrpc": "2.0", "id": "r-4", "result": {"content": text}})
+    assert json.loads(first) == {"jsonrpc": "2.0", "id": 3, "result": {"content": text}}
+    assert json.loads(again) == {"jsonrpc": "2.0", "id": "r-4", "result": {"content": text}}
+    assert wire._TEXT_JSON[0][0] is text, "the text's JSON is kept for the next answer"
+    other = text[:-1] + "!"
+    assert json.loads(wire.encode_line({"jsonrpc": "2.0", "id": 5, "result": {"content": other}}))["result"] == {
+        "content": other}, "another text is encoded afresh"
+    extra = {"jsonrpc": "2.0", "id": 6, "result": {"content": text, "_meta": {"a": 1}}}
+    assert json.loads(wire.encode_line(extra)) == extra, "any other shape is encoded whole"

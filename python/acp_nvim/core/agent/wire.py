@@ -58,18 +58,54 @@ SENT: contextvars.ContextVar[list[int | str] | None] = contextvars.ContextVar("a
 it abandons is withdrawn with ``$/cancel_request``)."""
 
 
+BIG_TEXT = 64 * 1024
+"""A response whose one field is a text this long keeps the text's JSON for the next answer."""
+
+
 def encode_line(message: Mapping[str, object]) -> bytes:
     """One compact JSON line (UTF-8, newline-terminated).
 
     orjson, when installed, encodes a large ``fs/read_text_file`` answer about five times
     faster than ``json`` (3.5 ms against 17 ms for 5.7 MB); anything it refuses goes to ``json``.
+    An agent reads the same unchanged buffer again and again, and the buffer cache then hands out
+    the very same text object: its JSON is kept (``_TEXT_JSON``) and only the envelope is encoded.
     """
+    text = _single_text(message)
+    if text is not None:
+        return b'{"jsonrpc":"2.0","id":' + _dumps(message["id"]) + b',"result":{"content":' + _text_json(text) + b"}}\n"
+    return _dumps(message) + b"\n"
+
+
+def _dumps(value: object) -> bytes:
     if orjson is not None:
         try:
-            return bytes(orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE))
+            return bytes(orjson.dumps(value))
         except TypeError:
             pass
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _single_text(message: Mapping[str, object]) -> str | None:
+    """The text of a ``{"jsonrpc": "2.0", "id": …, "result": {"content": <long text>}}`` answer."""
+    if len(message) != 3 or message.get("jsonrpc") != "2.0" or "id" not in message:
+        return None
+    result = message.get("result")
+    if type(result) is not dict or len(result) != 1:
+        return None
+    text = result.get("content")
+    return text if type(text) is str and len(text) >= BIG_TEXT else None
+
+
+_TEXT_JSON: list[tuple[str, bytes]] = []
+"""The last long text encoded and its JSON (one: the newest read)."""
+
+
+def _text_json(text: str) -> bytes:
+    if _TEXT_JSON and _TEXT_JSON[0][0] is text:
+        return _TEXT_JSON[0][1]
+    encoded = _dumps(text)
+    _TEXT_JSON[:] = [(text, encoded)]
+    return encoded
 
 
 class Tap(Protocol):
