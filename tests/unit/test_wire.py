@@ -361,6 +361,34 @@ async def test_the_last_line_without_a_newline_still_arrives():
     assert recorder.seen == [("agent_message_chunk", "a"), ("agent_message_chunk", "b")]
 
 
+@pytest.mark.parametrize("piece", [1, 7, 4096])
+async def test_lines_cut_anywhere_by_the_pipe_arrive_whole_and_a_long_one_is_still_dropped(piece):
+    data = b"".join([chunk("first"), b"\n", b"   \n", chunk("y" * 30_000), chunk("two\nlines"),
+                     chunk("last").rstrip(b"\n")])
+    reader = asyncio.StreamReader()
+    recorder = Recorder(max_line_bytes=20_000)
+    conn = connect_to_agent(recorder, WireTransport(reader, Writer(), recorder, recorder))  # type: ignore[arg-type]
+    loop = asyncio.get_running_loop()
+
+    def deliver(offset: int = 0) -> None:  # a piece per turn of the loop: reads get what has come so far
+        if offset >= len(data):
+            reader.feed_eof()
+            return
+        reader.feed_data(data[offset:offset + piece])
+        loop.call_soon(deliver, offset + piece)
+
+    try:
+        loop.call_soon(deliver)
+        await async_wait_for(lambda: len(recorder.seen) == 3, what="the chunks")
+    finally:
+        await conn.close()
+    assert recorder.seen == [("agent_message_chunk", "first"), ("agent_message_chunk", "two\nlines"),
+                             ("agent_message_chunk", "last")]
+    (summary, head, _, _), = recorder.dropped_lines
+    assert summary == "dropped a 30,157 bytes line from the agent: over the limit of 20,000 bytes (wire.max_line_bytes)"
+    assert head.startswith('{"jsonrpc":"2.0","method":"session/update"')
+
+
 # -- the pieces -----------------------------------------------------------------------------------
 
 
@@ -444,6 +472,19 @@ def test_the_client_side_delivers_in_order_and_skips_other_sessions():
     assert served.told == []
 
 
+def test_consecutive_text_chunks_of_one_kind_go_on_as_one_text_in_order():
+    from acp_nvim.core.conversation.client import SessionClient
+
+    served = Served()
+    usage = UsageUpdate(session_update="usage_update", used=1, size=2)
+    SessionClient(served).updates([  # type: ignore[arg-type]
+        (SID, "agent_message_chunk", "a"), (SID, "agent_message_chunk", "b"), ("other", "agent_message_chunk", "x"),
+        (SID, "agent_message_chunk", "c"), (SID, "agent_thought_chunk", "t"), (SID, "agent_thought_chunk", "u"),
+        (SID, "", usage), (SID, "agent_message_chunk", "d")])
+    assert served.chunks == [("agent_message_chunk", "abc"), ("agent_thought_chunk", "tu"), ("model", "UsageUpdate"),
+                             ("agent_message_chunk", "d")]
+
+
 def test_before_the_session_is_open_any_session_id_is_taken():
     from acp_nvim.core.conversation.client import SessionClient
 
@@ -457,8 +498,10 @@ def test_a_failing_update_is_reported_and_the_rest_still_shown_and_telling_is_ca
 
     served = Served()
     client = SessionClient(served)  # type: ignore[arg-type]
-    client.updates([(SID, "agent_message_chunk", "boom")] * (TELL_LIMIT + 2) + [(SID, "agent_message_chunk", "ok")])
-    assert served.chunks == [("agent_message_chunk", "ok")]
+    usage = UsageUpdate(session_update="usage_update", used=1, size=2)
+    client.updates([(SID, "agent_message_chunk", "boom"), (SID, "", usage)] * (TELL_LIMIT + 2)
+                   + [(SID, "agent_message_chunk", "ok")])
+    assert served.chunks == [("model", "UsageUpdate")] * (TELL_LIMIT + 2) + [("agent_message_chunk", "ok")]
     assert len(served.told) == TELL_LIMIT
     assert served.told[0] == "internal error while showing an update: RuntimeError: boom (see :Ai log)"
     assert served.told[-1].endswith("(further such problems only in :Ai log)")

@@ -27,6 +27,7 @@ import asyncio
 import contextvars
 import json
 import re
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
@@ -46,6 +47,8 @@ DEFAULT_MAX_LINE = 128 * 1024 * 1024
 """The longest line kept when the client sets no limit (``wire.max_line_bytes``)."""
 HEAD_BYTES = 4096
 """Bytes of a dropped over-long line kept to say what it was."""
+READ_SIZE = 256 * 1024
+"""Bytes taken from the pipe's reader at a time (what one read of the pipe delivers at most)."""
 ENVELOPE = re.compile(rb'^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*,'
                       rb'\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"(method|result|error)"\s*:\s*(?:"([^"\\]{1,100})")?')
 """The start of a JSON-RPC request or response as the SDKs write it: its id, what it is, the method."""
@@ -126,28 +129,64 @@ class Unreadable:
     why: str | None = None
 
 
-class LongLine:
-    """A line read in pieces: kept up to ``limit`` bytes, past it only its head and its size."""
+class _Lines:
+    """Lines cut from what the pipe delivers, many per read (``bytes.split`` at C speed, where a
+    ``readuntil`` per line costs more than the rest of a streamed chunk's way). A line longer
+    than ``limit`` is kept as its first bytes and its size only (``Unreadable``)."""
 
     def __init__(self, limit: int) -> None:
         self._limit = limit
-        self._chunks: list[bytes] = []
+        self.ready: deque[bytes | Unreadable] = deque()
+        self._pieces: list[bytes] = []
+        """The start of the next line (no newline yet), while it is within the limit."""
         self._head: bytes | None = None
+        """The first bytes of a next line already over the limit (the rest is counted, not kept)."""
         self._size = 0
-        self._newline = False
 
-    def add(self, chunk: bytes) -> None:
-        self._size += len(chunk)
-        self._newline = chunk.endswith(b"\n")
-        if self._head is None and self._size - self._newline > self._limit:
-            self._head, self._chunks = (self._chunks[0] if self._chunks else chunk)[:HEAD_BYTES], []
+    def feed(self, data: bytes) -> None:
+        parts = data.split(b"\n")
+        rest = parts.pop()  # after the last newline: the start of the next line
+        if parts:
+            parts[0] = self._end(parts[0]) if self._size else parts[0]
+            if len(data) > self._limit:
+                parts = [_capped(part, self._limit) for part in parts]
+            self.ready.extend(part for part in parts if part)
+        if rest:
+            self._grow(rest)
+
+    def _grow(self, piece: bytes) -> None:
+        self._size += len(piece)
+        if self._head is None and self._size > self._limit:
+            head = bytearray()
+            for part in [*self._pieces, piece]:
+                head += part[:HEAD_BYTES - len(head)]
+                if len(head) >= HEAD_BYTES:
+                    break
+            self._head, self._pieces = bytes(head), []
         elif self._head is None:
-            self._chunks.append(chunk)
+            self._pieces.append(piece)
 
-    def result(self) -> bytes | Unreadable:
-        if self._head is None:
-            return b"".join(self._chunks)
-        return Unreadable(self._head, self._size - self._newline)
+    def _end(self, last: bytes) -> bytes | Unreadable:
+        """The line begun in earlier reads, ended by ``last`` (its bytes before the newline)."""
+        self._grow(last)
+        if self._head is not None:
+            line: bytes | Unreadable = Unreadable(self._head, self._size)
+        else:
+            line = b"".join(self._pieces)
+        self._pieces, self._head, self._size = [], None, 0
+        return line
+
+    def end_of_file(self) -> bytes | Unreadable | None:
+        """What was left without a newline at the end (the last line still counts), or None."""
+        if not self._size:
+            return None
+        return self._end(b"")
+
+
+def _capped(line: bytes | Unreadable, limit: int) -> bytes | Unreadable:
+    if isinstance(line, bytes) and len(line) > limit:
+        return Unreadable(line[:HEAD_BYTES], len(line))
+    return line
 
 
 class WireTransport:
@@ -165,6 +204,7 @@ class WireTransport:
         self._inbound = inbound if isinstance(inbound, Inbound) else None
         self._withdrawing = inbound if isinstance(inbound, Withdrawing) else None
         self._max_line = self._inbound.max_line_bytes if self._inbound is not None else DEFAULT_MAX_LINE
+        self._lines = _Lines(self._max_line)
         self._batch: list[Streamed] | None = None
         self._unanswered: set[int | str] = set()
         """Ids of our requests the agent has not answered yet."""
@@ -218,27 +258,14 @@ class WireTransport:
     # -- reading ---------------------------------------------------------------------------
 
     async def _read_line(self) -> bytes | Unreadable:
-        """The next line (b"" at the end); one over the limit as ``Unreadable``."""
-        try:
-            line = await self._reader.readuntil(b"\n")
-        except (asyncio.LimitOverrunError, asyncio.IncompleteReadError) as exc:
-            return await self._read_long_line(exc)
-        if len(line) - 1 > self._max_line:
-            return Unreadable(line[:HEAD_BYTES], len(line) - 1)
-        return line
-
-    async def _read_long_line(self, exc: asyncio.LimitOverrunError | asyncio.IncompleteReadError) -> bytes | Unreadable:
-        """A line longer than the reader's buffer limit, or the last one without a newline."""
-        line = LongLine(self._max_line)
-        while isinstance(exc, asyncio.LimitOverrunError):
-            line.add(await self._reader.readexactly(exc.consumed))
-            try:
-                line.add(await self._reader.readuntil(b"\n"))
-                return line.result()
-            except (asyncio.LimitOverrunError, asyncio.IncompleteReadError) as more:
-                exc = more
-        line.add(exc.partial)
-        return line.result()
+        """The next line without its newline (b"" at the end); one over the limit as ``Unreadable``."""
+        lines = self._lines
+        while not lines.ready:
+            data = await self._reader.read(READ_SIZE)
+            if not data:
+                return lines.end_of_file() or b""
+            lines.feed(data)
+        return lines.ready.popleft()
 
     def _parse(self, line: bytes) -> dict[str, object] | Unreadable | None:
         line = line.strip()

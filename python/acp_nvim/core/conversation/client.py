@@ -105,20 +105,36 @@ class SessionClient:
 
     def updates(self, batch: list[Streamed]) -> None:
         """Each update in order to the session; one for another session, or one that fails, is
-        reported and the rest still go on."""
+        reported and the rest still go on. Consecutive text chunks of one kind go on as one text
+        (a flood's hundreds of chunks per read cost the transcript and its redactor one call)."""
         session = self._session
-        stream = session.stream
+        own = session.session_id
+        run_kind, run = "", []
         for session_id, kind, payload in batch:
-            if session_id != session.session_id and session.session_id is not None:
+            if session_id != own and own is not None:
                 self.dropped(f"ignored a session/update for another session ({session_id!r:.80})")
                 continue
+            if kind and kind == run_kind:
+                run.append(cast(str, payload))
+                continue
+            if run:
+                self._chunk(run_kind, run)
+            if kind:
+                run_kind, run = kind, [cast(str, payload)]
+                continue
+            run_kind, run = "", []
             try:
-                if kind:
-                    stream.chunk(kind, cast(str, payload))
-                else:
-                    stream.route(cast(SessionUpdate, payload))
+                session.stream.route(cast(SessionUpdate, payload))
             except Exception as exc:
                 self._failed(exc)
+        if run:
+            self._chunk(run_kind, run)
+
+    def _chunk(self, kind: str, texts: list[str]) -> None:
+        try:
+            self._session.stream.chunk(kind, texts[0] if len(texts) == 1 else "".join(texts))
+        except Exception as exc:
+            self._failed(exc)
 
     def dropped(self, summary: str, raw: str | None = None, tell: bool = False, level: str = "warn") -> None:
         """The transport dropped or repaired a message: the log says what, and with ``tell`` so
