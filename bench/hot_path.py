@@ -60,10 +60,14 @@ class _Editor(FakeEditor):
         super().__init__()
         self.flushed = 0
 
-        async def send(code: str, ops: dict[str, list[Any]], states: dict[str, Any]) -> None:
-            self.flushed += sum(len(v) for v in ops.values())
+        def post(code: str, *args: Any) -> None:
+            if args and isinstance(args[0], dict):
+                self.flushed += sum(len(v) for v in args[0].values())
 
-        self.queue = RenderQueue(send, lambda key: {})
+        async def barrier() -> None:
+            return None
+
+        self.queue = RenderQueue(post, barrier, lambda key: {})
 
     def render(self, session_key: str, ops: list[Any]) -> None:
         self.queue.push(session_key, ops)

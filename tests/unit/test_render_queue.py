@@ -7,14 +7,15 @@ import asyncio
 import pytest
 
 from acp_nvim.core import render_ops
-from acp_nvim.nvim.chat.render_queue import FLUSH_BUDGET, RenderQueue, cost, split
+from acp_nvim.nvim.chat.render_queue import FLUSH_BUDGET, FLUSH_CODE, RenderQueue, cost, split
 from helpers import async_wait_for
 
 pytestmark = pytest.mark.timeout(30)
 
 
 class Neovim:
-    """Records flushes and calls in the order Neovim would see them; ``hold`` keeps a flush in flight."""
+    """Records flushes and calls in the order Neovim would see them; ``hold`` keeps a flush in flight
+    (its barrier unanswered)."""
 
     def __init__(self) -> None:
         self.seen: list[tuple[str, object]] = []
@@ -22,16 +23,18 @@ class Neovim:
         self.most_in_flight = 0
         self.hold: asyncio.Event | None = None
 
-    async def send(self, code: str, ops: dict, states: dict) -> None:
-        self.in_flight += 1
-        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+    def post(self, code: str, *args: object) -> None:
+        if code == FLUSH_CODE:
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+            self.seen.append(("flush", args))
+        else:
+            self.seen.append(("call", (code, args)))
+
+    async def barrier(self) -> None:
         if self.hold is not None:
             await self.hold.wait()
         self.in_flight -= 1
-        self.seen.append(("flush", (ops, states)))
-
-    def post(self, code: str, *args: object) -> None:
-        self.seen.append(("call", (code, args)))
 
     @property
     def flushes(self) -> list:
@@ -42,7 +45,7 @@ class Neovim:
 
 
 def queue_for(neovim: Neovim, states=lambda key: {"k": key}, **kwargs) -> RenderQueue:
-    return RenderQueue(neovim.send, states, neovim.post, **kwargs)
+    return RenderQueue(neovim.post, neovim.barrier, states, **kwargs)
 
 
 async def test_coalesces_appends_and_replaces_sets():
@@ -81,7 +84,7 @@ async def test_one_flush_in_flight_and_what_comes_meanwhile_waits_for_it():
     await async_wait_for(lambda: neovim.in_flight == 1)
     for chunk in "bcdef":
         queue.push("s", [render_ops.append(1, chunk)])
-    assert neovim.in_flight == 1 and not neovim.flushes
+    assert neovim.in_flight == 1 and len(neovim.flushes) == 1
     neovim.hold.set()
     await async_wait_for(lambda: len(neovim.flushes) == 2)
     assert neovim.most_in_flight == 1, "nothing more is sent while Neovim applies a flush"
@@ -140,7 +143,16 @@ async def test_calls_come_after_what_was_queued_before_them_and_before_what_foll
     assert kinds.count("flush") > 3, "the large block went in several flushes before the call"
 
 
-async def test_drain_returns_once_everything_before_it_was_applied():
+async def test_a_call_with_nothing_queued_goes_at_once_and_drain_returns_at_once():
+    neovim = Neovim()
+    queue = queue_for(neovim)
+    queue.call("vim.notify(...)", "hello")
+    assert neovim.seen == [("call", ("vim.notify(...)", ("hello",)))]
+    await queue.drain()
+    assert queue.idle
+
+
+async def test_drain_returns_once_everything_before_it_was_sent():
     neovim = Neovim()
     queue = queue_for(neovim, budget=500.0)
     queue.push("s", [render_ops.new(1, "agent", ["x" * 200] * 100)])
@@ -154,18 +166,19 @@ async def test_a_failed_flush_is_reported_and_the_next_ones_still_go():
     reports: list[str] = []
     sent: list = []
 
-    async def send(code: str, ops: dict, states: dict) -> None:
-        if not sent:
-            sent.append("failed")
-            raise RuntimeError("Lua error")
+    def post(code: str, ops: dict, states: dict) -> None:
         sent.append(ops)
 
-    queue = RenderQueue(send, lambda key: {}, report=reports.append)
+    async def barrier() -> None:
+        if len(sent) == 1:
+            raise RuntimeError("Lua error")
+
+    queue = RenderQueue(post, barrier, lambda key: {}, report=reports.append)
     queue.push("s", [render_ops.new(1, "agent", ["a"])])
-    await async_wait_for(lambda: sent)
+    await async_wait_for(lambda: reports)
     queue.push("s", [render_ops.new(2, "agent", ["b"])])
     await async_wait_for(lambda: len(sent) == 2)
-    assert reports and "Lua error" in reports[0]
+    assert "Lua error" in reports[0]
 
 
 async def test_discard_forgets_a_gone_chats_ops():
@@ -180,3 +193,20 @@ async def test_discard_forgets_a_gone_chats_ops():
     neovim.hold.set()
     await async_wait_for(lambda: len(neovim.flushes) == 2)
     assert neovim.flushes[1][0] == {"t": [{"op": "new", "id": 5, "kind": "agent", "lines": ["t"], "meta": None}]}
+
+
+async def test_a_call_pulls_what_is_queued_before_it_without_waiting_for_the_frame(monkeypatch):
+    from acp_nvim.nvim.chat import render_queue
+
+    monkeypatch.setattr(render_queue, "FLUSH_DELAY", 600.0)  # a frame longer than the test may wait
+    neovim = Neovim()
+    queue = queue_for(neovim)
+    queue.push("s", [render_ops.new(1, "agent", ["a"])])
+    await async_wait_for(lambda: neovim.flushes)
+    queue.push("s", [render_ops.new(2, "notice", ["refused"])])
+    queue.call("vim.notify(...)", "refused")
+    queue.push("s", [render_ops.new(3, "notice", ["after"])])
+    queue.call("vim.notify(...)", "after")
+    await async_wait_for(lambda: len(neovim.seen) == 5, what="everything, in one frame")
+    assert [kind for kind, _ in neovim.seen] == ["flush", "flush", "call", "flush", "call"]
+    assert [op["id"] for op in neovim.ops()] == [1, 2, 3]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import itertools
 import json
 import re
 from collections import deque
@@ -147,10 +148,13 @@ class _Lines:
         parts = data.split(b"\n")
         rest = parts.pop()  # after the last newline: the start of the next line
         if parts:
-            parts[0] = self._end(parts[0]) if self._size else parts[0]
-            if len(data) > self._limit:
-                parts = [_capped(part, self._limit) for part in parts]
-            self.ready.extend(part for part in parts if part)
+            first: bytes | Unreadable = self._end(parts[0]) if self._size else parts[0]
+            if len(data) > self._limit:  # only then can a line in it be over the limit
+                self.ready.extend(line for line in map(self._capped, [first, *parts[1:]]) if line)
+            else:
+                if first:
+                    self.ready.append(first)
+                self.ready.extend(line for line in itertools.islice(parts, 1, None) if line)
         if rest:
             self._grow(rest)
 
@@ -176,6 +180,11 @@ class _Lines:
         self._pieces, self._head, self._size = [], None, 0
         return line
 
+    def _capped(self, line: bytes | Unreadable) -> bytes | Unreadable:
+        if isinstance(line, bytes) and len(line) > self._limit:
+            return Unreadable(line[:HEAD_BYTES], len(line))
+        return line
+
     def end_of_file(self) -> bytes | Unreadable | None:
         """What was left without a newline at the end (the last line still counts), or None."""
         if not self._size:
@@ -183,10 +192,6 @@ class _Lines:
         return self._end(b"")
 
 
-def _capped(line: bytes | Unreadable, limit: int) -> bytes | Unreadable:
-    if isinstance(line, bytes) and len(line) > limit:
-        return Unreadable(line[:HEAD_BYTES], len(line))
-    return line
 
 
 class WireTransport:

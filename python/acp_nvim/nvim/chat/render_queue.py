@@ -13,12 +13,16 @@ whatever the agent sends (the frame budget, ARCHITECTURE.md):
   operation, per line, per byte); a larger operation is split (an append at any character, a
   block's lines into its first lines and an append of the rest) and the rest waits for the next
   frame;
-- a flush is a request: the next one leaves only once Neovim has applied this one, and no
-  sooner than a frame later, so flushes never pile up in Neovim's queue when it is slow.
+- a flush is a notification followed by a request that Neovim answers only once it has
+  applied it (``barrier``); the next flush leaves after that answer, and no sooner than a frame
+  after the last, so flushes never pile up in Neovim's queue when it is slow.
 
-Calls that must come after what is queued (a permission prompt, a message, a chat opened with
-its replay) go through ``call``: they are sent in order behind the operations queued before
-them, never overtaking them. ``drain`` waits until everything queued so far was applied.
+Every other Lua call of the editor goes through ``call``: sent at once when nothing is queued,
+else in order behind the operations queued before it, which then go without waiting for their
+frame (a permission prompt never comes before
+the tool call it is about, a dismissal never before what it dismisses). Notifications are written
+in the order they are made, so nothing sent before overtakes them. ``drain`` waits until
+everything queued so far was sent (a request made after it is answered after all of it).
 """
 
 from __future__ import annotations
@@ -31,14 +35,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...core import tasks
-from ...core.render_ops import RenderOp, append, new, set_lines
+from ...core.render_ops import RenderOp, append, insert, new, set_lines
 
 FLUSH_DELAY = 0.016
 """Seconds between two flushes: one flush (and one redraw) per frame keeps Neovim's share small."""
 FLUSH_CODE = "require('acp_nvim.ui').flush(...)"
 REPLACEABLE = frozenset(("set", "clip"))
 
-OP_COST = {"new": 60.0, "append": 8.0, "set": 25.0, "clip": 10.0}
+OP_COST = {"new": 60.0, "append": 8.0, "set": 25.0, "clip": 10.0, "insert": 80.0, "gap": 10.0}
 """Estimated µs of Neovim's time per operation (extmarks, the prompt area, highlights), measured
 with lua/acp_nvim/chat.lua on this project's bench machine."""
 LINE_COST = 0.4
@@ -49,10 +53,10 @@ FLUSH_BUDGET = 4000.0
 """Estimated µs of Neovim's time one flush may carry: a quarter of a frame, so that a slower
 machine (or a busy one) still stays within the frame."""
 
-Send = Callable[[str, dict[str, list[RenderOp]], dict[str, Any]], Awaitable[object]]
-"""Apply a flush in Neovim and return once it is applied (a request)."""
 Post = Callable[..., None]
-"""Send a Lua call without waiting (a notification): ``post(code, *args)``."""
+"""Send a Lua call without waiting (a notification, written at once): ``post(code, *args)``."""
+Barrier = Callable[[], Awaitable[object]]
+"""A request Neovim answers after everything sent before it (nvim_exec_lua, not a fast call)."""
 
 
 def cost(op: RenderOp) -> float:
@@ -60,10 +64,10 @@ def cost(op: RenderOp) -> float:
     if op["op"] == "append":
         text = op["text"]
         return OP_COST["append"] + text.count("\n") * LINE_COST + len(text) * BYTE_COST
-    if op["op"] == "new" or op["op"] == "set":
+    if op["op"] == "new" or op["op"] == "set" or op["op"] == "insert":
         lines = op["lines"]
         return OP_COST[op["op"]] + len(lines) * LINE_COST + sum(map(len, lines)) * BYTE_COST
-    return OP_COST["clip"]
+    return OP_COST[op["op"]]
 
 
 class _Appends:
@@ -99,11 +103,11 @@ class _Segment:
 class RenderQueue:
     """Buffers ops per session, session states and ordered calls; flushes them paced and bounded."""
 
-    def __init__(self, send: Send, states: Callable[[str], dict[str, Any]], post: Post | None = None,
+    def __init__(self, post: Post, barrier: Barrier, states: Callable[[str], dict[str, Any]],
                  report: tasks.ErrorReporter | None = None, budget: float = FLUSH_BUDGET) -> None:
-        self._send = send
+        self._post = post
+        self._barrier = barrier
         self._states = states
-        self._post = post or (lambda code, *args: None)
         self._report = report or (lambda message: None)
         self._budget = budget
         self._segments: deque[_Segment] = deque([_Segment()])
@@ -141,16 +145,25 @@ class RenderQueue:
         self._wake()
 
     def call(self, code: str, *args: Any) -> None:
-        """Send ``code`` (a Lua chunk, ``...`` bound to ``args``) after everything queued so far."""
-        self._segments[-1].calls.append((code, args))
-        self._wake()
+        """Send ``code`` (a Lua chunk, ``...`` bound to ``args``) after everything queued so far:
+        now when nothing is, else right after the flush that sends the last of it."""
+        if self._unsent():
+            self._segments[-1].calls.append((code, args))
+            self._wake()
+            return
+        self._post(code, *args)
 
     async def drain(self) -> None:
-        """Return once everything queued so far was applied by Neovim."""
+        """Return once everything queued so far was sent to Neovim."""
+        if not self._unsent():
+            return
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._segments[-1].calls.append(done)
         self._wake()
         await done
+
+    def _unsent(self) -> bool:
+        return not all(s.empty() and not s.calls for s in self._segments)
 
     def discard(self, key: str) -> None:
         """Forget the operations queued for ``key`` (its chat is gone)."""
@@ -160,7 +173,7 @@ class RenderQueue:
     @property
     def idle(self) -> bool:
         """Nothing queued and nothing in flight."""
-        return self._task is None and all(s.empty() and not s.calls for s in self._segments)
+        return self._task is None and not self._unsent()
 
     def _open_segment(self) -> _Segment:
         """The segment new operations join: a new one once the last has calls (they come after)."""
@@ -175,31 +188,54 @@ class RenderQueue:
     def _wake(self) -> None:
         if self._task is None:
             self._task = tasks.spawn(self._run(), self._report, "chat rendering")
-            self._task.add_done_callback(self._stopped)
-
-    def _stopped(self, task: asyncio.Task[None]) -> None:
-        if self._task is task:
-            self._task = None
 
     async def _run(self) -> None:
-        await asyncio.sleep(0)  # what is pushed in the same turn of the loop goes together
-        while not self._drained():
-            wait = self._last_flush + FLUSH_DELAY - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            ops, states, calls = self._take()
-            if ops or states:
+        try:
+            await asyncio.sleep(0)  # what is pushed in the same turn of the loop goes together
+            while not self._drained():
+                wait = self._last_flush + FLUSH_DELAY - time.monotonic()
+                if wait > 0 and not self._urgent():
+                    await asyncio.sleep(wait)
+                await self._flush_once()
+        finally:
+            self._task = None  # in the same step as the last check: what comes next starts a new run
+
+    async def _flush_once(self) -> None:
+        """One frame's flush: segment after segment while the budget lasts, each segment's calls
+        right after its operations; then wait until Neovim has applied it all."""
+        budget, flushed = self._budget, False
+        try:
+            while budget > 0:
+                ops, states, calls, budget = self._take(budget)
+                if ops or states:
+                    flushed = True
+                    self._post(FLUSH_CODE, ops, states)
+                for item in calls:
+                    if isinstance(item, asyncio.Future):
+                        if not item.done():
+                            item.set_result(None)
+                    else:
+                        self._post(item[0], *item[1])
+                if not self._next_segment():
+                    break
+            if flushed:
                 self._last_flush = time.monotonic()
-                try:
-                    await self._send(FLUSH_CODE, ops, states)
-                except Exception as exc:  # one failed flush must not stop the chats
-                    self._report(f"chat rendering failed: {type(exc).__name__}: {exc}")
-            for item in calls:
-                if isinstance(item, asyncio.Future):
-                    if not item.done():
-                        item.set_result(None)
-                else:
-                    self._post(item[0], *item[1])
+                await self._barrier()
+        except Exception as exc:  # one failed flush must not stop the chats
+            self._report(f"chat rendering failed: {type(exc).__name__}: {exc}")
+
+    def _urgent(self) -> bool:
+        """A call waits (a prompt, a message): what is queued before it goes now, not a frame later
+        (still one budget at a time, each after Neovim applied the last)."""
+        return any(segment.calls for segment in self._segments)
+
+    def _next_segment(self) -> bool:
+        """Drop the first segment once it is sent; whether another one waits."""
+        segments = self._segments
+        if len(segments) > 1 and segments[0].empty() and not segments[0].calls:
+            segments.popleft()
+            return True
+        return False
 
     def _drained(self) -> bool:
         segments = self._segments
@@ -207,11 +243,10 @@ class RenderQueue:
             segments.popleft()
         return segments[0].empty() and not segments[0].calls and len(segments) == 1
 
-    def _take(self) -> tuple[dict[str, list[RenderOp]], dict[str, Any], list[Any]]:
-        """What the next flush carries: the first segment's operations up to the budget (its
-        states with them), and its calls once every operation before them is taken."""
+    def _take(self, budget: float) -> tuple[dict[str, list[RenderOp]], dict[str, Any], list[Any], float]:
+        """What the first segment sends now: its operations up to ``budget`` (its states with them),
+        its calls once every operation before them is taken, and the budget left."""
         segment = self._segments[0]
-        budget = self._budget
         ops: dict[str, list[RenderOp]] = {}
         first = True
         for key in list(segment.ops):
@@ -248,7 +283,7 @@ class RenderQueue:
         calls: list[Any] = []
         if segment.empty():
             calls, segment.calls = segment.calls, []
-        return ops, states, calls
+        return ops, states, calls, budget
 
 
 def split(op: RenderOp, budget: float, force: bool = False) -> tuple[RenderOp | None, RenderOp | None]:
@@ -262,7 +297,7 @@ def split(op: RenderOp, budget: float, force: bool = False) -> tuple[RenderOp | 
         if size <= 0 or size >= len(text):
             return None, None
         return append(op["id"], text[:size]), append(op["id"], text[size:])
-    if op["op"] == "new" or op["op"] == "set":
+    if op["op"] == "new" or op["op"] == "set" or op["op"] == "insert":
         lines = op["lines"]
         count, room = 0, budget - OP_COST[op["op"]]
         while count < len(lines) - 1:
@@ -274,8 +309,13 @@ def split(op: RenderOp, budget: float, force: bool = False) -> tuple[RenderOp | 
             count = 1
         if count == 0:
             return None, None
-        head: RenderOp = new(op["id"], op["kind"], lines[:count], op["meta"]) if op["op"] == "new" \
-            else set_lines(op["id"], lines[:count], op["meta"])
+        head: RenderOp
+        if op["op"] == "new":
+            head = new(op["id"], op["kind"], lines[:count], op["meta"])
+        elif op["op"] == "insert":
+            head = insert(op["id"], op["kind"], lines[:count], op["meta"], op["before"])
+        else:
+            head = set_lines(op["id"], lines[:count], op["meta"])
         return head, append(op["id"], "\n" + "\n".join(lines[count:]))
     return None, None
 

@@ -29,6 +29,8 @@ from .buffer_cache import BufferCache
 Describe = Callable[[str], dict[str, Any]]
 """A session's state for Lua (statusline, completion), by session key."""
 
+BARRIER = "return 0"
+"""Answered by Neovim once it has handled every call sent before it (a flush's end)."""
 DISMISSABLE = {PERMISSION: "acp_nvim.permission", REVIEW: "acp_nvim.review", QUESTION: "acp_nvim.question"}
 """The Lua module of each view a cancelled turn (or a withdrawn request) closes."""
 
@@ -43,7 +45,7 @@ class NvimEditor:
     def __init__(self, bridge: Bridge, questions: Questions, describe: Describe) -> None:
         self.bridge = bridge
         self.questions = questions
-        self.queue = RenderQueue(bridge.lua, describe, bridge.lua_async,
+        self.queue = RenderQueue(bridge.lua_async, lambda: bridge.lua(BARRIER), describe,
                                  lambda message: bridge.notify(message, "error"))
         self.buffer_cache = BufferCache()
         self._state_dir: str | None = None
@@ -114,20 +116,20 @@ class NvimEditor:
         self.queue.call("require('acp_nvim.review').open(...)", ticket.id, table)
 
     def show_choice(self, ticket: Ticket, prompt: str, items: list[str]) -> None:
-        self.bridge.lua_async("require('acp_nvim.ui').select(...)", ticket.id, prompt, items)
+        self.queue.call("require('acp_nvim.ui').select(...)", ticket.id, prompt, items)
 
     def show_question(self, ticket: Ticket, form: QuestionForm) -> None:
         """Open the question's form buffer (lua/acp_nvim/question.lua) beside the chat."""
         self.queue.call("require('acp_nvim.question').open(...)", ticket.id, _form_table(form, self.redact))
 
     def mark_question(self, ticket: Ticket, problems: Mapping[str, str]) -> None:
-        self.bridge.lua_async("require('acp_nvim.question').mark(...)", ticket.id, dict(problems))
+        self.queue.call("require('acp_nvim.question').mark(...)", ticket.id, dict(problems))
 
     def dismiss(self, ticket: Ticket) -> None:
         module = DISMISSABLE.get(ticket.view)
         if module is not None:
             reason = "the agent withdrew it" if ticket.withdrawn else ""
-            self.bridge.lua_async(f"require('{module}').dismiss(...)", ticket.id, reason)
+            self.queue.call(f"require('{module}').dismiss(...)", ticket.id, reason)
 
     async def choose(self, prompt: str, items: list[str]) -> int | None:
         """Let the user pick one of ``items`` (``vim.ui.select``): its index, or None when dismissed."""
@@ -164,10 +166,10 @@ class NvimEditor:
         return int(raw["pid"])
 
     def kill_terminal(self, terminal_id: str) -> None:
-        self.bridge.lua_async("require('acp_nvim.terminal').kill(...)", terminal_id)
+        self.queue.call("require('acp_nvim.terminal').kill(...)", terminal_id)
 
     def release_terminal(self, terminal_id: str) -> None:
-        self.bridge.lua_async("require('acp_nvim.terminal').release(...)", terminal_id)
+        self.queue.call("require('acp_nvim.terminal').release(...)", terminal_id)
 
     def terminal_event(self, event: str, terminal_id: str, data: object) -> None:
         """Output or exit of a terminal job, from Lua (unknown ids are ignored)."""
