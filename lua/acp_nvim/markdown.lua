@@ -231,6 +231,14 @@ function M.on_new(chat, id, kind)
   end
 end
 
+--- An older block was drawn (a long chat, as the user scrolls up): highlighted once, as finished.
+function M.on_old(chat, id, kind)
+  local md = chat.md
+  if md and M.MD_KINDS[kind] then
+    md.version[id], md.dirty[id] = 0, true
+  end
+end
+
 --- Text was appended to block `id`.
 function M.on_append(chat, id)
   local md = chat.md

@@ -49,6 +49,16 @@ class HistoryStore:
         """The record of one session, or None (missing or unreadable)."""
         return _read(self.path(cwd, agent, session_id))
 
+    def find(self, cwd: str, session_id: str) -> list[SessionRecord]:
+        """The records of ``session_id`` in ``cwd`` (every agent's), without reading the others."""
+        folder = self.folder(cwd)
+        if not folder.is_dir():
+            return []
+        name = self.path(cwd, "", session_id).name
+        found = [r for p in folder.glob(f"*/{name}") if (r := _read(p)) is not None
+                 and r.cwd == cwd and r.session_id == session_id]
+        return sorted(found, key=lambda r: r.updated, reverse=True)
+
     def records(self, cwd: str) -> list[SessionRecord]:
         """Every readable record of ``cwd``, most recently updated first (unreadable files are skipped)."""
         found = [r for p in self._files(cwd) if (r := _read(p)) is not None and r.cwd == cwd]

@@ -116,6 +116,11 @@ class Recorder:
         store = await self.store()
         return await asyncio.to_thread(store.records, cwd) if store is not None else []
 
+    async def find(self, cwd: str, session_id: str) -> list[SessionRecord]:
+        """The records of ``session_id`` in ``cwd`` (one per agent that kept it), read alone."""
+        store = await self.store()
+        return await asyncio.to_thread(store.find, cwd, session_id) if store is not None else []
+
     async def delete(self, cwd: str, agent: str, session_id: str) -> bool:
         store = await self.store()
         return await asyncio.to_thread(store.delete, cwd, agent, session_id) if store is not None else False

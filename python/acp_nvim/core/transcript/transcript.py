@@ -5,12 +5,20 @@ plan, notice). It keeps every block's full text (a finished long block compresse
 long session's text costs a fraction of its size); the chat shows a bounded view of each
 (see block_view.py). Each change is a render operation the editor applies (``core/render_ops.py``:
 ``new``, ``append``, ``set``, ``clip``).
+
+A long transcript is drawn from its newest blocks (the frame budget: no draw of 10,000 turns at
+once). A chat opened on it (``replay_ops``) and the blocks added during ``quiet`` (a reopened
+session's history, an agent's replay) draw one page of the newest blocks and a ``gap`` above
+them; ``page`` draws the blocks of a gap next to the ones drawn, newest first, a page at a time,
+as the user scrolls up to it.
 """
 
 from __future__ import annotations
 
+import bisect
+import contextlib
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from acp.schema import PlanEntry
@@ -32,6 +40,9 @@ COMPACT_EVERY = 4096
 """Join a streamed block's chunks after this many, so 100k tiny chunks stay cheap to hold."""
 PACK_MIN_CHARS = 128
 """A finished block this long or longer is held compressed (``Block.settle``)."""
+PAGE_LINES = 400
+"""Lines of the blocks drawn at once from a long transcript (at least one block): a chat window's
+worth several times over, and a few ms of Neovim's time."""
 
 
 @dataclass(slots=True, eq=False)
@@ -47,6 +58,10 @@ class Block:
     packed: bytes | None = None
     """The whole text, zlib-compressed, once the block is finished and long (``chunks`` is then empty)."""
     packed_chars: int = 0
+    packed_lines: int = 0
+    unredacted: bool = False
+    """Restored from a record (redacted when it was saved): this session's redactor has not seen
+    it yet; it does before the text is drawn or read (``Transcript._clean``)."""
 
     def text(self) -> str:
         if self.packed is not None:
@@ -72,6 +87,7 @@ class Block:
             return
         self.packed = zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
         self.packed_chars = len(text)
+        self.packed_lines = text.count("\n") + 1
         self.chunks = []
 
 
@@ -94,23 +110,118 @@ class Transcript:
         self._plans: dict[str, int] = {}
         self._last: Block | None = None
         self._sink = sink or (lambda op: None)
+        self._quiet_after: int | None = None
+        """While ``quiet``: blocks with a greater id are not drawn as they come."""
         self._next_id = 0
         self._answering = False
         self.terminal_view: Callable[[str], list[str] | None] | None = None
         """Set by a session that runs terminals: the live lines of an embedded terminal."""
 
     def replay_ops(self) -> list[Op]:
-        """Operations that rebuild the whole transcript (a reopened chat buffer)."""
-        ops: list[Op] = []
-        for block in self.blocks:
-            if block.view is None:
-                ops.append(render_ops.new(block.id, block.kind, clip_lines(_lines(block), self.limits), block.meta))
-                continue
-            lines, marker = project(block.text(), block.view.limits)
-            ops.append(render_ops.new(block.id, block.kind, lines, block.meta))
-            if marker:
-                ops.append(render_ops.clip(block.id, marker))
+        """Operations that draw the transcript in a new chat buffer: its newest page of blocks, and
+        a gap above them for the older ones."""
+        drawable = self._drawable()
+        start = self._page_start(drawable, 0, len(drawable))
+        ops = [op for block in drawable[start:] for op in self._block_ops(block)]
+        if start:
+            ops.append(render_ops.gap(drawable[start].id, None, start))
         return ops
+
+    def page(self, before: int, after: int | None) -> list[Op]:
+        """The newest page of the blocks between block ``after`` (None: the first) and block
+        ``before``, drawn above ``before``, and the gap left above them (count 0: none)."""
+        drawable = self._drawable()
+        end = self._position(drawable, before)
+        low = 0 if after is None else self._position(drawable, after)
+        if after is not None and low < len(drawable) and drawable[low].id == after:
+            low += 1
+        if end >= len(drawable) or drawable[end].id != before or low > end:
+            return [render_ops.gap(before, after, 0)]
+        start = self._page_start(drawable, low, end)
+        ops: list[Op] = [render_ops.gap(before, after, 0)]
+        for block in drawable[start:end]:
+            for op in self._block_ops(block):
+                if op["op"] == "new":
+                    ops.append(render_ops.insert(op["id"], op["kind"], op["lines"], op["meta"], before))
+                else:
+                    ops.append(op)
+        if start > low:
+            ops.append(render_ops.gap(drawable[start].id, after, start - low))
+        return ops
+
+    def _block_ops(self, block: Block) -> list[Op]:
+        """How the chat draws ``block`` as it is now: a ``new`` and, when it is cut, a ``clip``."""
+        if block.view is None:
+            return [render_ops.new(block.id, block.kind, clip_lines(self._clean(block).split("\n"), self.limits),
+                                   block.meta)]
+        lines, marker = project(block.text(), block.view.limits)
+        ops: list[Op] = [render_ops.new(block.id, block.kind, lines, block.meta)]
+        if marker:
+            ops.append(render_ops.clip(block.id, marker))
+        return ops
+
+    def _drawable(self) -> list[Block]:
+        """The blocks the chat may show now (while ``quiet``, not those added since it began)."""
+        if self._quiet_after is None:
+            return self.blocks
+        return self.blocks[:self._position(self.blocks, self._quiet_after + 1)]
+
+    @staticmethod
+    def _position(blocks: list[Block], block_id: int) -> int:
+        """Where block ``block_id`` is in ``blocks`` (ids grow along the list), or where it would go."""
+        return bisect.bisect_left(blocks, block_id, key=lambda block: block.id)
+
+    def _page_start(self, blocks: list[Block], low: int, end: int) -> int:
+        """The first of the newest blocks before ``end`` (down to ``low``) that fit a page."""
+        lines, start = 0, end
+        while start > low:
+            size = self._shown_lines(blocks[start - 1])
+            if lines and lines + size > PAGE_LINES:
+                break
+            lines += size
+            start -= 1
+        return start
+
+    def _shown_lines(self, block: Block) -> int:
+        if block.packed is not None:
+            return min(self.limits.max_lines, block.packed_lines)
+        return min(self.limits.max_lines, sum(chunk.count("\n") for chunk in block.chunks) + 1)
+
+    @contextlib.contextmanager
+    def quiet(self) -> Iterator[None]:
+        """Blocks added meanwhile are not drawn as they come (a reopened session's history, an
+        agent's replay); once it ends, the newest page of them is, and a gap above for the rest."""
+        if self._quiet_after is not None:
+            yield
+            return
+        first = len(self.blocks)
+        after = self.blocks[-1].id if self.blocks else None
+        self._quiet_after = after or 0
+        try:
+            yield
+        finally:
+            self._quiet_after = None
+            self._reveal(first, after)
+
+    def _reveal(self, first: int, after: int | None) -> None:
+        start = self._page_start(self.blocks, first, len(self.blocks))
+        for block in self.blocks[start:]:
+            for op in self._block_ops(block):
+                self._sink(op)
+        if start > first:
+            self._sink(render_ops.gap(self.blocks[start].id, after, start - first))
+
+    def _clean(self, block: Block) -> str:
+        """The block's text, through this session's redactor once (a restored block's first read)."""
+        if not block.unredacted:
+            return block.text()
+        block.set_text(self._redact(block.text()))
+        block.unredacted = False
+        return block.chunks[0]
+
+    def _emit(self, op: Op) -> None:
+        if self._quiet_after is None or op["id"] <= self._quiet_after:
+            self._sink(op)
 
     # -- lookups (the chat's keys) -------------------------------------------------
 
@@ -120,7 +231,7 @@ class Transcript:
         if state is not None:
             return self._redact(state.full_text())
         block = self._by_id.get(block_id)
-        return block.text() if block is not None else None
+        return self._clean(block) if block is not None else None
 
     def tool_call_of(self, block_id: int) -> tool_calls.ToolCallState | None:
         call_id = self._tool_of_block.get(block_id)
@@ -170,6 +281,20 @@ class Transcript:
         self._new_block(kind, text)
         self._answering = False
 
+    def restore_many(self, entries: list[tuple[str, str]]) -> None:
+        """Blocks of an earlier conversation, many at once (a long record): kept as they are and
+        redacted only when drawn or read, so that reopening 10,000 turns costs what a page costs."""
+        self._finish_last()
+        for kind, text in entries:
+            self._take_id()
+            block = Block(self._next_id, kind, [text], None, unredacted=self._redactor is not None)
+            self.blocks.append(block)
+            self._by_id[block.id] = block
+            if self._quiet_after is None:
+                self._sink(render_ops.new(block.id, kind, clip_lines(self._clean(block).split("\n"), self.limits)))
+        self._last = self.blocks[-1] if entries else self._last
+        self._answering = False
+
     def flag(self, text: str) -> int:
         """A warning the user may act on with a key on its line; returns its block id."""
         return self._new_block("error", text).id
@@ -196,9 +321,9 @@ class Transcript:
         assert view is not None
         shown = view.feed(text)
         if shown:
-            self._sink(render_ops.append(last.id, shown))
+            self._emit(render_ops.append(last.id, shown))
         elif view.marker_due():
-            self._sink(render_ops.clip(last.id, view.marker()))
+            self._emit(render_ops.clip(last.id, view.marker()))
 
     def _new_stream_block(self, kind: str, text: str) -> Block:
         guard = StreamRedactor(self._redactor) if self._redactor is not None else None
@@ -207,15 +332,15 @@ class Transcript:
         view = StreamView(self.limits)
         shown = view.feed(text)
         block = self._add(Block(self._take_id(), kind, [text], view, guard=guard))
-        self._sink(render_ops.new(block.id, kind, shown.split("\n")))
+        self._emit(render_ops.new(block.id, kind, shown.split("\n")))
         if view.marker_due():
-            self._sink(render_ops.clip(block.id, view.marker()))
+            self._emit(render_ops.clip(block.id, view.marker()))
         return block
 
     def _new_block(self, kind: str, text: str, meta: Meta | None = None) -> Block:
         text = self._redact(text)
         block = self._add(Block(self._take_id(), kind, [text], None, meta))
-        self._sink(render_ops.new(block.id, kind, clip_lines(_lines(block), self.limits), meta))
+        self._emit(render_ops.new(block.id, kind, clip_lines(_lines(block), self.limits), meta))
         return block
 
     def _take_id(self) -> int:
@@ -238,7 +363,7 @@ class Transcript:
             if tail:
                 self._append_shown(last, tail)
         if last is not None and last.view is not None and last.view.clipped:
-            self._sink(render_ops.clip(last.id, last.view.marker()))
+            self._emit(render_ops.clip(last.id, last.view.marker()))
         if last is not None:
             last.guard = None
             last.settle()
@@ -251,7 +376,7 @@ class Transcript:
         text = self._redact(text)
         block.set_text(text)
         block.meta = meta
-        self._sink(render_ops.set_lines(block.id, clip_lines(_lines(block), self.limits), meta))
+        self._emit(render_ops.set_lines(block.id, clip_lines(_lines(block), self.limits), meta))
         return block.id
 
     # -- structured updates --------------------------------------------------------
@@ -309,7 +434,7 @@ class Transcript:
         """The conversation as markdown for an agent that lost it (a restart into a new session):
         prompts, answers, tool calls and plans, without notices or thoughts; at most the last
         ``limit`` characters."""
-        parts = [block.text() for block in self.blocks if block.kind in CONTEXT_KINDS]
+        parts = [self._clean(block) for block in self.blocks if block.kind in CONTEXT_KINDS]
         text = "\n\n".join(parts)
         if len(text) > limit:
             text = "[… earlier conversation cut …]\n" + text[-limit:]

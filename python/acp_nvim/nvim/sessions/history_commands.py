@@ -80,7 +80,7 @@ async def _pick(ctx: CommandContext, which: str | None, cwd: str, verb: str) -> 
     settings = ctx.manager.settings
     agents = [settings.default_agent] if which == "last" else list(settings.all_agents())
     if verb == "resume" and which not in (None, "last"):  # a locally known id: no agent started to list
-        local = past.merge([r for r in await ctx.recorder.records(cwd) if r.session_id == which], {})
+        local = past.merge(await ctx.recorder.find(cwd, which), {})
         if local and local[0].agent in agents:
             return local[0]
     items = await _past(ctx, cwd, agents)
@@ -112,7 +112,11 @@ async def _resume(ctx: CommandContext, which: str | None, cwd: str) -> None:
         return
     session = await ctx.bridge.call(lambda _: _reopened_chat(ctx, item, cwd))
     try:
-        how = await session.start_past(item.session_id, replay=item.record is None)
+        if item.record is None:  # the agent's replay: its newest blocks drawn once it is there
+            with session.transcript.quiet():
+                how = await session.start_past(item.session_id, replay=True)
+        else:
+            how = await session.start_past(item.session_id, replay=False)
     except AcpNvimError as exc:
         ctx.notify(str(exc), "error")
         return
@@ -142,12 +146,14 @@ def _reopened_chat(ctx: CommandContext, item: PastSession, cwd: str) -> Session:
 
 
 def _show_history(session: Session, entries: list[Entry], when: str, dropped: int = 0) -> None:
-    session.transcript.notice(HISTORY_START.format(when=when), "info")
-    if dropped:
-        session.transcript.notice(f"({dropped} older blocks were not kept: history.max_bytes)", "info")
-    for entry in entries:
-        session.transcript.restore(entry.kind, entry.text)
-    session.transcript.notice(HISTORY_END, "info")
+    """The earlier conversation in the chat: its newest blocks drawn, the rest as the user scrolls up."""
+    transcript = session.transcript
+    with transcript.quiet():
+        transcript.notice(HISTORY_START.format(when=when), "info")
+        if dropped:
+            transcript.notice(f"({dropped} older blocks were not kept: history.max_bytes)", "info")
+        transcript.restore_many([(entry.kind, entry.text) for entry in entries])
+        transcript.notice(HISTORY_END, "info")
 
 
 def _tell_how(session: Session, item: PastSession, how: str) -> None:
