@@ -143,6 +143,48 @@ local function update(view, first_seq, items)
   end
 end
 
+--- Draw items ({seq, header, body}) older than the oldest one shown above it (the ring's older
+--- entries, a page at a time after a new buffer showed its newest).
+local function add_older(view, items)
+  local lines, kept = {}, {}
+  local oldest = view.seqs[view.head]
+  for _, item in ipairs(items) do
+    if not oldest or item[1] < oldest then
+      kept[#kept + 1] = item
+      lines[#lines + 1] = item[2]
+      vim.list_extend(lines, item[3])
+    end
+  end
+  if #lines == 0 then
+    return
+  end
+  api.nvim_buf_set_lines(view.buf, 0, view.lines == 0 and -1 or 0, false, lines)
+  view.head = view.head - #kept
+  for i, item in ipairs(kept) do
+    view.seqs[view.head + i - 1], view.sizes[view.head + i - 1] = item[1], 1 + #item[3]
+  end
+  if view.tail < view.head then
+    view.tail = view.head + #kept - 1
+  end
+  view.lines = view.lines + #lines
+end
+
+--- Apply a batch of older entries from Python; false when the buffer is gone.
+---@param key string session key
+---@param first_seq integer oldest sequence number still in the ring
+---@param items table[] { seq, header, body_lines }, oldest first, all older than what is shown
+function M.prepend(key, first_seq, items)
+  local view = M.views[key]
+  if not view or not api.nvim_buf_is_valid(view.buf) then
+    return false
+  end
+  vim.bo[view.buf].modifiable = true
+  trim(view, first_seq)
+  add_older(view, items)
+  vim.bo[view.buf].modifiable = false
+  return true
+end
+
 --- Apply a batch from Python; false when the buffer is gone (Python then stops sending).
 ---@param key string session key
 ---@param first_seq integer oldest sequence number still in the ring

@@ -161,6 +161,12 @@ class LogRing:
         newer.reverse()
         return newer
 
+    def older(self, seq: int) -> Iterator[LogEntry]:
+        """Entries older than ``seq``, newest first (read it before the ring changes again)."""
+        for record in reversed(self._records):
+            if record[0] < seq:
+                yield LogEntry(record, self.redact)
+
     @property
     def first_seq(self) -> int:
         """Sequence number of the oldest kept entry (one past the last when empty)."""
