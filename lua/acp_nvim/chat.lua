@@ -439,7 +439,8 @@ end
 
 local scrolling
 
---- Draw the older blocks of a long chat as the user scrolls up to them (one autocommand for all).
+--- Draw the older blocks of a long chat as the user scrolls up to them, and highlight what comes
+--- into sight (one autocommand for all).
 function M.watch_scrolling()
   if scrolling then
     return
@@ -453,6 +454,9 @@ function M.watch_scrolling()
           local chat = M.of_buffer(api.nvim_win_get_buf(id))
           if chat and next(chat.gaps) then
             chat:fill_gaps()
+          end
+          if chat then
+            markdown.scrolled(chat)
           end
         end
       end

@@ -9,7 +9,12 @@
 ---
 --- The frame budget (acp_nvim.kit.frame): loading the parsers and compiling their queries
 --- (about 20 ms the first time, and it cannot be cut) waits for a pause in typing; until then
---- blocks stay plain. A block's captures become extmarks a slice at a time.
+--- blocks stay plain. One block is parsed at a time (every chat together), each parse in its
+--- own turn of the loop, and only blocks in sight of a window (or close to it) are: a long chat
+--- highlights what the user looks at, as they scroll. A block with a paragraph longer than
+--- PARAGRAPH_MAX bytes is parsed without its inline grammar (tree-sitter's markdown_inline can
+--- take tens of ms on one long paragraph, and its steps overrun their time budget). A block's
+--- captures become extmarks a slice at a time.
 local M = {}
 
 local api = vim.api
@@ -20,7 +25,8 @@ M.MD_KINDS = { agent = true, user = true }
 M.DELAY = 150 -- ms between highlight passes over a streaming block
 M.STREAM_MAX = 32 * 1024 -- bytes: a larger streaming block waits until it is finished
 M.SETTLED_MAX = 256 * 1024 -- bytes: a larger finished block stays plain text
-M.PASSES = 8 -- blocks started per tick (a reopened chat highlights its history a few at a time)
+M.PARAGRAPH_MAX = 2048 -- bytes: a block with a longer paragraph gets no inline highlights
+M.SIGHT = 2 -- windows' heights above and below what they show within which blocks are highlighted
 local SKIP = { spell = true, nospell = true, conceal = true }
 
 --- 'unloaded', 'loading', 'ready' or 'missing' (no markdown parser: chats stay plain).
@@ -150,9 +156,44 @@ local function apply(chat, id, parser, text, count, done)
         end
       end
       captures, index = nil, index + 1
+      if index <= #trees and frame.over(deadline) then
+        return true
+      end
     end
     return false
   end, done)
+end
+
+-- One pass at a time, every chat together: a parse runs as its own chain of scheduled steps,
+-- and several chains would all run their step in the same turn of Neovim's loop.
+local busy = false
+local ready_chats = {} ---@type table[] chats whose dirty blocks wait for a pass, in order
+
+local next_pass
+
+--- The longest paragraph of `lines` in bytes (a run of lines without a blank one).
+local function longest_paragraph(lines)
+  local longest, run = 0, 0
+  for _, line in ipairs(lines) do
+    if line:find('%S') then
+      run = run + #line + 1
+      longest = math.max(longest, run)
+    else
+      run = 0
+    end
+  end
+  return longest
+end
+
+--- Whether rows [first, stop) of the chat are in sight of one of its windows.
+local function in_sight(chat, first, stop)
+  for _, win in ipairs(vim.fn.win_findbuf(chat.buf)) do
+    local margin = M.SIGHT * api.nvim_win_get_height(win)
+    if stop >= vim.fn.line('w0', win) - 1 - margin and first <= vim.fn.line('w$', win) + margin then
+      return true
+    end
+  end
+  return false
 end
 
 local function pass(chat, id)
@@ -161,21 +202,50 @@ local function pass(chat, id)
   local lines = api.nvim_buf_get_lines(chat.buf, first, stop, false)
   local text, version = table.concat(lines, '\n'), md.version[id]
   local parser = vim.treesitter.get_string_parser(text, 'markdown')
-  md.running[id] = true
-  parser:parse(true, function(err)
-    md.running[id] = nil
-    if err or not chat.index[id] or not api.nvim_buf_is_valid(chat.buf) then
-      return
+  local inline = longest_paragraph(lines) <= M.PARAGRAPH_MAX
+  busy, md.running[id] = true, true
+  local function finished()
+    busy, md.running[id] = false, nil
+    if md.version[id] ~= version and chat.index[id] then
+      md.dirty[id] = true
+      schedule(chat)
     end
-    md.running[id] = true
-    apply(chat, id, parser, text, #lines, function()
-      md.running[id] = nil
-      if md.version[id] ~= version then
-        md.dirty[id] = true
-        schedule(chat)
-      end
-    end)
+    vim.defer_fn(next_pass, 0) -- the next parse begins in a turn of its own
+  end
+  parser:parse(inline, function(err)
+    if err or not chat.index[id] or not api.nvim_buf_is_valid(chat.buf) then
+      return finished()
+    end
+    apply(chat, id, parser, text, #lines, finished)
   end)
+end
+
+--- The next dirty block of the chats that wait, if no pass runs.
+next_pass = function()
+  if busy or M.state ~= 'ready' then
+    return
+  end
+  while #ready_chats > 0 do
+    local chat = ready_chats[1]
+    local md = chat.md
+    if api.nvim_buf_is_valid(chat.buf) then
+      for id in pairs(md.dirty) do
+        if not md.running[id] then
+          if not chat.index[id] or chat.sizes[id] > limit(md, id) then
+            md.dirty[id] = nil
+          else
+            local first, stop = content_rows(chat, id)
+            if in_sight(chat, first, stop) then
+              md.dirty[id] = nil
+              return pass(chat, id)
+            end
+          end
+        end
+      end
+    end
+    table.remove(ready_chats, 1) -- what is left waits until the user scrolls to it (M.scrolled)
+    md.queued = false
+  end
 end
 
 local function run(chat)
@@ -188,22 +258,11 @@ local function run(chat)
     waiting[chat] = M.state ~= 'missing' or nil
     return
   end
-  local started = 0
-  for id in pairs(md.dirty) do
-    if started >= M.PASSES then
-      break
-    end
-    if not md.running[id] then
-      md.dirty[id] = nil
-      if chat.index[id] and chat.sizes[id] <= limit(md, id) then
-        started = started + 1
-        pass(chat, id)
-      end
-    end
+  if not md.queued then
+    md.queued = true
+    ready_chats[#ready_chats + 1] = chat
   end
-  if next(md.dirty) then
-    schedule(chat)
-  end
+  next_pass()
 end
 
 schedule = function(chat)
@@ -251,6 +310,13 @@ end
 --- After a batch of operations: start the highlight timer if something changed.
 function M.sync(chat)
   schedule(chat)
+end
+
+--- A window of the chat scrolled: the blocks that came into sight get their highlights.
+function M.scrolled(chat)
+  if chat.md and next(chat.md.dirty) then
+    schedule(chat)
+  end
 end
 
 return M
