@@ -22,6 +22,8 @@ class Neovim:
         self.in_flight = 0
         self.most_in_flight = 0
         self.hold: asyncio.Event | None = None
+        self.took: float | None = None
+        """What the barrier answers: the ms the flushes took (None: no figure)."""
 
     def post(self, code: str, *args: object) -> None:
         if code == FLUSH_CODE:
@@ -31,10 +33,11 @@ class Neovim:
         else:
             self.seen.append(("call", (code, args)))
 
-    async def barrier(self) -> None:
+    async def barrier(self) -> float | None:
         if self.hold is not None:
             await self.hold.wait()
         self.in_flight -= 1
+        return self.took
 
     @property
     def flushes(self) -> list:
@@ -210,3 +213,18 @@ async def test_a_call_pulls_what_is_queued_before_it_without_waiting_for_the_fra
     await async_wait_for(lambda: len(neovim.seen) == 5, what="everything, in one frame")
     assert [kind for kind, _ in neovim.seen] == ["flush", "flush", "call", "flush", "call"]
     assert [op["id"] for op in neovim.ops()] == [1, 2, 3]
+
+
+async def test_flushes_that_take_longer_than_estimated_carry_less_and_quicker_ones_more():
+    lines = [f"line {n:05d} " + "x" * 60 for n in range(40_000)]
+    sizes = {}
+    for took in (40.0, 4.0, 0.5):  # ms per flush of a full budget: 10x, 1x and 1/8 of the estimate
+        neovim = Neovim()
+        neovim.took = took
+        queue = queue_for(neovim)
+        queue.push("s", [render_ops.new(1, "agent", lines)])
+        await queue.drain()
+        await async_wait_for(lambda q=queue: q.idle)
+        sizes[took] = len(neovim.flushes)
+        assert 0.25 <= queue.scale <= 16
+    assert sizes[40.0] > 2 * sizes[4.0] > 2 * sizes[0.5], sizes

@@ -10,9 +10,10 @@ Neovim reads typed keys only between two events, so no flush may hold its loop f
 whatever the agent sends (the frame budget, ARCHITECTURE.md):
 
 - a flush carries at most ``FLUSH_BUDGET`` of work as ``cost`` estimates it for Neovim (per
-  operation, per line, per byte); a larger operation is split (an append at any character, a
-  block's lines into its first lines and an append of the rest) and the rest waits for the next
-  frame;
+  operation, per line, per byte), scaled by how long the last flushes really took (Neovim says, in
+  the barrier's answer): on a slower or busier machine, or in a chat of a million lines, flushes
+  carry less. A larger operation is split (an append at any character, a block's lines into its
+  first lines and an append of the rest) and the rest waits for the next frame;
 - a flush is a notification followed by a request that Neovim answers only once it has
   applied it (``barrier``); the next flush leaves after that answer, and no sooner than a frame
   after the last, so flushes never pile up in Neovim's queue when it is slow.
@@ -56,7 +57,10 @@ machine (or a busy one) still stays within the frame."""
 Post = Callable[..., None]
 """Send a Lua call without waiting (a notification, written at once): ``post(code, *args)``."""
 Barrier = Callable[[], Awaitable[object]]
-"""A request Neovim answers after everything sent before it (nvim_exec_lua, not a fast call)."""
+"""A request Neovim answers after everything sent before it (nvim_exec_lua, not a fast call), with
+the ms the flushes before it took (or anything else: then the estimates stand)."""
+SCALE_BOUNDS = (0.25, 16.0)
+"""How far the measured time may scale the estimates (a glitch of the clock must not stall a chat)."""
 
 
 def cost(op: RenderOp) -> float:
@@ -113,6 +117,8 @@ class RenderQueue:
         self._segments: deque[_Segment] = deque([_Segment()])
         self._task: asyncio.Task[None] | None = None
         self._last_flush = float("-inf")
+        self.scale = 1.0
+        """Neovim's real time over the estimate, smoothed over the last flushes."""
 
     # -- what callers queue -------------------------------------------------------------
 
@@ -203,10 +209,13 @@ class RenderQueue:
     async def _flush_once(self) -> None:
         """One frame's flush: segment after segment while the budget lasts, each segment's calls
         right after its operations; then wait until Neovim has applied it all."""
-        budget, flushed = self._budget, False
+        budget = self._budget / self.scale
+        estimated, flushed = 0.0, False
         try:
             while budget > 0:
-                ops, states, calls, budget = self._take(budget)
+                ops, states, calls, left = self._take(budget)
+                estimated += budget - left
+                budget = left
                 if ops or states:
                     flushed = True
                     self._post(FLUSH_CODE, ops, states)
@@ -220,9 +229,18 @@ class RenderQueue:
                     break
             if flushed:
                 self._last_flush = time.monotonic()
-                await self._barrier()
+                self._learn(await self._barrier(), estimated)
         except Exception as exc:  # one failed flush must not stop the chats
             self._report(f"chat rendering failed: {type(exc).__name__}: {exc}")
+
+    def _learn(self, took_ms: object, estimated_us: float) -> None:
+        """Scale the estimates by what the flush really took (a large enough one: a small one's
+        time is mostly noise)."""
+        if isinstance(took_ms, bool) or not isinstance(took_ms, int | float) or estimated_us < self._budget / 8:
+            return
+        ratio = took_ms * 1000 / estimated_us
+        low, high = SCALE_BOUNDS
+        self.scale = min(high, max(low, 0.7 * self.scale + 0.3 * ratio))
 
     def _urgent(self) -> bool:
         """A call waits (a prompt, a message): what is queued before it goes now, not a frame later

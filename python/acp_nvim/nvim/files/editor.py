@@ -29,8 +29,9 @@ from .buffer_cache import BufferCache
 Describe = Callable[[str], dict[str, Any]]
 """A session's state for Lua (statusline, completion), by session key."""
 
-BARRIER = "return 0"
-"""Answered by Neovim once it has handled every call sent before it (a flush's end)."""
+BARRIER = "return require('acp_nvim.ui').took()"
+"""Answered by Neovim once it has handled every call sent before it (a flush's end): the ms the
+flushes took, by which the render queue sizes the next ones."""
 DISMISSABLE = {PERMISSION: "acp_nvim.permission", REVIEW: "acp_nvim.review", QUESTION: "acp_nvim.question"}
 """The Lua module of each view a cancelled turn (or a withdrawn request) closes."""
 
