@@ -76,6 +76,33 @@ def test_bad_files_and_hostile_ids_are_harmless(tmp_path: Path) -> None:
     assert store.records("/elsewhere") == []
 
 
+def test_find_reads_the_records_of_one_session_alone(tmp_path: Path) -> None:
+    store = HistoryStore(str(tmp_path), HistorySettings())
+    for session_id in ("s-1", "s-2"):
+        store.save(_record(session_id), lambda text: text)
+    store.save(SessionRecord(agent="other", cwd=CWD, session_id="s-1", created=1.0, updated=5.0), lambda text: text)
+    other_cwd = _record("s-1")
+    other_cwd.cwd = "/elsewhere"
+    store.save(other_cwd, lambda text: text)
+    assert [r.agent for r in store.find(CWD, "s-1")] == ["other", "demo"], "every agent's, newest first"
+    assert store.find(CWD, "s-9") == [] and store.find("/nowhere", "s-1") == []
+    store.path(CWD, "demo", "s-2").write_bytes(b'{"format": 1, "entries": [["agent", "caf\xe9"]]}')
+    assert store.find(CWD, "s-2") == [], "a record that is no UTF-8 is skipped"
+
+
+@pytest.mark.parametrize("entries", [
+    '[["agent", "a"], ["rm -rf", "x"]]', '[["agent", "a", "b"]]', '[["agent", 3]]', '[["agent"]]', '["agent"]',
+    '[{"kind": "agent"}]'])
+def test_an_entry_that_is_not_kind_and_text_makes_no_record(entries: str) -> None:
+    with pytest.raises(ValueError):
+        SessionRecord.from_json(f'{{"format": 1, "entries": {entries}}}')
+
+
+def test_a_record_reads_from_its_bytes_as_from_its_text() -> None:
+    record = _record(text="naïve ✓")
+    assert SessionRecord.from_json(record.to_json().encode()) == SessionRecord.from_json(record.to_json()) == record
+
+
 def test_history_setting_accepts_false_and_bounds() -> None:
     assert parse_settings({"history": False}).history.enabled is False
     assert parse_settings({"history": {"max_sessions": 3, "max_bytes": 4096}}).history.max_sessions == 3

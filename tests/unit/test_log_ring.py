@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -127,6 +128,17 @@ def test_since_returns_only_newer_entries():
     assert [e.summary for e in ring.since(6)] == ["6", "7"]
     assert [e.summary for e in ring.since(0)] == ["3", "4", "5", "6", "7"]
     assert ring.since(ring.last_seq) == []
+
+
+def test_older_gives_the_entries_before_a_number_newest_first_also_after_trimming():
+    ring = LogRing(max_entries=50)
+    for n in range(120):
+        ring.add("info", "lifecycle", f"event {n}")
+    assert ring.first_seq == 71 and ring.last_seq == 120
+    assert [e.seq for e in itertools.islice(ring.older(100), 3)] == [99, 98, 97]
+    assert [e.seq for e in ring.older(73)] == [72, 71]
+    assert [e.seq for e in ring.older(500)][:2] == [120, 119] and len(list(ring.older(500))) == 50
+    assert list(ring.older(71)) == [] and list(LogRing().older(5)) == []
 
 
 def test_wire_entries_keep_bytes_until_read_then_summarize_and_redact():

@@ -110,7 +110,7 @@ def _redacted(record: SessionRecord, redact: Redact) -> SessionRecord:
 
 def _read(path: Path) -> SessionRecord | None:
     try:
-        return SessionRecord.from_json(path.read_text(encoding="utf-8"))
+        return SessionRecord.from_json(path.read_bytes())
     except (OSError, ValueError, TypeError):
         return None
 

@@ -9,6 +9,7 @@ on first read: at level trace a streamed chunk then costs about a microsecond.
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections import deque
@@ -162,8 +163,11 @@ class LogRing:
         return newer
 
     def older(self, seq: int) -> Iterator[LogEntry]:
-        """Entries older than ``seq``, newest first (read it before the ring changes again)."""
-        for record in reversed(self._records):
+        """Entries older than ``seq``, newest first (read it before the ring changes again). Kept
+        entries have consecutive numbers: the newer ones are skipped at C speed, not looked at."""
+        records = self._records
+        newer = max(0, self._seq - seq + 1) if records else 0
+        for record in itertools.islice(reversed(records), newer, None):
             if record[0] < seq:
                 yield LogEntry(record, self.redact)
 
