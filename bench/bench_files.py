@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, cast
 
-from harness import ROOT, Nvim, listening_nvim, percentiles, sandbox, wait_for
+from harness import ROOT, Nvim, dismiss_prompt, listening_nvim, percentiles, sandbox, wait_for
 from paired import run_rounds, spread
 from report import line
 
@@ -78,6 +78,7 @@ def plugin_share_ms(nvim: Nvim, base: Path, count: int) -> list[float]:
     nvim.rpc.request("nvim_command", f"Ai log export {export}")
     text = wait_for(lambda: finished_export(export), 60, "the log export", 0.2)
     export.unlink()
+    dismiss_prompt(nvim.rpc)
     entries = [json.loads(raw) for raw in text.splitlines()[1:]]
     answered = [e["elapsed_ms"] for e in entries
                 if e.get("method") == "fs/read_text_file" and e.get("elapsed_ms") is not None]
