@@ -9,6 +9,7 @@ return {
     { name = 'chat', method = 'acp_nvim:chat', params = { 'action', 'key', 'arg' } },
     { name = 'tool_done', method = 'acp_nvim:tool_done', params = { 'id', 'answer' } },
     { name = 'terminal', method = 'acp_nvim:terminal', params = { 'event', 'id', 'data' } },
+    { name = 'log_page', method = 'acp_nvim:log_page', params = { 'key' } },
     { name = 'warm', method = 'acp_nvim:warm', params = {} },
     { name = 'shutdown', method = 'acp_nvim:shutdown', params = {}, sync = true },
   },

@@ -52,6 +52,7 @@ ENTRY_POINTS: tuple[EntryPoint, ...] = (
                optional=1),
     EntryPoint("terminal", ("event", "id", "data"), "terminal_event",
                "output or exit of a terminal job an agent runs", optional=1),
+    EntryPoint("log_page", ("key",), "log_page", "a log window scrolled up to entries it does not show yet"),
     EntryPoint("warm", (), None, "load the protocol while Neovim is idle (prestart)"),
     EntryPoint("shutdown", (), "shutdown", "editor exit: end every agent", sync=True),
 )

@@ -1,13 +1,16 @@
 """The log buffer ``acp://log/<agent>/<n>``: a view of one session's log ring.
 
 The frame budget: no call carries more than a page of lines (``PAGE_LINES``), whatever the
-ring holds. A new buffer shows the newest page at once; the older entries follow a page per
-frame, drawn above (``prepend``), until the buffer shows the whole ring. New entries are
-coalesced and sent at most once per ``FLUSH_DELAY``, together with the ring's oldest kept
-sequence number so the buffer is trimmed with the ring; when more came than a page holds
-(a flood at level trace), only the newest page goes and the buffer starts over from it (the
-older ones follow as above, those the ring still has). At most one call is in flight; entries
-arriving meanwhile wait for the next one, so a flood never queues up RPCs.
+ring holds. A new buffer shows the newest page, and says how many older entries the ring has
+above it; they are drawn a page at a time above the first line (``prepend``) as the user scrolls
+up to them (``want_older``), not all at once: lines added at the top of a buffer cost Neovim time
+in proportion to the buffer (its folds move), so a log of a million lines only grows when asked.
+New entries are coalesced and sent at most once per ``FLUSH_DELAY``, together with the ring's
+oldest kept sequence number so the buffer is trimmed with the ring; when more came than a page
+holds (a flood at level trace), only the newest page goes and the buffer starts over from it;
+and a buffer that tails keeps at most ``VIEW_ENTRIES`` entries.
+At most one call is in flight; entries arriving meanwhile wait for the next one, so a flood
+never queues up RPCs.
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ PREPEND_CODE = "return require('acp_nvim.log').prepend(...)"
 OPEN_CODE = "return require('acp_nvim.log').open(...)"
 PAGE_LINES = 2000
 """Lines of entries one call carries at most (at least one entry)."""
+VIEW_ENTRIES = 20_000
+"""Entries a log buffer keeps while it tails: older ones leave its top (the ring may keep them: the
+user scrolls up to them), so that cutting lines off the top stays cheap (its folds move)."""
 
 
 def entry_item(entry: LogEntry) -> list[Any]:
@@ -79,7 +85,8 @@ class LogView:
         self._sent = 0
         """The newest entry sent."""
         self._oldest = 1
-        """The oldest entry the buffer shows (older ones the ring still has are sent after)."""
+        """The oldest entry the buffer shows (older ones the ring still has wait for ``want_older``)."""
+        self._older_wanted = False
         self._unsubscribe: Any = None
         self._handle: asyncio.TimerHandle | None = None
         self._busy = False
@@ -97,10 +104,19 @@ class LogView:
             self._unsubscribe = self.ring.subscribe(self._on_entry)
         last = self.ring.last_seq
         items = page(self.ring.older(last + 1))
-        nvim.exec_lua(OPEN_CODE, self.key, items, focus)
-        self._sent = max(self._sent, last)
         self._oldest = items[0][0] if items else last + 1
+        nvim.exec_lua(OPEN_CODE, self.key, items, focus, self._hidden())
+        self._sent = max(self._sent, last)
         self._schedule()
+
+    def want_older(self) -> None:
+        """A window of the log scrolled up to its first line: the next page of older entries."""
+        self._older_wanted = True
+        self._schedule()
+
+    def _hidden(self) -> int:
+        """Entries the ring has that are older than the buffer's first."""
+        return max(0, self._oldest - self.ring.first_seq)
 
     def detach(self) -> None:
         if self._unsubscribe is not None:
@@ -118,10 +134,10 @@ class LogView:
             self._handle = asyncio.get_running_loop().call_later(FLUSH_DELAY, self._flush)
 
     def _pending(self) -> bool:
-        return self.ring.last_seq > self._sent or self._oldest > self.ring.first_seq
+        return self.ring.last_seq > self._sent or self._older_wanted
 
     def _flush(self) -> None:
-        """The new entries (up to a page: the newest), else a page of the older ones not shown yet."""
+        """The new entries (up to a page: the newest), else the page of older ones asked for."""
         self._handle = None
         first_seq = self.ring.first_seq
         if self.ring.last_seq > self._sent:
@@ -130,17 +146,20 @@ class LogView:
             self._sent = self.ring.last_seq
             if len(items) < len(fresh):  # more than a page came: the buffer starts over from these
                 first_seq = self._oldest = items[0][0]
-            call = (APPEND_CODE, self.key, first_seq, items)
-        elif self._oldest > first_seq:
+            elif self._sent - VIEW_ENTRIES + 1 > max(first_seq, self._oldest):
+                first_seq = self._oldest = self._sent - VIEW_ENTRIES + 1
+            call = (APPEND_CODE, self.key, first_seq, items, self._hidden())
+        elif self._older_wanted:
+            self._older_wanted = False
             items = page(self.ring.older(self._oldest))
             self._oldest = items[0][0] if items else first_seq
-            call = (PREPEND_CODE, self.key, first_seq, items)
+            call = (PREPEND_CODE, self.key, first_seq, items, self._hidden())
         else:
             return
         self._busy = True
         tasks.spawn(self._send(call), self.report, f"{self.key} log view")
 
-    async def _send(self, call: tuple[str, str, int, list[list[Any]]]) -> None:
+    async def _send(self, call: tuple[str, str, int, list[list[Any]], int]) -> None:
         try:
             alive = await self.bridge.lua(*call)
         finally:
