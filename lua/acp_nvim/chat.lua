@@ -356,6 +356,23 @@ function Chat:block_at(row)
   return found and found[1] or nil
 end
 
+--- The ids of the blocks drawn in rows [top, bottom) (0-based), the one that begins above `top`
+--- and reaches into them included: what a window shows, found without looking at the others.
+function Chat:blocks_between(top, bottom)
+  local ids = {}
+  local above = self:block_at(math.max(top, 0))
+  if above then
+    ids[1] = above
+  end
+  local marks = api.nvim_buf_get_extmarks(self.buf, ns_blocks, { math.max(top, 0), 0 }, { math.max(bottom, 0), 0 }, {})
+  for _, mark in ipairs(marks) do
+    if mark[1] ~= above then
+      ids[#ids + 1] = mark[1]
+    end
+  end
+  return ids
+end
+
 --- The chat whose buffer is `buf` (the current buffer by default).
 function M.of_buffer(buf)
   buf = buf or api.nvim_get_current_buf()

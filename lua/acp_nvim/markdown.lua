@@ -10,8 +10,10 @@
 --- The frame budget (acp_nvim.kit.frame): loading the parsers and compiling their queries
 --- (about 20 ms the first time, and it cannot be cut) waits for a pause in typing; until then
 --- blocks stay plain. One block is parsed at a time (every chat together), each parse in its
---- own turn of the loop, and only blocks in sight of a window (or close to it) are: a long chat
---- highlights what the user looks at, as they scroll. A block with a paragraph longer than
+--- own turn of the loop, and only the part of a block in sight of a window (or close to it) is,
+--- at most PARSE_MAX bytes from a paragraph's start: a long chat, or a long answer, highlights
+--- what the user looks at, as they scroll (tree-sitter's parse steps overrun their time budget on
+--- long inputs, so an input is kept short). A block with a paragraph longer than
 --- PARAGRAPH_MAX bytes is parsed without its inline grammar (tree-sitter's markdown_inline can
 --- take tens of ms on one long paragraph, and its steps overrun their time budget). A block's
 --- captures become extmarks a slice at a time.
@@ -26,6 +28,7 @@ M.DELAY = 150 -- ms between highlight passes over a streaming block
 M.STREAM_MAX = 32 * 1024 -- bytes: a larger streaming block waits until it is finished
 M.SETTLED_MAX = 256 * 1024 -- bytes: a larger finished block stays plain text
 M.PARAGRAPH_MAX = 2048 -- bytes: a block with a longer paragraph gets no inline highlights
+M.PARSE_MAX = 6 * 1024 -- bytes of a block parsed in one pass: its part in sight of the windows
 M.SIGHT = 2 -- windows' heights above and below what they show within which blocks are highlighted
 local SKIP = { spell = true, nospell = true, conceal = true }
 
@@ -86,7 +89,7 @@ end
 --- Set up highlighting state for a new chat (the parsers load later, when the user pauses).
 function M.attach(chat)
   if M.state ~= 'missing' then
-    chat.md = { dirty = {}, running = {}, version = {}, stream = nil, timer = false }
+    chat.md = { dirty = {}, running = {}, version = {}, covered = {}, stream = nil, timer = false }
     M.load()
   end
 end
@@ -120,7 +123,7 @@ end
 
 --- The captures of every tree of `parser` as extmarks on block `id`, a slice at a time; `done()`
 --- after the last (also when the block or the buffer went away meanwhile).
-local function apply(chat, id, parser, text, count, done)
+local function apply(chat, id, parser, text, offset, count, done)
   local trees = {}
   parser:for_each_tree(function(tree, ltree)
     local lang = ltree:lang()
@@ -134,7 +137,7 @@ local function apply(chat, id, parser, text, count, done)
     if not chat.index[id] or not api.nvim_buf_is_valid(chat.buf) then
       return false
     end
-    local row = content_rows(chat, id) -- again each slice: older blocks may have been drawn above
+    local row = content_rows(chat, id) + offset -- again each slice: older blocks may have been drawn above
     if not cleared then
       api.nvim_buf_clear_namespace(chat.buf, ns, row, row + count)
       cleared = true
@@ -185,25 +188,74 @@ local function longest_paragraph(lines)
   return longest
 end
 
---- Whether rows [first, stop) of the chat are in sight of one of its windows.
-local function in_sight(chat, first, stop)
+--- The dirty blocks of the chat in sight of one of its windows (or within M.SIGHT heights of it),
+--- found from the rows the windows show, not by looking at every dirty block (a long chat has
+--- thousands waiting).
+local function in_sight(chat)
+  local found = {}
   for _, win in ipairs(vim.fn.win_findbuf(chat.buf)) do
     local margin = M.SIGHT * api.nvim_win_get_height(win)
-    if stop >= vim.fn.line('w0', win) - 1 - margin and first <= vim.fn.line('w$', win) + margin then
-      return true
+    local top, bottom = vim.fn.line('w0', win) - 1 - margin, vim.fn.line('w$', win) + margin
+    for _, id in ipairs(chat:blocks_between(top, bottom)) do
+      if chat.md.dirty[id] then
+        found[#found + 1] = id
+      end
     end
   end
-  return false
+  return found
+end
+
+--- Rows [lo, hi) of the chat's windows with M.SIGHT heights of margin around what they show.
+local function sight(chat)
+  local lo, hi = math.huge, -1
+  for _, win in ipairs(vim.fn.win_findbuf(chat.buf)) do
+    local margin = M.SIGHT * api.nvim_win_get_height(win)
+    lo = math.min(lo, vim.fn.line('w0', win) - 1 - margin)
+    hi = math.max(hi, vim.fn.line('w$', win) + margin)
+  end
+  return lo, hi
+end
+
+--- The lines of block `id` to parse, and their offset in the block: its part in sight, begun at a
+--- paragraph's start (a blank line within 200 rows above), at most M.PARSE_MAX bytes.
+local function part_in_sight(chat, id)
+  local first, stop = content_rows(chat, id)
+  local lo, hi = sight(chat)
+  lo, hi = math.max(first, lo), math.min(stop, hi)
+  if lo >= hi then
+    lo, hi = first, math.min(stop, first + 1)
+  end
+  if lo > first then
+    local from = math.max(first, lo - 200)
+    local above = api.nvim_buf_get_lines(chat.buf, from, lo, false)
+    local start = from == first and first or lo
+    for i = #above, 1, -1 do
+      if not above[i]:find('%S') then
+        start = from + i - 1
+        break
+      end
+    end
+    lo = start
+  end
+  local lines, size = {}, 0
+  for _, line in ipairs(api.nvim_buf_get_lines(chat.buf, lo, hi, false)) do
+    size = size + #line + 1
+    if size > M.PARSE_MAX and #lines > 0 then
+      break
+    end
+    lines[#lines + 1] = line
+  end
+  return lines, lo - first
 end
 
 local function pass(chat, id)
   local md = chat.md
-  local first, stop = content_rows(chat, id)
-  local lines = api.nvim_buf_get_lines(chat.buf, first, stop, false)
+  local lines, offset = part_in_sight(chat, id)
   local text, version = table.concat(lines, '\n'), md.version[id]
   local parser = vim.treesitter.get_string_parser(text, 'markdown')
   local inline = longest_paragraph(lines) <= M.PARAGRAPH_MAX
   busy, md.running[id] = true, true
+  md.covered[id] = { offset, offset + #lines }
   local function finished()
     busy, md.running[id] = false, nil
     if md.version[id] ~= version and chat.index[id] then
@@ -216,7 +268,7 @@ local function pass(chat, id)
     if err or not chat.index[id] or not api.nvim_buf_is_valid(chat.buf) then
       return finished()
     end
-    apply(chat, id, parser, text, #lines, finished)
+    apply(chat, id, parser, text, offset, #lines, finished)
   end)
 end
 
@@ -229,16 +281,11 @@ next_pass = function()
     local chat = ready_chats[1]
     local md = chat.md
     if api.nvim_buf_is_valid(chat.buf) then
-      for id in pairs(md.dirty) do
+      for _, id in ipairs(in_sight(chat)) do
         if not md.running[id] then
-          if not chat.index[id] or chat.sizes[id] > limit(md, id) then
-            md.dirty[id] = nil
-          else
-            local first, stop = content_rows(chat, id)
-            if in_sight(chat, first, stop) then
-              md.dirty[id] = nil
-              return pass(chat, id)
-            end
+          md.dirty[id] = nil
+          if chat.index[id] and chat.sizes[id] <= limit(md, id) then
+            return pass(chat, id)
           end
         end
       end
@@ -312,9 +359,24 @@ function M.sync(chat)
   schedule(chat)
 end
 
---- A window of the chat scrolled: the blocks that came into sight get their highlights.
+--- A window of the chat scrolled: the blocks that came into sight, and the parts of long ones,
+--- get their highlights.
 function M.scrolled(chat)
-  if chat.md and next(chat.md.dirty) then
+  local md = chat.md
+  if not md then
+    return
+  end
+  local lo, hi = sight(chat)
+  for _, id in ipairs(chat:blocks_between(lo, hi)) do
+    local covered = md.covered[id]
+    if covered and md.version[id] and not md.running[id] then
+      local first, stop = content_rows(chat, id)
+      if math.max(first, lo) < first + covered[1] or math.min(stop, hi) > first + covered[2] then
+        md.dirty[id] = true
+      end
+    end
+  end
+  if next(md.dirty) then
     schedule(chat)
   end
 end
