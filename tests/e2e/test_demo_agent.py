@@ -430,6 +430,15 @@ async def test_turns_streams_a_long_conversation_in_one_turn(tmp_path: Path) -> 
         assert len(client.of(UserMessageChunk)) == 130
 
 
+async def test_pace_streams_at_its_rate_and_ends_with_the_time(tmp_path: Path) -> None:
+    client = RecordingClient()
+    async with demo_agent(client, tmp_path) as demo:
+        assert (await demo.prompt("pace 200 1")).stop_reason == "end_turn"
+        chunks = [c.content.text for c in client.of(AgentMessageChunk)]
+        assert len(chunks) == 201 and {len(text) for text in chunks[:-1]} == {24}
+        assert chunks[-1].startswith("\nEND ") and float(chunks[-1].split()[1]) > 0
+
+
 async def test_load_bad_arguments_fall_back_to_defaults(tmp_path: Path) -> None:
     client = RecordingClient()
     async with demo_agent(client, tmp_path) as demo:

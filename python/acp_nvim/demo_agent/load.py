@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -127,6 +128,26 @@ async def turns(turn: Turn) -> StopReason:
             await asyncio.sleep(0)
     if batch:
         await turn.raw_write(b"".join(batch))
+    return "end_turn"
+
+
+async def pace(turn: Turn) -> StopReason:
+    """``pace [RATE] [SECONDS]``: 24-byte chunks at RATE per second (default 1000) for SECONDS
+    (default 5), written in ticks of 10 ms; the last chunk is ``END <wall clock>``: a steady
+    stream for benchmarks of many sessions at once (and when its end reached the chat)."""
+    rate = count_arg(turn.args, 1000)
+    seconds = _int_arg(turn.args, 1, 5, 3600)
+    lines = _Lines(turn.session_id)
+    loop = asyncio.get_running_loop()
+    began, sent, total = loop.time(), 0, rate * seconds
+    while sent < total:
+        due = min(total, int((loop.time() - began) * rate) + 1)
+        if due > sent:
+            await turn.raw_write(b"".join(lines.chunk(chunk_text(index, DEFAULT_BYTES))
+                                          for index in range(sent, due)))
+            sent = due
+        await asyncio.sleep(0.01)
+    await turn.raw_write(lines.chunk(f"\nEND {time.time():.6f}\n"))
     return "end_turn"
 
 
