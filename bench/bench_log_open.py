@@ -82,6 +82,10 @@ def typing(rpc: RawRpc, address: str, action: object) -> tuple[float, float]:
     return max(stall for _, stall in keys), float(rpc.lua("return _G.acp_bench.loop.worst"))
 
 
+def loop_cpu(rpc: RawRpc) -> float:
+    return float(rpc.lua("return _G.acp_bench.loop.cpu_worst"))
+
+
 def main() -> None:
     figures: dict[str, float] = {}
     with sandbox(SETUP) as box, listening_nvim(box) as nvim:
@@ -101,6 +105,7 @@ def main() -> None:
                 wait_for(lambda n=shown: log_lines(rpc) > n, 30, "a page of older entries", 0.02)
 
         figures["open_key"], figures["open_loop"] = typing(rpc, nvim.address, first_open)
+        figures["open_loop_cpu"] = loop_cpu(rpc)
         figures["log_lines"] = log_lines(rpc)
         rpc.lua("vim.cmd('bwipeout! ' .. vim.fn.bufnr('^acp://log'))")
         figures["again"] = open_log(rpc, "← response session/prompt #2")
@@ -115,6 +120,7 @@ def main() -> None:
             figures["tail_lag"] = (rpc.lua("return vim.uv.hrtime()") - ended) / 1e6 if shown else float("nan")
 
         figures["tail_key"], figures["tail_loop"] = typing(rpc, nvim.address, tail)
+        figures["tail_loop_cpu"] = loop_cpu(rpc)
         figures["idle_key"], figures["idle_loop"] = typing(rpc, nvim.address, lambda: time.sleep(5))
         figures["host_rss"] = float(open(f"/proc/{host}/status").read().split("VmRSS:")[1].split()[0]) / 1024 \
             if host else float("nan")
@@ -128,8 +134,10 @@ def report(figures: dict[str, float]) -> None:
     line("log_open_buffer_lines", figures["log_lines"], f"lines in the log buffer after {SCROLL_PAGES} pages up")
     line("log_open_key_stall_ms", figures["open_key"], "ms (worst typed key while it opened and the user scrolled up)")
     line("log_open_loop_max_ms", figures["open_loop"], "ms (Neovim's longest busy stretch meanwhile)")
+    line("log_open_loop_cpu_max_ms", figures["open_loop_cpu"], "ms (Neovim's CPU time in a busy stretch, worst)")
     line("log_tail_lag_ms", figures["tail_lag"], f"ms (a flood of {TAIL} chunks ended to its answer in the log)")
     line("log_tail_key_stall_ms", figures["tail_key"], "ms (worst typed key while the open log tailed the flood)")
     line("log_tail_loop_max_ms", figures["tail_loop"], "ms (Neovim's longest busy stretch meanwhile)")
+    line("log_tail_loop_cpu_max_ms", figures["tail_loop_cpu"], "ms (Neovim's CPU time in a busy stretch, worst)")
     line("log_idle_key_stall_ms", figures["idle_key"], "ms (A/A control: the same typing, nothing happening)")
     line("log_open_host_rss", figures["host_rss"], "MiB (the host holding the 1M entries)")

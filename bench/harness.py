@@ -204,17 +204,24 @@ end })
 vim.keymap.set({ 'n', 'i', 'v', 'o', 'c', 't' }, '<F20>', function() B.keys[#B.keys + 1] = now() end)
 
 -- Neovim's own view of its loop: each stretch it spends busy between two waits for input (a check
--- handle when it wakes, a prepare handle when it goes back to wait); B.loop_reset() starts a count
-B.loop = { worst = 0, over = 0 }
-function B.loop_reset() B.loop = { worst = 0, over = 0 } end
-local woke
+-- handle when it wakes, a prepare handle when it goes back to wait), in wall time and in the CPU
+-- time Neovim used meanwhile (a stretch that other processes' work stretched shows little CPU);
+-- B.loop_reset() starts a count
+B.loop = { worst = 0, over = 0, cpu_worst = 0 }
+function B.loop_reset() B.loop = { worst = 0, over = 0, cpu_worst = 0 } end
+local function cpu_ns()
+  local r = vim.uv.getrusage()
+  return (r.utime.sec + r.stime.sec) * 1e9 + (r.utime.usec + r.stime.usec) * 1e3
+end
+local woke, woke_cpu
 B.check, B.prepare = vim.uv.new_check(), vim.uv.new_prepare()
-B.check:start(function() woke = now() end)
+B.check:start(function() woke, woke_cpu = now(), cpu_ns() end)
 B.prepare:start(function()
   if not woke then return end
-  local busy = (now() - woke) / 1e6
+  local busy, cpu = (now() - woke) / 1e6, (cpu_ns() - woke_cpu) / 1e6
   woke = nil
   if busy > B.loop.worst then B.loop.worst = busy end
+  if cpu > B.loop.cpu_worst then B.loop.cpu_worst = cpu end
   if busy > 16 then B.loop.over = B.loop.over + 1 end
 end)
 
