@@ -130,6 +130,21 @@ def test_since_returns_only_newer_entries():
     assert ring.since(ring.last_seq) == []
 
 
+def test_a_streamed_chunk_is_recorded_as_record_message_would_record_it():
+    line = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":' \
+           b'{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}'
+    rings = [LogRing(level="trace"), LogRing(level="trace")]
+    rings[0].record_message("in", json.loads(line), line)
+    rings[1].record_streamed("in", line)
+    first, second = (ring.entries()[0] for ring in rings)
+    assert [(e.level, e.kind, e.method, e.msg_id, e.summary, e.raw) for e in (first, second)] == [
+        (first.level, first.kind, first.method, first.msg_id, first.summary, first.raw)] * 2
+    assert first.level == "trace" and rings[0].total_bytes == rings[1].total_bytes
+    quiet = LogRing()  # level debug: a chunk is not kept
+    quiet.record_streamed("in", line)
+    assert len(quiet) == 0 and len(LogRing(max_entries=0, level="trace")) == 0
+
+
 def test_older_gives_the_entries_before_a_number_newest_first_also_after_trimming():
     ring = LogRing(max_entries=50)
     for n in range(120):

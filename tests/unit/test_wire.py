@@ -99,6 +99,9 @@ class Recorder:
     def message(self, direction: str, message: Any, raw: str | bytes) -> None:
         self.taps.append((direction, raw))
 
+    def streamed(self, raw: bytes) -> None:
+        self.taps.append(("in", raw))
+
     def noise(self, text: str) -> None:
         self.taps.append(("noise", text))
 

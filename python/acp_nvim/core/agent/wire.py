@@ -117,6 +117,11 @@ class Tap(Protocol):
 
     def message(self, direction: str, message: Mapping[str, object], raw: str | bytes) -> None: ...
 
+    def streamed(self, raw: bytes) -> None:
+        """An incoming ``session/update`` that is a streamed text chunk, as it crossed the pipe: what
+        ``message`` would log at level trace, without looking into it again (the hot path)."""
+        ...
+
     def noise(self, line: str) -> None: ...
 
 
@@ -246,19 +251,36 @@ class WireTransport:
             line = await self._read_line()
             if not line:
                 return None
-            parsed = line if isinstance(line, Unreadable) else self._parse(line)
-            message = await self._unreadable(parsed) if isinstance(parsed, Unreadable) else parsed
-            if message is None:
-                continue
-            if self._inbound is not None and message.get("method") == "session/update" and "id" not in message:
-                self._session_update(message)
-                continue
+            if isinstance(line, Unreadable):
+                message = await self._unreadable(line)
+                if message is None:
+                    continue
+            else:
+                parsed, note = self._parse(line)
+                if parsed is None:
+                    continue
+                if isinstance(parsed, Unreadable):
+                    message = await self._unreadable(parsed)
+                    if message is None:
+                        continue
+                elif self._inbound is not None and parsed.get("method") == "session/update" and "id" not in parsed:
+                    self._session_update(parsed, line, note)
+                    continue
+                else:
+                    self._tapped(parsed, line, note)
+                    message = parsed
             message = await self._route(message)
             if message is not None:
                 self._batch = None  # what follows waits for the SDK's handling of this one
                 # the SDK starts the request's task right after this returns: the task keeps the id
                 AGENT_REQUEST.set(_request_id(message))
                 return message
+
+    def _tapped(self, message: dict[str, object], line: bytes, note: str | None) -> None:
+        """Show a message to the log as it crossed the pipe (decoded only if the log keeps it)."""
+        self._tap.message("in", message, line.strip())
+        if note is not None:
+            self._report(f"repaired a message from the agent: {note}", tell=True)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -272,26 +294,25 @@ class WireTransport:
             lines.feed(data)
         return lines.ready.popleft()
 
-    def _parse(self, line: bytes) -> dict[str, object] | Unreadable | None:
+    def _parse(self, line: bytes) -> tuple[dict[str, object] | Unreadable | None, str | None]:
+        """The line's message (or why it is unreadable, or None: blank or not an object) and what
+        had to be repaired in it."""
         line = line.strip()
         if not line:
-            return None
+            return None, None
         items = too_many_items(line)
         if items is not None:
-            return Unreadable(line[:HEAD_BYTES], len(line), f"{items:,} values, over the limit of {MAX_ITEMS:,}")
+            return Unreadable(line[:HEAD_BYTES], len(line), f"{items:,} values, over the limit of {MAX_ITEMS:,}"), None
         try:
             message, note = loads_fast(line), None
         except (ValueError, RecursionError):
             message, note = loads_careful(line)
         if message is NOT_JSON and note is not None:
-            return Unreadable(line[:HEAD_BYTES], len(line), note)
+            return Unreadable(line[:HEAD_BYTES], len(line), note), None
         if type(message) is not dict:
             self._tap.noise(line.decode("utf-8", "replace"))
-            return None
-        self._tap.message("in", message, line)  # decoded only if the log keeps it
-        if note is not None:
-            self._report(f"repaired a message from the agent: {note}", tell=True)
-        return message
+            return None, None
+        return message, note
 
     # -- routing -----------------------------------------------------------------------------
 
@@ -329,8 +350,12 @@ class WireTransport:
             return {**message, "error": {"code": -32603, "message": f"malformed error from the agent: {error!r:.200}"}}
         return message
 
-    def _session_update(self, message: dict[str, object]) -> None:
+    def _session_update(self, message: dict[str, object], line: bytes, note: str | None) -> None:
         item = streamed(message)
+        if item is not None and item[1] and note is None:
+            self._tap.streamed(line.strip())  # a text chunk: the log keeps it at level trace only
+        else:
+            self._tapped(message, line, note)
         if item is None:
             checked = validated(message.get("params"))
             if isinstance(checked, str):

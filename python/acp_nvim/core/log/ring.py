@@ -20,6 +20,7 @@ from .summary import summarize
 LOG_LEVELS = ("trace", "debug", "info", "warn", "error")
 """Lowest first; a ring keeps the entries at or above its level."""
 LEVEL_RANK = {name: rank for rank, name in enumerate(LOG_LEVELS)}
+TRACE_RANK = LEVEL_RANK["trace"]
 STREAMING_UPDATES = frozenset({"agent_message_chunk", "agent_thought_chunk", "user_message_chunk"})
 WIRE_KINDS = frozenset({"request", "response", "notification"})
 ENTRY_OVERHEAD = 256
@@ -243,6 +244,14 @@ class LogRing:
         if raw is None:
             raw = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
         self._append(level, direction, kind, method, message.get("id"), elapsed, len(raw) + SUMMARY_ESTIMATE,
+                     None, raw)
+
+    def record_streamed(self, direction: str, raw: bytes) -> None:
+        """A ``session/update`` the wire found to be a streamed text chunk: what ``record_message``
+        keeps of it (level trace), without classifying it again."""
+        if self._rank > TRACE_RANK or not self.enabled:
+            return
+        self._append("trace", direction, "notification", "session/update", None, None, len(raw) + SUMMARY_ESTIMATE,
                      None, raw)
 
     def record_stdout(self, line: str) -> LogEntry | None:
