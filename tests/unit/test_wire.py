@@ -174,6 +174,47 @@ def test_the_hot_shapes_give_what_the_sdk_models_give():
         assert model[0] == session_id and model[2].session_update == kind and model[2].content.text == text
 
 
+@pytest.mark.parametrize("text", ["plain", "a\nb ✓ \"quoted\" \\ back", "", "\u2028 é \t", "}}}}"])
+@pytest.mark.parametrize("kind", ["agent_message_chunk", "agent_thought_chunk"])
+def test_a_chunk_line_read_from_its_bytes_is_what_the_parsed_message_gives(text, kind):
+    schema = chunk(text, kind).strip()
+    message = json.loads(schema)
+    other = json.dumps({"method": message["method"], "jsonrpc": "2.0", "params": message["params"]},
+                       separators=(",", ":")).encode()
+    python_sdk = b'{"jsonrpc":"2.0","method":"session/update","params":' + json.dumps(
+        message["params"], separators=(",", ":"), sort_keys=True).encode() + b"}"
+    assert inbound.streamed_line(schema) == inbound.streamed(message) == (SID, kind, text)
+    assert inbound.streamed_line(python_sdk) == (SID, kind, text)
+    assert inbound.streamed_line(other) is None, "any other key order takes the parser"
+
+
+@pytest.mark.parametrize("line", [
+    b' ' + chunk("x").strip(),  # a space before
+    chunk("x").strip() + b"\r",  # a CR after
+    update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"},
+            "messageId": "m"}).strip(),
+    update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": 5}}).strip(),
+    line({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": 5, "update": {
+        "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}}}}).strip(),
+    chunk("lone \ud83d").strip(),
+    chunk("x").strip().replace(b'"text":"x"', b'"text":"x"},"extra":{"a":"b"'),
+    chunk("x").strip().replace(b"x", b"caf\xe9"),
+    chunk("x").strip()[:-1],
+])
+def test_any_other_line_is_left_to_the_parser(line):
+    assert inbound.streamed_line(line) is None
+
+
+async def test_a_chunk_read_from_its_bytes_reaches_the_session_and_the_log_like_a_parsed_one():
+    sorted_chunk = b'{"jsonrpc":"2.0","method":"session/update","params":' + json.dumps(
+        json.loads(chunk("sorted"))["params"], separators=(",", ":"), sort_keys=True).encode() + b"}\n"
+    recorder, _ = await run([chunk("hot "), sorted_chunk, chunk("lone \ud83d")])
+    assert recorder.seen == [("agent_message_chunk", "hot "), ("agent_message_chunk", "sorted"),
+                             ("agent_message_chunk", "lone \ufffd")]
+    assert [raw for _, raw in recorder.taps] == [chunk("hot ").strip(), sorted_chunk.strip(),
+                                                 chunk("lone \ud83d").strip()]
+
+
 async def test_every_other_update_goes_through_the_sdk_model():
     recorder, _ = await run([update({"sessionUpdate": "usage_update", "used": 5, "size": 100})])
     (name, sid), = recorder.seen

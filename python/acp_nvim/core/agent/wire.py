@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..questions import AGENT_REQUEST
-from .inbound import Inbound, Streamed, Withdrawing, streamed, validated
+from .inbound import Inbound, Streamed, Withdrawing, streamed, streamed_line, validated
 from .json_lines import MAX_ITEMS, NOT_JSON, loads_careful, loads_fast, too_many_items
 
 try:
@@ -256,6 +256,11 @@ class WireTransport:
                 if message is None:
                     continue
             else:
+                hot = streamed_line(line) if self._inbound is not None else None
+                if hot is not None:  # a text chunk in its usual bytes: no parse of the whole message
+                    self._tap.streamed(line)
+                    self._add_update(hot)
+                    continue
                 parsed, note = self._parse(line)
                 if parsed is None:
                     continue
@@ -362,6 +367,10 @@ class WireTransport:
                 self._ignored(f"an invalid session/update: {checked}")
                 return
             item = checked
+        self._add_update(item)
+
+    def _add_update(self, item: Streamed) -> None:
+        """Into the batch of updates delivered on the next turn of the loop."""
         batch = self._batch
         if batch is None:
             batch = self._batch = []
