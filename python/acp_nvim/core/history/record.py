@@ -13,7 +13,9 @@ try:
 except ImportError:  # optional speed-up (pip install orjson)
     orjson = None  # type: ignore[assignment]
 
-FORMAT = 1
+FORMAT = 2
+"""JSON Lines: a header line, then one ``[kind, text]`` line per entry, oldest first (format 1, one
+JSON object holding everything, is still read)."""
 ENTRY_KINDS = ("heading", "user", "agent", "thought", "tool", "plan", "notice", "info", "error", "turn_end")
 """Transcript block kinds a record keeps (every kind the chat draws)."""
 KIND_SET = frozenset(ENTRY_KINDS)
@@ -54,42 +56,71 @@ class SessionRecord:
     entries: list[Entry] = field(default_factory=list)
     dropped: int = 0
     """Entries cut from the start to keep the record under ``max_bytes``."""
+    older: int = 0
+    """Entries the file holds before these (a record read from its newest entries only)."""
 
-    def to_json(self) -> str:
+    def _header(self, count: int) -> str:
         return json.dumps({
             "format": FORMAT, "agent": self.agent, "cwd": self.cwd, "session_id": self.session_id,
             "created": self.created, "updated": self.updated, "title": self.title,
-            "first_prompt": self.first_prompt, "dropped": self.dropped,
-            "entries": [[e.kind, e.text] for e in self.entries],
+            "first_prompt": self.first_prompt, "dropped": self.dropped, "count": count,
         }, ensure_ascii=False)
+
+    def to_json(self, max_bytes: int | None = None) -> str:
+        """The record as JSON Lines; with ``max_bytes``, its oldest entries dropped (and counted in
+        ``dropped``) until it fits (the header always stays)."""
+        lines = [json.dumps([e.kind, e.text], ensure_ascii=False) for e in self.entries]
+        if max_bytes is not None:
+            size = len(self._header(len(lines)).encode()) + sum(len(line.encode()) + 1 for line in lines)
+            cut = 0
+            while cut < len(lines) and size > max_bytes:
+                size -= len(lines[cut].encode()) + 1
+                cut += 1
+            if cut:
+                del self.entries[:cut], lines[:cut]
+                self.dropped += cut
+        return "\n".join([self._header(len(lines)), *lines]) + "\n"
+
+    def fit(self, max_bytes: int) -> None:
+        """Drop the oldest entries until the record fits ``max_bytes`` (the header always stays)."""
+        self.to_json(max_bytes)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> SessionRecord:
         """Parse a record (its text, or its UTF-8 bytes: a long one parses in a fraction of the time
         without the decoding); ValueError (with the reason) for anything that is not one."""
-        data = _loads(text)
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+        head, _, body = raw.partition(b"\n")
+        data = _loads(head)
+        if not isinstance(data, dict) or data.get("format") not in (1, FORMAT):
             raise ValueError("not a session record of this version")
-        entries = data.get("entries")
-        if not isinstance(entries, list):
-            raise ValueError("entries is not a list")
+        if data["format"] == 1:  # one object, its entries inside
+            entries = data.get("entries")
+            if not isinstance(entries, list) or body.strip():
+                raise ValueError("entries is not a list")
+            return cls.from_header(data, _entries(entries))
+        return cls.from_header(data, _entries([_loads(line) for line in body.splitlines() if line.strip()]))
+
+    @classmethod
+    def from_header(cls, data: dict[str, object], entries: list[Entry], older: int = 0) -> SessionRecord:
+        """A record of header ``data`` (a format 2 header line, or a format 1 object) with ``entries``."""
         return cls(
             agent=_str(data, "agent"), cwd=_str(data, "cwd"), session_id=_str(data, "session_id"),
             created=_num(data, "created"), updated=_num(data, "updated"), title=_str(data, "title"),
             first_prompt=_str(data, "first_prompt"), dropped=int(_num(data, "dropped")),
-            entries=_entries(entries))
+            entries=entries, older=older)
 
-    def fit(self, max_bytes: int) -> None:
-        """Drop the oldest entries until the JSON form fits ``max_bytes`` (the header always stays)."""
-        size = len(self.to_json().encode())
-        cut = 0
-        while cut < len(self.entries) and size > max_bytes:
-            gone = self.entries[cut]
-            cut += 1
-            size -= len(json.dumps([gone.kind, gone.text], ensure_ascii=False).encode()) + 1
-        if cut:
-            del self.entries[:cut]
-            self.dropped += cut
+    @classmethod
+    def newest_of(cls, head: bytes, tail_lines: list[bytes]) -> SessionRecord:
+        """A format 2 record from its header line and its last entry lines (``older`` counts the rest)."""
+        data = _loads(head)
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ValueError("not a session record of this version")
+        entries = _entries([_loads(line) for line in tail_lines if line.strip()])
+        count = int(_num(data, "count"))
+        if count < len(entries):
+            raise ValueError("the header counts fewer entries than the file holds")
+        return cls.from_header(data, entries, count - len(entries))
 
 
 def _loads(text: str | bytes) -> object:

@@ -112,6 +112,8 @@ class Transcript:
         self._sink = sink or (lambda op: None)
         self._quiet_after: int | None = None
         """While ``quiet``: blocks with a greater id are not drawn as they come."""
+        self._older: tuple[int, int, int] | None = None
+        """(first id, count, the block they go above) of a record's older entries still to come."""
         self._next_id = 0
         self._answering = False
         self.terminal_view: Callable[[str], list[str] | None] | None = None
@@ -281,10 +283,14 @@ class Transcript:
         self._new_block(kind, text)
         self._answering = False
 
-    def restore_many(self, entries: list[tuple[str, str]]) -> None:
+    def restore_many(self, entries: list[tuple[str, str]], older: int = 0) -> None:
         """Blocks of an earlier conversation, many at once (a long record): kept as they are and
-        redacted only when drawn or read, so that reopening 10,000 turns costs what a page costs."""
+        redacted only when drawn or read, so that reopening 10,000 turns costs what a page costs.
+        ``older`` more entries come before these later (``restore_older``): their ids are kept."""
         self._finish_last()
+        if older and entries:
+            self._older = (self._next_id + 1, older, self._next_id + older + 1)
+            self._next_id += older
         for kind, text in entries:
             self._take_id()
             block = Block(self._next_id, kind, [text], None, unredacted=self._redactor is not None)
@@ -294,6 +300,29 @@ class Transcript:
                 self._sink(render_ops.new(block.id, kind, clip_lines(self._clean(block).split("\n"), self.limits)))
         self._last = self.blocks[-1] if entries else self._last
         self._answering = False
+
+    def restore_older(self, entries: list[tuple[str, str]]) -> None:
+        """The entries ``restore_many`` said would come (the newest of them if more came), drawn in
+        their place above the ones restored then: the chat gets a gap there to draw them from."""
+        if self._older is None:
+            return
+        first, count, before = self._older
+        self._older = None
+        entries = entries[-count:] if count else []
+        skip = count - len(entries)
+        blocks = [Block(first + skip + n, kind, [text], None, unredacted=self._redactor is not None)
+                  for n, (kind, text) in enumerate(entries)]
+        index = self._position(self.blocks, before)
+        self.blocks[index:index] = blocks
+        self._by_id.update((block.id, block) for block in blocks)
+        if blocks:
+            above = self.blocks[index - 1].id if index else None
+            self._emit(render_ops.gap(before, above, len(blocks)))
+
+    @property
+    def older_pending(self) -> bool:
+        """Blocks of a reopened record are still to come before the ones shown (``restore_older``)."""
+        return self._older is not None
 
     def flag(self, text: str) -> int:
         """A warning the user may act on with a key on its line; returns its block id."""
