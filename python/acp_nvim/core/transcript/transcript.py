@@ -41,8 +41,10 @@ COMPACT_EVERY = 4096
 PACK_MIN_CHARS = 128
 """A finished block this long or longer is held compressed (``Block.settle``)."""
 PAGE_LINES = 400
-"""Lines of the blocks drawn at once from a long transcript (at least one block): a chat window's
-worth several times over, and a few ms of Neovim's time."""
+"""Lines of the blocks drawn at once from a long transcript (at least one block), each block
+counted as ``BLOCK_LINES`` more (its marks and highlights cost the chat what lines do): a chat
+window's worth several times over, and a few ms of Neovim's time."""
+BLOCK_LINES = 4
 
 
 @dataclass(slots=True, eq=False)
@@ -177,7 +179,7 @@ class Transcript:
         """The first of the newest blocks before ``end`` (down to ``low``) that fit a page."""
         lines, start = 0, end
         while start > low:
-            size = self._shown_lines(blocks[start - 1])
+            size = self._shown_lines(blocks[start - 1]) + BLOCK_LINES
             if lines and lines + size > PAGE_LINES:
                 break
             lines += size
