@@ -329,15 +329,6 @@ function Chat:fill_gaps()
   end
 end
 
---- The gap right above `row` (a block's first line), if any: its block below.
-function Chat:gap_at(row)
-  for before in pairs(self.gaps) do
-    if row_of(self, before) == row then
-      return before
-    end
-  end
-end
-
 --- Apply render operations to the chat of `key` (ignored when its buffer is gone).
 ---@param ops acp_nvim.RenderOp[]
 function M.apply(key, ops)
