@@ -3,21 +3,27 @@
 The demo agent's ``load N 24`` (N = 100k chunks of exactly 24 bytes, pre-serialized so the
 agent is never the bottleneck) goes, in every round, to:
 
+- ``raw``: a raw line reader (asyncio ``readuntil`` per line, a prefix check, no parsing): the
+  wire's own speed, the ceiling of any client of this agent;
 - ``bare``: a bare ACP SDK client that drops every chunk (the SDK's parsing, validation and
   dispatch, nothing else): the protocol ceiling;
 - ``plugin``: the plugin under test rendering into the chat buffer of a fresh headless Neovim
   with a UI attached (a process that discards the redraws), so redraw cost counts;
-- ``bare_again``: the bare client again — the A/A control.
+- ``bare_again`` and ``raw_again``: the bare client and the raw reader again — the A/A controls.
 
 ``chat_flood_ratio`` is the median over rounds of plugin / bare chunks per second in the same
-round (bench/paired.py); ``chat_flood_ratio_aa`` is bare_again / bare. During every plugin
-flood ``nvim_eval("1")`` runs every 10 ms from another connection (what a keystroke's RPC
-waits for); its percentiles pool every round. Targets: ratio >= 1.0, probe p99 <= 5 ms.
+round (bench/paired.py); ``chat_flood_ratio_aa`` is bare_again / bare. ``chat_flood_raw_ratio``
+is plugin / raw, with ``chat_flood_raw_ratio_aa`` (raw_again / raw). ``host_cpu_us_per_chunk`` is
+the Python host's CPU time during the flood (/proc) over the chunks, median round. During every
+plugin flood ``nvim_eval("1")`` runs every 10 ms from another connection (what a keystroke's RPC
+waits for); its percentiles pool every round. Targets: ratio >= 1.0, raw ratio >= 0.8, probe
+p99 <= 5 ms, host CPU <= 5 us per chunk.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import resource
 import time
@@ -108,6 +114,59 @@ def bare_flood(count: int = CHUNKS) -> dict[str, float]:
     return {"chunks_per_s": count / elapsed, "cpu_client": cpu}
 
 
+# -- the raw line reader ---------------------------------------------------------------------
+
+UPDATE_PREFIX = b'{"jsonrpc":"2.0","method":"session/update"'
+
+
+async def _raw_flood(count: int) -> tuple[float, int]:
+    env = {**os.environ, "PYTHONPATH": AGENT_PYTHONPATH}
+    proc = await asyncio.create_subprocess_exec(PYTHON, "-m", "acp_nvim.demo_agent", env=env, limit=64 << 20,
+                                                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    reader, writer = proc.stdout, proc.stdin
+
+    async def ask(msg_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        writer.write(json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}).encode() + b"\n")
+        await writer.drain()
+        while True:
+            message = json.loads(await reader.readuntil(b"\n"))
+            if message.get("id") == msg_id:
+                return cast(dict[str, Any], message.get("result") or {})
+
+    try:
+        await ask(1, "initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        session = await ask(2, "session/new", {"cwd": os.getcwd(), "mcpServers": []})
+        await asyncio.sleep(0.1)  # the commands announcement, as for the bare client
+        while len(reader._buffer):  # what came meanwhile is not part of the flood
+            await reader.readuntil(b"\n")
+        text = f"load {count} {CHUNK_BYTES}"
+        prompt = {"sessionId": session["sessionId"], "prompt": [{"type": "text", "text": text}]}
+        start = time.perf_counter()
+        writer.write(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": prompt}).encode()
+                     + b"\n")
+        lines = 0
+        while True:
+            line = await reader.readuntil(b"\n")
+            if line.startswith(UPDATE_PREFIX):
+                lines += 1
+            elif b'"id":3' in line[:40]:
+                break
+        return time.perf_counter() - start, lines
+    finally:
+        writer.close()
+        proc.kill()
+        await proc.wait()
+
+
+def raw_flood(count: int = CHUNKS) -> dict[str, float]:
+    """Chunks/s a raw line reader takes from the agent (the wire's speed)."""
+    elapsed, lines = asyncio.run(_raw_flood(count))
+    if lines < count:
+        raise RuntimeError(f"the raw reader saw {lines} of {count} lines")
+    return {"chunks_per_s": count / elapsed}
+
+
 # -- the plugin ------------------------------------------------------------------------------
 
 
@@ -137,6 +196,8 @@ class PluginFlood:
                 sent, ended = timed_turn(rpc, LOAD.format(count=CHUNKS), TIMEOUT)
             figures = {"chunks_per_s": CHUNKS / ((ended - sent) / 1e9)}
             figures.update({f"cpu_{name}": cpu_seconds(pids[name]) - before for name, before in cpu_before.items()})
+            if "cpu_host" in figures:
+                figures["host_us_per_chunk"] = figures["cpu_host"] / CHUNKS * 1e6
             figures["rss_growth"] = (rss_mib(host) if host else float("nan")) - rss_before
             stats = rpc.lua(CHAT_STATS)
             figures["chat_lines"], figures["chat_chars"] = stats["lines"], stats["chars"]
@@ -158,6 +219,17 @@ def report(rounds: Rounds, plugin: PluginFlood) -> None:
     control = rounds.ratios("chunks_per_s", "bare_again", "bare")
     line("chat_flood_ratio_aa", rounds.ratio("chunks_per_s", "bare_again", "bare"),
          f"x (A/A control: bare client vs itself, {spread(control)})")
+    line("chat_flood_raw_reader", rounds.median("raw", "chunks_per_s"), "chunks/s (median round)")
+    raw = rounds.ratios("chunks_per_s", "plugin", "raw")
+    line("chat_flood_raw_ratio", rounds.ratio("chunks_per_s", "plugin", "raw"),
+         f"x raw line reader (median of {n} per-round ratios, {spread(raw)}; target >= 0.8)")
+    raw_control = rounds.ratios("chunks_per_s", "raw_again", "raw")
+    line("chat_flood_raw_ratio_aa", rounds.ratio("chunks_per_s", "raw_again", "raw"),
+         f"x (A/A control: raw reader vs itself, {spread(raw_control)})")
+    if "host_us_per_chunk" in rounds.values["plugin"]:
+        per_chunk = rounds.series("plugin", "host_us_per_chunk")
+        line("host_cpu_us_per_chunk", rounds.median("plugin", "host_us_per_chunk"),
+             f"us of the Python host's CPU per chunk during the flood (median round, {spread(per_chunk)}; target <= 5)")
     idle, flood = percentiles(plugin.idle), percentiles(plugin.flood)
     for stat in ("p50", "p99", "max"):
         line(f"chat_latency_idle_{stat}", idle[stat], "ms")
@@ -178,6 +250,6 @@ def main() -> None:
     with sandbox(f"{{ agents = {demo_agent_lua()} }}") as box:
         plugin = PluginFlood(box)
         measures: dict[str, Callable[[], dict[str, float]]] = {
-            "bare": bare_flood, "plugin": plugin, "bare_again": bare_flood}
+            "raw": raw_flood, "bare": bare_flood, "plugin": plugin, "bare_again": bare_flood, "raw_again": raw_flood}
         rounds = run_rounds("chat flood", list(measures), lambda name: measures[name]())
         report(rounds, plugin)

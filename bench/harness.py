@@ -203,6 +203,28 @@ end })
 -- a key that lands in any mode: its timestamp is when Neovim processed it
 vim.keymap.set({ 'n', 'i', 'v', 'o', 'c', 't' }, '<F20>', function() B.keys[#B.keys + 1] = now() end)
 
+-- Neovim's own view of its loop: each stretch it spends busy between two waits for input (a check
+-- handle when it wakes, a prepare handle when it goes back to wait), in wall time and in the CPU
+-- time Neovim used meanwhile (a stretch that other processes' work stretched shows little CPU);
+-- B.loop_reset() starts a count
+B.loop = { worst = 0, over = 0, cpu_worst = 0 }
+function B.loop_reset() B.loop = { worst = 0, over = 0, cpu_worst = 0 } end
+local function cpu_ns()
+  local r = vim.uv.getrusage()
+  return (r.utime.sec + r.stime.sec) * 1e9 + (r.utime.usec + r.stime.usec) * 1e3
+end
+local woke, woke_cpu
+B.check, B.prepare = vim.uv.new_check(), vim.uv.new_prepare()
+B.check:start(function() woke, woke_cpu = now(), cpu_ns() end)
+B.prepare:start(function()
+  if not woke then return end
+  local busy, cpu = (now() - woke) / 1e6, (cpu_ns() - woke_cpu) / 1e6
+  woke = nil
+  if busy > B.loop.worst then B.loop.worst = busy end
+  if cpu > B.loop.cpu_worst then B.loop.cpu_worst = cpu end
+  if busy > 16 then B.loop.over = B.loop.over + 1 end
+end)
+
 -- "the chat shows the agent ready": a chat window whose text or virtual text says idle/ready
 local function chat_text(buf)
   local parts = vim.api.nvim_buf_get_lines(buf, 0, 50, false)
@@ -255,6 +277,14 @@ function B.watch_for(marker)
   end
 end
 """
+
+
+def dismiss_prompt(rpc: RawRpc) -> None:
+    """Answer Neovim's hit-enter prompt (a message longer than the command line, such as the one
+    ``:Ai log export`` ends with), as a user would: until then Neovim serves no request."""
+    mode = rpc.request("nvim_get_mode")  # a fast call: answered even while Neovim waits for a key
+    if mode.get("blocking") and str(mode.get("mode", "")).startswith("r"):
+        rpc.request("nvim_input", "<CR>")
 
 
 def install_bench_lua(rpc: RawRpc) -> None:

@@ -22,13 +22,16 @@ vim.api.nvim_create_autocmd('VimLeavePre', {
     require('acp_nvim').shutdown()
   end,
 })
--- Once a UI is there and Neovim is idle, start the Python host and load the protocol (prestart).
+-- Once a UI is there and the user pauses typing, start the Python host and load the protocol
+-- (prestart): starting a process costs Neovim a few ms, which must not delay a typed key.
 vim.api.nvim_create_autocmd('UIEnter', {
   group = group,
   once = true,
   callback = function()
     vim.defer_fn(function()
-      require('acp_nvim.idle').prestart()
+      require('acp_nvim.kit.frame').when_idle(function()
+        require('acp_nvim.idle').prestart()
+      end)
     end, 100)
   end,
 })

@@ -23,6 +23,7 @@ local ns_hl = api.nvim_create_namespace('acp_nvim.chat.hl') -- extmark id = bloc
 local ns_blocks = api.nvim_create_namespace('acp_nvim.chat.blocks') -- extmark id = block id
 local ns_clip = api.nvim_create_namespace('acp_nvim.chat.clip') -- extmark id = block id
 local ns_lines = api.nvim_create_namespace('acp_nvim.chat.lines') -- per-line marks (plan progress)
+local ns_gap = api.nvim_create_namespace('acp_nvim.chat.gap') -- extmark id = the block below the gap
 
 ---@class acp_nvim.RenderOp.New
 ---@field op 'new'
@@ -47,13 +48,30 @@ local ns_lines = api.nvim_create_namespace('acp_nvim.chat.lines') -- per-line ma
 ---@field id integer
 ---@field marker string          shown below the block: it is cut in the view
 
----@alias acp_nvim.RenderOp acp_nvim.RenderOp.New|acp_nvim.RenderOp.Append|acp_nvim.RenderOp.Set|acp_nvim.RenderOp.Clip
+---@class acp_nvim.RenderOp.Insert
+---@field op 'insert'
+---@field id integer
+---@field kind string
+---@field lines string[]
+---@field meta { status: string? }|nil
+---@field before integer         drawn above this block (an older block of a long transcript)
+
+---@class acp_nvim.RenderOp.Gap
+---@field op 'gap'
+---@field id integer             the first block drawn below the gap
+---@field after integer|vim.NIL  the last block drawn above it (nil: the gap is at the top)
+---@field count integer          blocks not drawn there (0: the gap is closed)
+
+---@alias acp_nvim.RenderOp acp_nvim.RenderOp.New|acp_nvim.RenderOp.Append|acp_nvim.RenderOp.Set|acp_nvim.RenderOp.Clip|acp_nvim.RenderOp.Insert|acp_nvim.RenderOp.Gap
 
 ---@class acp_nvim.Chat
 ---@field buf integer
 ---@field key string
----@field order integer[]        block ids in buffer order
----@field index table<integer, integer> block id -> position in order
+---@field index table<integer, true> the blocks drawn, by id
+---@field nxt table<integer, integer> block id -> the id of the block drawn below it
+---@field prv table<integer, integer> block id -> the id of the block drawn above it
+---@field last integer?          the block drawn last (just above the prompt area)
+---@field gaps table<integer, { after: integer?, count: integer, pending: boolean? }> blocks not drawn, by the block below them
 ---@field kinds table<integer, string>
 ---@field sizes table<integer, integer> bytes shown per block
 ---@field clipped table<integer, boolean>
@@ -99,7 +117,7 @@ end
 
 --- First row of block `id` and the row just past its blank separator.
 function Chat:block_range(id)
-  local next_id = self.order[self.index[id] + 1]
+  local next_id = self.nxt[id]
   return row_of(self, id), next_id and row_of(self, next_id) or self:prompt_row()
 end
 
@@ -175,8 +193,10 @@ local function op_new(chat, op)
   api.nvim_buf_set_lines(chat.buf, row, row, false, with_blank)
   chat:place_prompt(row + #with_blank)
   api.nvim_buf_set_extmark(chat.buf, ns_blocks, row, 0, { id = id, right_gravity = false })
-  chat.order[#chat.order + 1] = id
-  chat.index[id] = #chat.order
+  if chat.last then
+    chat.nxt[chat.last], chat.prv[id] = id, chat.last
+  end
+  chat.last, chat.index[id] = id, true
   chat.kinds[id] = kind
   chat.sizes[id] = byte_size(lines)
   highlight(chat, id, lines, nil_if_null(op.meta))
@@ -226,7 +246,64 @@ local function op_clip(chat, op)
   })
 end
 
-local OPS = { new = op_new, append = op_append, set = op_set, clip = op_clip }
+---@param op acp_nvim.RenderOp.Insert
+local function op_insert(chat, op)
+  local id, before = op.id, op.before
+  if chat.index[id] or not chat.index[before] then
+    return
+  end
+  local row = row_of(chat, before)
+  local with_blank = vim.list_extend(vim.list_slice(op.lines), { '' })
+  api.nvim_buf_set_lines(chat.buf, row, row, false, with_blank)
+  api.nvim_buf_set_extmark(chat.buf, ns_blocks, row, 0, { id = id, right_gravity = false })
+  api.nvim_buf_set_extmark(chat.buf, ns_blocks, row + #with_blank, 0, { id = before, right_gravity = false })
+  local gap = chat.gaps[before]
+  if gap then -- the marker stays right above `before`
+    api.nvim_buf_set_extmark(chat.buf, ns_gap, row + #with_blank, 0, { id = before, virt_lines = gap.virt,
+      virt_lines_above = true, right_gravity = false })
+  end
+  local above = chat.prv[before]
+  if above then
+    chat.nxt[above], chat.prv[id] = id, above
+  end
+  chat.nxt[id], chat.prv[before], chat.index[id] = before, id, true
+  chat.kinds[id] = op.kind
+  chat.sizes[id] = byte_size(op.lines)
+  highlight(chat, id, op.lines, nil_if_null(op.meta))
+  markdown.on_old(chat, id, op.kind)
+end
+
+local function thousands(n)
+  local text = tostring(n)
+  while true do
+    local done
+    text, done = text:gsub('^(%d+)(%d%d%d)', '%1,%2')
+    if done == 0 then
+      return text
+    end
+  end
+end
+
+local function gap_virt(count)
+  return { { { ('  ↑ %s earlier block%s, drawn as you scroll up to them'):format(thousands(count),
+    count == 1 and '' or 's'), 'AcpNvimInfo' } } }
+end
+
+---@param op acp_nvim.RenderOp.Gap
+local function op_gap(chat, op)
+  local id = op.id
+  if op.count <= 0 or not chat.index[id] then
+    chat.gaps[id] = nil
+    pcall(api.nvim_buf_del_extmark, chat.buf, ns_gap, id)
+    return
+  end
+  local gap = { after = nil_if_null(op.after), count = op.count, virt = gap_virt(op.count) }
+  chat.gaps[id] = gap
+  api.nvim_buf_set_extmark(chat.buf, ns_gap, row_of(chat, id), 0, { id = id, virt_lines = gap.virt,
+    virt_lines_above = true, right_gravity = false })
+end
+
+local OPS = { new = op_new, append = op_append, set = op_set, clip = op_clip, insert = op_insert, gap = op_gap }
 
 --- Apply render operations in order.
 ---@param ops acp_nvim.RenderOp[]
@@ -235,6 +312,30 @@ function Chat:apply(ops)
     OPS[op.op](self, op)
   end
   markdown.sync(self)
+  if next(self.gaps) then
+    self:fill_gaps()
+  end
+end
+
+--- Rows above and below the visible part of a window within which a gap is drawn.
+local GAP_MARGIN = 2
+
+--- Ask for the blocks of every gap that is in sight (or within GAP_MARGIN screens of it) in a
+--- window of this chat: the newest page of them, drawn as the user scrolls up to them.
+function Chat:fill_gaps()
+  for _, win in ipairs(vim.fn.win_findbuf(self.buf)) do
+    local top, bottom = vim.fn.line('w0', win) - 1, vim.fn.line('w$', win)
+    local height = api.nvim_win_get_height(win)
+    for before, gap in pairs(self.gaps) do
+      if not gap.pending then
+        local row = row_of(self, before)
+        if row >= top - GAP_MARGIN * height and row <= bottom + GAP_MARGIN * height then
+          gap.pending = true
+          require('acp_nvim.host').call.chat('page', self.key, { before = before, after = gap.after or vim.NIL })
+        end
+      end
+    end
+  end
 end
 
 --- Apply render operations to the chat of `key` (ignored when its buffer is gone).
@@ -253,6 +354,23 @@ function Chat:block_at(row)
   end
   local found = api.nvim_buf_get_extmarks(self.buf, ns_blocks, { row, 0 }, 0, { limit = 1 })[1]
   return found and found[1] or nil
+end
+
+--- The ids of the blocks drawn in rows [top, bottom) (0-based), the one that begins above `top`
+--- and reaches into them included: what a window shows, found without looking at the others.
+function Chat:blocks_between(top, bottom)
+  local ids = {}
+  local above = self:block_at(math.max(top, 0))
+  if above then
+    ids[1] = above
+  end
+  local marks = api.nvim_buf_get_extmarks(self.buf, ns_blocks, { math.max(top, 0), 0 }, { math.max(bottom, 0), 0 }, {})
+  for _, mark in ipairs(marks) do
+    if mark[1] ~= above then
+      ids[#ids + 1] = mark[1]
+    end
+  end
+  return ids
 end
 
 --- The chat whose buffer is `buf` (the current buffer by default).
@@ -313,7 +431,8 @@ function Chat.new(key)
     filetype = 'acp_chat', lines = { '# acp.nvim · ' .. key, '' } })
   api.nvim_buf_set_extmark(buf, ns, 0, 0, { line_hl_group = 'AcpNvimHeader' })
   local keys = options.config.keymaps
-  local chat = setmetatable({ buf = buf, key = key, order = {}, index = {}, kinds = {}, sizes = {}, clipped = {},
+  local chat = setmetatable({ buf = buf, key = key, index = {}, nxt = {}, prv = {}, gaps = {}, kinds = {},
+    sizes = {}, clipped = {},
     queue = {}, label = SEPARATOR:format(keys.send, keys.cancel, keys.history_prev, keys.history_next) }, Chat)
   chat:place_prompt(1)
   M.chats[key] = chat
@@ -331,7 +450,35 @@ function Chat.new(key)
       M.chats[key] = nil
     end,
   })
+  M.watch_scrolling()
   return chat
+end
+
+local scrolling
+
+--- Draw the older blocks of a long chat as the user scrolls up to them, and highlight what comes
+--- into sight (one autocommand for all).
+function M.watch_scrolling()
+  if scrolling then
+    return
+  end
+  scrolling = api.nvim_create_autocmd('WinScrolled', {
+    group = api.nvim_create_augroup('acp_nvim.chat.scroll', { clear = true }),
+    callback = function()
+      for win in pairs(vim.v.event) do
+        local id = tonumber(win)
+        if id and api.nvim_win_is_valid(id) then
+          local chat = M.of_buffer(api.nvim_win_get_buf(id))
+          if chat and next(chat.gaps) then
+            chat:fill_gaps()
+          end
+          if chat then
+            markdown.scrolled(chat)
+          end
+        end
+      end
+    end,
+  })
 end
 
 local function split_cmd()
@@ -381,6 +528,9 @@ function M.open(key, focus, replay)
     chat:apply(replay or {})
   end
   chat:show(focus)
+  if next(chat.gaps) then
+    chat:fill_gaps()
+  end
   return chat.buf
 end
 

@@ -10,6 +10,7 @@ return {
     { name = 'tool_done', method = 'acp_nvim:tool_done', params = { 'id', 'answer' } },
     { name = 'terminal', method = 'acp_nvim:terminal', params = { 'event', 'id', 'data' } },
     { name = 'board', method = 'acp_nvim:board', params = { 'event' } },
+    { name = 'log_page', method = 'acp_nvim:log_page', params = { 'key' } },
     { name = 'warm', method = 'acp_nvim:warm', params = {} },
     { name = 'idle', method = 'acp_nvim:idle', params = { 'config', 'cwd' } },
     { name = 'shutdown', method = 'acp_nvim:shutdown', params = {}, sync = true },

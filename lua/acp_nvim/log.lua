@@ -5,10 +5,15 @@
 --- with the ring's oldest kept sequence number; older entries are cut from the top,
 --- so the buffer never outgrows the ring. Windows whose cursor is on the last line
 --- follow new entries; others stay where they are.
+---
+--- The frame budget: a new buffer shows the ring's newest page; a virtual line above the first
+--- says how many older entries the ring has, and scrolling up to it asks Python for the next page
+--- (lines added at the top cost Neovim time in proportion to the buffer: its folds move).
 local M = {}
 
 local api = vim.api
 local scratch = require('acp_nvim.kit.scratch')
+local ns_older = api.nvim_create_namespace('acp_nvim.log.older')
 
 ---@class acp_nvim.LogView
 ---@field buf integer
@@ -17,6 +22,8 @@ local scratch = require('acp_nvim.kit.scratch')
 ---@field head integer
 ---@field tail integer
 ---@field lines integer                 buffer lines holding entries (0: one empty line)
+---@field older integer                 entries of the ring older than the first one shown
+---@field asked boolean?                older entries were asked for and have not come yet
 
 ---@type table<string, acp_nvim.LogView>
 M.views = {}
@@ -60,8 +67,9 @@ local function create(key)
   api.nvim_buf_call(buf, function()
     vim.cmd(SYNTAX)
   end)
-  local view = { buf = buf, seqs = {}, sizes = {}, head = 1, tail = 0, lines = 0 }
+  local view = { buf = buf, key = key, seqs = {}, sizes = {}, head = 1, tail = 0, lines = 0, older = 0 }
   M.views[key] = view
+  M.watch_scrolling()
   api.nvim_create_autocmd('BufWinEnter', {
     buffer = buf,
     callback = function()
@@ -91,18 +99,28 @@ local function following(win, view)
   end) >= view.lines
 end
 
---- Remove entries older than `first_seq` from the top.
-local function trim(view, first_seq)
-  local drop = 0
-  while view.head <= view.tail and view.seqs[view.head] < first_seq do
-    drop = drop + view.sizes[view.head]
-    view.seqs[view.head], view.sizes[view.head] = nil, nil
-    view.head = view.head + 1
+--- In a long buffer, entries the ring dropped may stay a little longer (up to an eighth of those
+--- shown): lines cut from the top cost Neovim time in proportion to the buffer (its folds move),
+--- so they go many at a time. A short buffer is trimmed exactly.
+local EXACT_LINES = 4000
+
+--- Remove entries older than `first_seq` from the top (once enough of them are due, or `now`).
+local function trim(view, first_seq, now)
+  local due, drop = 0, 0
+  local i = view.head
+  while i <= view.tail and view.seqs[i] < first_seq do
+    due, drop = due + 1, drop + view.sizes[i]
+    i = i + 1
   end
-  if drop > 0 then
-    api.nvim_buf_set_lines(view.buf, 0, drop, false, {})
-    view.lines = view.lines - drop
+  if due == 0 or (not now and view.lines > EXACT_LINES and due < (view.tail - view.head + 1) / 8) then
+    return
   end
+  for j = view.head, i - 1 do
+    view.seqs[j], view.sizes[j] = nil, nil
+  end
+  view.head = i
+  api.nvim_buf_set_lines(view.buf, 0, drop, false, {})
+  view.lines = view.lines - drop
 end
 
 --- Append items ({seq, header, body}) newer than the last one shown.
@@ -135,7 +153,8 @@ local function update(view, first_seq, items)
     end
   end
   vim.bo[view.buf].modifiable = true
-  trim(view, first_seq)
+  local last = view.seqs[view.tail]
+  trim(view, first_seq, items[1] ~= nil and last ~= nil and items[1][1] > last + 1) -- a new start: exactly
   add(view, items)
   vim.bo[view.buf].modifiable = false
   for _, win in ipairs(followers) do
@@ -143,16 +162,114 @@ local function update(view, first_seq, items)
   end
 end
 
+--- Draw items ({seq, header, body}) older than the oldest one shown above it (the ring's older
+--- entries, a page at a time after a new buffer showed its newest).
+local function add_older(view, items)
+  local lines, kept = {}, {}
+  local oldest = view.seqs[view.head]
+  for _, item in ipairs(items) do
+    if not oldest or item[1] < oldest then
+      kept[#kept + 1] = item
+      lines[#lines + 1] = item[2]
+      vim.list_extend(lines, item[3])
+    end
+  end
+  if #lines == 0 then
+    return
+  end
+  api.nvim_buf_set_lines(view.buf, 0, view.lines == 0 and -1 or 0, false, lines)
+  view.head = view.head - #kept
+  for i, item in ipairs(kept) do
+    view.seqs[view.head + i - 1], view.sizes[view.head + i - 1] = item[1], 1 + #item[3]
+  end
+  if view.tail < view.head then
+    view.tail = view.head + #kept - 1
+  end
+  view.lines = view.lines + #lines
+end
+
+--- The virtual line above the first entry: how many older ones the ring has.
+local function mark_older(view, older)
+  view.older = (older and older ~= vim.NIL) and older or 0
+  api.nvim_buf_clear_namespace(view.buf, ns_older, 0, -1)
+  if view.older > 0 then
+    api.nvim_buf_set_extmark(view.buf, ns_older, 0, 0, { virt_lines_above = true, virt_lines = { { {
+      ('↑ %d older entr%s in the ring: scroll up to show them'):format(view.older, view.older == 1 and 'y' or 'ies'),
+      'AcpNvimInfo' } } } })
+  end
+end
+
+--- Ask Python for older entries when a window of the log shows its first lines.
+local function want_older(view)
+  if view.older <= 0 or view.asked then
+    return
+  end
+  for _, win in ipairs(vim.fn.win_findbuf(view.buf)) do
+    if vim.fn.line('w0', win) <= api.nvim_win_get_height(win) then
+      view.asked = true
+      require('acp_nvim.host').call.log_page(view.key)
+      return
+    end
+  end
+end
+
+local scrolling
+
+--- One autocommand for every log window: scrolling up to the first line asks for older entries.
+function M.watch_scrolling()
+  if scrolling then
+    return
+  end
+  scrolling = api.nvim_create_autocmd('WinScrolled', {
+    group = api.nvim_create_augroup('acp_nvim.log.scroll', { clear = true }),
+    callback = function()
+      for win in pairs(vim.v.event) do
+        local id = tonumber(win)
+        if id and api.nvim_win_is_valid(id) then
+          for _, view in pairs(M.views) do
+            if view.buf == api.nvim_win_get_buf(id) then
+              want_older(view)
+            end
+          end
+        end
+      end
+    end,
+  })
+end
+
+--- Apply a batch of older entries from Python; false when the buffer is gone.
+---@param key string session key
+---@param first_seq integer oldest sequence number still in the ring
+---@param items table[] { seq, header, body_lines }, oldest first, all older than what is shown
+---@param older integer? entries of the ring still older than these
+function M.prepend(key, first_seq, items, older)
+  local view = M.views[key]
+  if not view or not api.nvim_buf_is_valid(view.buf) then
+    return false
+  end
+  vim.bo[view.buf].modifiable = true
+  trim(view, first_seq, true)
+  add_older(view, items)
+  vim.bo[view.buf].modifiable = false
+  view.asked = false
+  mark_older(view, older)
+  return true
+end
+
 --- Apply a batch from Python; false when the buffer is gone (Python then stops sending).
 ---@param key string session key
 ---@param first_seq integer oldest sequence number still in the ring
 ---@param items table[] { seq, header, body_lines }
-function M.append(key, first_seq, items)
+---@param older integer? entries of the ring older than the first one the buffer will show
+function M.append(key, first_seq, items, older)
   local view = M.views[key]
   if not view or not api.nvim_buf_is_valid(view.buf) then
     return false
   end
   update(view, first_seq, items)
+  if older ~= nil and older ~= view.older then
+    mark_older(view, older)
+  end
   return true
 end
 
@@ -176,9 +293,10 @@ end
 --- Show the log of `key`; a new buffer is filled with `items`. Returns false, showing nothing,
 --- when the buffer does not exist and `items` is nil (Python then sends the ring's entries).
 ---@param key string
----@param items table[]|nil the ring's entries, oldest first (used only for a new buffer)
+---@param items table[]|nil the ring's newest entries, oldest first (used only for a new buffer)
 ---@param focus boolean
-function M.open(key, items, focus)
+---@param older integer? entries of the ring older than those
+function M.open(key, items, focus, older)
   local view = M.views[key]
   if not view or not api.nvim_buf_is_valid(view.buf) then
     if items == nil or items == vim.NIL then
@@ -186,6 +304,7 @@ function M.open(key, items, focus)
     end
     view = create(key)
     update(view, 0, items)
+    mark_older(view, older)
   end
   show(view, focus)
   return true

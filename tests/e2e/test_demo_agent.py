@@ -416,6 +416,29 @@ async def test_load_streams_fixed_size_chunks_and_tool_calls(tmp_path: Path) -> 
         assert sum(isinstance(u, AgentMessageChunk) for u in before_second) == 200  # spread evenly
 
 
+async def test_turns_streams_a_long_conversation_in_one_turn(tmp_path: Path) -> None:
+    from acp.schema import UserMessageChunk
+
+    client = RecordingClient()
+    async with demo_agent(client, tmp_path) as demo:
+        assert (await demo.prompt("turns 30 5")).stop_reason == "end_turn"
+        questions = [c.content.text for c in client.of(UserMessageChunk)]
+        answers = [c.content.text for c in client.of(AgentMessageChunk)]
+        assert questions[0] == "question 0: what comes next?" and len(questions) == len(answers) == 30
+        assert answers[29].startswith("answer 29\nturn 29 line 0: ") and answers[29].count("\n") == 6
+        assert (await demo.prompt("turns many")).stop_reason == "end_turn"  # a bad count: the default
+        assert len(client.of(UserMessageChunk)) == 130
+
+
+async def test_pace_streams_at_its_rate_and_ends_with_the_time(tmp_path: Path) -> None:
+    client = RecordingClient()
+    async with demo_agent(client, tmp_path) as demo:
+        assert (await demo.prompt("pace 200 1")).stop_reason == "end_turn"
+        chunks = [c.content.text for c in client.of(AgentMessageChunk)]
+        assert len(chunks) == 201 and {len(text) for text in chunks[:-1]} == {24}
+        assert chunks[-1].startswith("\nEND ") and float(chunks[-1].split()[1]) > 0
+
+
 async def test_load_bad_arguments_fall_back_to_defaults(tmp_path: Path) -> None:
     client = RecordingClient()
     async with demo_agent(client, tmp_path) as demo:

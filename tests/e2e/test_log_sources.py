@@ -23,6 +23,9 @@ class RecordingTap:
     def message(self, direction, message, raw):
         self.seen.append((direction, raw if isinstance(raw, str) else raw.decode()))
 
+    def streamed(self, raw):
+        self.seen.append(("in", raw.decode()))
+
     def noise(self, line):
         self.seen.append(("noise", line))
 

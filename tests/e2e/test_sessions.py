@@ -15,6 +15,7 @@ import pytest
 from conftest import ROOT, start_nvim
 from helpers import NOTIFY, SELECT, buffer_text, chat, notes, wait_for
 from helpers import session_state as state
+from helpers.history import record_data
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -99,7 +100,7 @@ def first_turn(editors: Editors, prompt: str = "hello from yesterday") -> str:
 
 def _record_of(editors: Editors, session_id: str) -> dict | None:
     for path in Path(os.environ["XDG_STATE_HOME"], "nvim", "acp_nvim", "history").rglob("*.json"):
-        data = json.loads(path.read_text())
+        data = record_data(path)
         if data["session_id"] == session_id and data["cwd"] == str(editors.workspace) and data["entries"]:
             return data
     return None
@@ -148,7 +149,7 @@ def test_resume_picker_lists_agent_pages_and_history_then_by_id(editors):
 def test_an_agent_session_without_local_history_is_loaded_and_shown_once(editors, nvim_env):
     session_id = first_turn(editors, "only the agent keeps me")
     for path in history_files(nvim_env):
-        if json.loads(path.read_text())["session_id"] == session_id:
+        if record_data(path)["session_id"] == session_id:
             path.unlink()
     nvim = editors.start()
     nvim.command(f"Ai resume {session_id}")
@@ -188,7 +189,7 @@ def test_delete_removes_the_local_record(editors, nvim_env):
     nvim.command(f"Ai delete {session_id}")
     note = wait_note(nvim, f"deleted session {session_id}")
     assert "local history" in note and "offers no session/delete" in note
-    assert not [p for p in history_files(nvim_env) if json.loads(p.read_text())["session_id"] == session_id]
+    assert not [p for p in history_files(nvim_env) if record_data(p)["session_id"] == session_id]
 
 
 def test_history_false_keeps_nothing(editors, nvim_env):
@@ -231,3 +232,29 @@ def test_a_session_the_agent_lost_is_shown_read_only(editors):
     nvim.command("Ai send are you there")  # the read-only session is closed: a new one takes the prompt
     wait_for(lambda: "You said: are you there" in chat(nvim, "saved/2"), timeout=30, what="a new session")
     assert "## You\nare you there" not in chat(nvim, "saved/1")
+
+
+def test_a_long_local_record_opens_on_its_newest_turns_and_the_older_follow_as_the_user_scrolls_up(editors, nvim_env):
+    from acp_nvim.core.history.record import Entry, HistorySettings, SessionRecord
+    from acp_nvim.core.history.store import HistoryStore
+    from acp_nvim.nvim.sessions.history_commands import NEWEST_FIRST
+
+    turns = NEWEST_FIRST  # four entries a turn: the newest quarter is read first, the rest after
+    entries = [entry for n in range(turns) for entry in (
+        Entry("user", f"## You\nquestion {n:04d}"), Entry("heading", "## demo"), Entry("agent", f"answer {n:04d}"),
+        Entry("turn_end", "── turn ended: end_turn ──"))]
+    store = HistoryStore(str(Path(nvim_env["XDG_STATE_HOME"], "nvim")), HistorySettings(max_bytes=1 << 30))
+    record = SessionRecord("saved", str(editors.workspace), "long-ago-1", 1.0, 2.0, "long", "question 0000", entries)
+    store.save(record, lambda text: text)
+    nvim = editors.start({"max_sessions": 200, "max_bytes": 1 << 30})
+    nvim.command("Ai resume long-ago-1")
+    wait_for(lambda: f"answer {turns - 1:04d}" in chat(nvim, "saved/1"), timeout=30, what="the newest turn")
+    assert "answer 0000" not in chat(nvim, "saved/1"), "the oldest turns wait until the user scrolls up"
+    win = nvim.funcs.bufwinid("acp://chat/saved/1")
+    while "question 0000" not in (text := chat(nvim, "saved/1")):
+        nvim.api.set_current_win(win)
+        nvim.command("normal! gg")
+        shown = len(text)
+        wait_for(lambda n=shown: len(chat(nvim, "saved/1")) > n, timeout=10, what="older turns")
+    answers = [line for line in chat(nvim, "saved/1").split("\n") if line.startswith("answer ")]
+    assert answers == [f"answer {n:04d}" for n in range(turns)], "every turn, in order, once"

@@ -5,12 +5,12 @@ buffer, its export and the session's history record."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from helpers import buffer_text, chat, wait_for
+from helpers.history import record_data
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -30,8 +30,8 @@ def prompt_text(nvim) -> str:
 
 
 def history_records(state_home: str, workspace: Path) -> list[str]:
-    records = [path.read_text() for path in Path(state_home, "nvim", "acp_nvim", "history").rglob("*.json")]
-    return [text for text in records if json.loads(text).get("cwd") == str(workspace)]
+    paths = list(Path(state_home, "nvim", "acp_nvim", "history").rglob("*.json"))
+    return [path.read_text() for path in paths if record_data(path).get("cwd") == str(workspace)]
 
 
 def test_workspace_paths_are_never_redacted_as_shell_variables(nvim, workspace, nvim_env, tmp_path):

@@ -130,7 +130,8 @@ def _result(case: Case, ctx: Ctx, probes: Probes, seconds: float) -> Result:
         (book.notes if welcome else book.failures).append(text)
     if stats.swallowed:
         book.notes.append(f"{stats.swallowed} typed key(s) swallowed by a prompt")
+    loop = probes.loop
     book.notes.append(f"keys {stats.landed}/{stats.sent} landed; rpc probe worst {probes.rpc_worst_ms:.0f} ms; "
-                      f"{seconds:.1f} s")
+                      f"Neovim's loop busy at most {loop.worst_ms:.0f} ms (at {loop.worst_at:.2f} s); {seconds:.1f} s")
     return Result(case.name, stats.worst_ms, bool(book.told), bool(book.usable),
                   len(book.orphans), book.lost, book.failures, book.notes, seconds)

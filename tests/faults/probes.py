@@ -8,6 +8,9 @@
   Keys rotate through F13..F37 so a key swallowed by a prompt (``getchar()``) cannot be
   mistaken for a later one: a landing settles every older key still in flight.
 - ``RpcProbe`` calls ``nvim_eval("1")`` every 10 ms and records the round trips.
+- ``LoopProbe`` times, inside Neovim, each stretch its event loop spends busy between two waits
+  for input (a libuv check handle when it wakes, a prepare handle when it goes back to wait):
+  a key stall with no busy stretch of its size was the machine's noise, not Neovim's work.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from .rpc import Rpc
+from .rpc import Rpc, RpcError
 
 KEY_COUNT = 25
 KEYS = [f"<F{13 + i}>" for i in range(KEY_COUNT)]
@@ -193,6 +196,47 @@ class RpcProbe:
         return self.worst_ms()
 
 
+LOOP_LUA = """
+local uv = vim.uv
+local P = { worst = 0, worst_at = 0, long = {} }
+_G.__fault_loop = P
+local start = uv.hrtime()
+local woke
+P.check, P.prepare = uv.new_check(), uv.new_prepare()
+P.check:start(function() woke = uv.hrtime() end)
+P.prepare:start(function()
+  if not woke then return end
+  local busy = (uv.hrtime() - woke) / 1e6
+  if busy > P.worst then P.worst, P.worst_at = busy, (woke - start) / 1e9 end
+  if busy > 16 and #P.long < 200 then P.long[#P.long + 1] = { (woke - start) / 1e9, busy } end
+  woke = nil
+end)
+"""
+
+
+class LoopProbe:
+    """Neovim's own view of its event loop: the longest busy stretch between two waits for input."""
+
+    def __init__(self, address: str) -> None:
+        self._rpc = Rpc(address)
+        self._rpc.lua(LOOP_LUA)
+        self.started = time.perf_counter()
+        self.worst_ms = 0.0
+        self.worst_at = 0.0
+        self.long: list[tuple[float, float]] = []
+        """(seconds since the probe started, ms) of every stretch over one frame (16 ms)."""
+
+    def stop(self) -> None:
+        try:
+            found = self._rpc.lua("local P = _G.__fault_loop; P.check:stop(); P.prepare:stop()"
+                                  " return { P.worst, P.worst_at, P.long }")
+            self.worst_ms, self.worst_at = float(found[0]), float(found[1])
+            self.long = [(float(at), float(ms)) for at, ms in found[2]]
+        except (OSError, ConnectionError, RpcError, TimeoutError):
+            pass  # Neovim is gone or blocked: the key probe says so
+        self._rpc.close()
+
+
 class DialogWatcher:
     """A user who answers Neovim's blocking questions (``confirm()``-style, mode ``r?``; the
     ``-- More --`` prompt, ``rm``) with <Esc>, the safe answer; each one is recorded."""
@@ -230,6 +274,7 @@ class Probes:
         self.ui = UiSink(address)
         self.keys = KeyProbe(address)
         self.rpc = RpcProbe(address)
+        self.loop = LoopProbe(address)
         self.dialogs = DialogWatcher(address, self.keys.started)
         self.key_stats: KeyStats | None = None
         self.rpc_worst_ms = 0.0
@@ -238,6 +283,7 @@ class Probes:
         if self.key_stats is not None:
             return
         self.key_stats = self.keys.stop()
+        self.loop.stop()
         self.rpc_worst_ms = self.rpc.stop()
         self.dialogs.stop()
         self.ui.close()

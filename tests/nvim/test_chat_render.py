@@ -212,3 +212,47 @@ def test_queue_editor_sections_parse(nvim):
     parsed = nvim.exec_lua("return require('acp_nvim.views').parse_queue(...)", [
         "# help", "──── prompt 2 (with a.py:1-2)", "second", "  edited", "──── prompt", "brand new", ""])
     assert parsed == [{"id": 2, "text": "second\n  edited"}, {"id": 0, "text": "brand new"}]
+
+
+# -- a long chat: drawn from its newest blocks ------------------------------------------------
+
+
+def long_transcript(turns: int) -> Transcript:
+    transcript = Transcript(agent_label="demo")
+    for n in range(turns):
+        transcript.user_message(f"question {n}")
+        transcript.agent_chunk("\n".join(f"answer {n} line {i}" for i in range(8)))
+        transcript.turn_end("end_turn")
+    return transcript
+
+
+def test_a_long_chat_draws_its_newest_turns_and_the_older_ones_as_the_user_scrolls_up(nvim):
+    from helpers.lua import call_recorder
+
+    transcript = long_transcript(300)
+    nvim.exec_lua(call_recorder("chat", "acp_chat_calls"))
+    nvim.exec_lua("require('acp_nvim.chat').open(...)", KEY, True, transcript.replay_ops())
+    shown = text(nvim)
+    assert "answer 299 line 7" in shown and "question 0\n" not in shown
+    assert any("earlier blocks, drawn as you scroll up to them" in line for line in virt_lines(nvim, CHAT))
+    nvim.command("normal! G")
+    assert nvim.vars["acp_chat_calls"] == [], "nothing is asked while the gap is out of sight"
+    pages = 0
+    while "question 0\n" not in text(nvim):
+        nvim.command("normal! gg")  # the user goes to the top: the gap above comes into sight
+        calls = wait_for(lambda: nvim.vars["acp_chat_calls"], what="a page asked for")
+        nvim.vars["acp_chat_calls"] = []
+        assert len(calls) == 1, calls
+        action, key, arg = calls[0]
+        assert (action, key) == ("page", KEY)
+        after = arg["after"] if arg["after"] is not None else None
+        page = transcript.page(arg["before"], after)
+        nvim.exec_lua("require('acp_nvim.ui').flush(..., vim.empty_dict())", {KEY: page})
+        pages += 1
+    assert pages > 3
+    expected = "\n".join(f"answer {n} line 7" for n in range(300))
+    drawn = [line for line in text(nvim).split("\n") if line.endswith(" line 7")]
+    assert "\n".join(drawn) == expected, "every turn, in order, once"
+    assert not any("earlier blocks" in line for line in virt_lines(nvim, CHAT))
+    nvim.exec_lua("require('acp_nvim.ui').flush(..., vim.empty_dict())", {KEY: transcript.page(3, None)})
+    assert text(nvim).count("question 0\n") == 1, "a late page for a closed gap draws nothing twice"

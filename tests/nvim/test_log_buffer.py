@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import buffer_text, notify_stub, wait_for
+from helpers import buffer_text, notify_stub, virt_lines, wait_for
 
 CHAT = "acp://chat/demo/1"
 LOG = "acp://log/demo/1"
@@ -113,6 +113,58 @@ def test_buffer_is_trimmed_with_the_ring(nvim):
     lines = headers(nvim)
     assert len(lines) == 25 and lines[-1] == last[0]
     assert buffer_text(nvim, LOG).count('"jsonrpc"') == 25, "one JSON body per kept entry, nothing more"
+
+
+def test_a_long_log_shows_its_newest_page_first_then_every_entry_in_order_once(nvim):
+    from acp_nvim.nvim.log.log_view import PAGE_LINES
+
+    setup(nvim, level="trace", max_entries=8000, max_bytes=64 << 20)
+    turn(nvim, "flood 8000")
+    nvim.exec_lua(call_counter)
+    win = open_log(nvim)
+    log_has(nvim, "← response session/prompt #2")
+    assert len(headers(nvim)) < 8000, "the newest page first"
+    assert any("older entries in the ring: scroll up" in line for line in virt_lines(nvim, LOG))
+    while len(headers(nvim)) < 8000:  # the user scrolls up: a page of older entries each time
+        shown = len(headers(nvim))
+        nvim.api.set_current_win(win)
+        nvim.command("normal! gg")
+        wait_for(lambda n=shown: len(headers(nvim)) > n, timeout=10, what="a page of older entries")
+    assert not any("older entries" in line for line in virt_lines(nvim, LOG))
+    numbers = chunk_numbers(buffer_text(nvim, LOG))
+    assert numbers == list(range(8000 - len(numbers), 8000)) and len(numbers) > 7000, "in order, each once"
+    assert headers(nvim)[-1].endswith("end_turn")
+    sizes = nvim.exec_lua("return _G.acp_log_calls")
+    assert len(sizes) > 3 and max(sizes) <= PAGE_LINES, "no call carries more than a page of lines"
+    nvim.command("normal! G")
+    turn(nvim, "flood 6000", count=2)  # more than a page at once while the buffer is open
+    last = log_has(nvim, "← response session/prompt #3")
+    assert headers(nvim)[-1] == last[0]
+    numbers = chunk_numbers(buffer_text(nvim, LOG))
+    assert numbers == list(range(6000 - len(numbers), 6000)), "the buffer started over from the newest page"
+
+
+def chunk_numbers(text: str) -> list[int]:
+    """The demo agent's flood chunks in a log buffer's bodies (``chunk00042``), in buffer order."""
+    return [int(n) for n in re.findall(r'"text":"chunk(\d{5})"', text)]
+
+
+call_counter = """
+_G.acp_log_calls = {}
+local log = require('acp_nvim.log')
+for _, name in ipairs({ 'open', 'append', 'prepend' }) do
+  local original = log[name]
+  log[name] = function(key, a, b, ...)
+    local items = name == 'open' and a or b
+    if type(items) == 'table' then
+      local lines = 0
+      for _, item in ipairs(items) do lines = lines + 1 + #item[3] end
+      table.insert(_G.acp_log_calls, lines)
+    end
+    return original(key, a, b, ...)
+  end
+end
+"""
 
 
 def test_level_filtering_default_and_per_session_override(nvim):

@@ -13,6 +13,7 @@ import pytest
 
 from conftest import start_nvim
 from helpers import buffer_text
+from helpers.history import record_data
 
 from .agents import AgentSetup
 from .driver import CAPTURE_NOTIFY, AgentDriver
@@ -30,7 +31,7 @@ FIRST = "[scenario=text remember=plum-7] say something"
 
 def _history_record(state_home: str, workspace: Path, agent: str) -> dict | None:
     for path in Path(state_home, "nvim", "acp_nvim", "history").rglob("*.json"):
-        data = json.loads(path.read_text())
+        data = record_data(path)
         if data["cwd"] == str(workspace) and data["agent"] == agent and data["first_prompt"] == FIRST:
             return data
     return None

@@ -76,6 +76,33 @@ def test_bad_files_and_hostile_ids_are_harmless(tmp_path: Path) -> None:
     assert store.records("/elsewhere") == []
 
 
+def test_find_reads_the_records_of_one_session_alone(tmp_path: Path) -> None:
+    store = HistoryStore(str(tmp_path), HistorySettings())
+    for session_id in ("s-1", "s-2"):
+        store.save(_record(session_id), lambda text: text)
+    store.save(SessionRecord(agent="other", cwd=CWD, session_id="s-1", created=1.0, updated=5.0), lambda text: text)
+    other_cwd = _record("s-1")
+    other_cwd.cwd = "/elsewhere"
+    store.save(other_cwd, lambda text: text)
+    assert [r.agent for r in store.find(CWD, "s-1")] == ["other", "demo"], "every agent's, newest first"
+    assert store.find(CWD, "s-9") == [] and store.find("/nowhere", "s-1") == []
+    store.path(CWD, "demo", "s-2").write_bytes(b'{"format": 1, "entries": [["agent", "caf\xe9"]]}')
+    assert store.find(CWD, "s-2") == [], "a record that is no UTF-8 is skipped"
+
+
+@pytest.mark.parametrize("entries", [
+    '[["agent", "a"], ["rm -rf", "x"]]', '[["agent", "a", "b"]]', '[["agent", 3]]', '[["agent"]]', '["agent"]',
+    '[{"kind": "agent"}]'])
+def test_an_entry_that_is_not_kind_and_text_makes_no_record(entries: str) -> None:
+    with pytest.raises(ValueError):
+        SessionRecord.from_json(f'{{"format": 1, "entries": {entries}}}')
+
+
+def test_a_record_reads_from_its_bytes_as_from_its_text() -> None:
+    record = _record(text="naïve ✓")
+    assert SessionRecord.from_json(record.to_json().encode()) == SessionRecord.from_json(record.to_json()) == record
+
+
 def test_history_setting_accepts_false_and_bounds() -> None:
     assert parse_settings({"history": False}).history.enabled is False
     assert parse_settings({"history": {"max_sessions": 3, "max_bytes": 4096}}).history.max_sessions == 3
@@ -129,3 +156,82 @@ def test_a_short_session_is_recorded_whole() -> None:
     kept = [b.text() for b in session.transcript.blocks[:-1] if b.kind in ENTRY_KINDS]
     assert [e.text for e in record.entries] == ["## You\nearlier", *kept] and record.dropped == 0
     assert record.first_prompt == "earlier"
+
+
+def test_a_record_is_json_lines_and_a_format_1_record_still_reads(tmp_path: Path) -> None:
+    record = _record(text="multi\nline ✓")
+    text = record.to_json()
+    lines = text.splitlines()
+    assert len(lines) == 1 + len(record.entries) and '"format": 2' in lines[0] and '"count": 2' in lines[0]
+    old = ('{"format": 1, "agent": "demo", "cwd": "/home/u/project", "session_id": "s-1", "created": 1.0, '
+           '"updated": 1.0, "title": "t", "first_prompt": "multi\\nline ✓", "dropped": 0, "entries": '
+           '[["user", "## You\\nmulti\\nline ✓"], ["agent", "hi"]]}')
+    assert SessionRecord.from_json(old) == SessionRecord.from_json(text) == record
+    with pytest.raises(ValueError):
+        SessionRecord.from_json(old + '\n["agent", "more"]')  # format 1 is one object, nothing after
+
+
+@pytest.mark.parametrize("count", [1, 3, 50, 1000])
+def test_the_newest_entries_of_a_record_are_read_from_the_end_of_its_file(tmp_path: Path, count: int) -> None:
+    from acp_nvim.core.history import store as store_module
+
+    store = HistoryStore(str(tmp_path), HistorySettings(max_bytes=1 << 30))
+    record = _record()
+    record.entries = [Entry("agent", f"{n:04d} " + "x" * (n % 300)) for n in range(600)]
+    store.save(record, lambda text: text)
+    store_module.TAIL_BLOCK, old_block = 1000, store_module.TAIL_BLOCK  # many small reads from the end
+    try:
+        (newest,) = store.find_newest(CWD, "s-1", count)
+    finally:
+        store_module.TAIL_BLOCK = old_block
+    kept = min(count, 600)
+    assert newest.entries == record.entries[600 - kept:] and newest.older == 600 - kept
+    assert newest.title == record.title and newest.cwd == CWD
+    assert store.find_newest(CWD, "s-2", count) == [] and store.find_newest("/elsewhere", "s-1", count) == []
+
+
+def test_a_format_1_record_is_read_whole_when_its_newest_entries_are_asked(tmp_path: Path) -> None:
+    store = HistoryStore(str(tmp_path), HistorySettings())
+    path = store.path(CWD, "demo", "s-1")
+    path.parent.mkdir(parents=True)
+    path.write_text('{"format": 1, "agent": "demo", "cwd": "/home/u/project", "session_id": "s-1", "created": 1.0, '
+                    '"updated": 1.0, "entries": [["agent", "a"], ["agent", "b"]]}')
+    (found,) = store.find_newest(CWD, "s-1", 1)
+    assert [e.text for e in found.entries] == ["a", "b"] and found.older == 0
+
+
+def test_a_header_that_counts_fewer_entries_than_the_file_holds_makes_no_record(tmp_path: Path) -> None:
+    store = HistoryStore(str(tmp_path), HistorySettings())
+    store.save(_record(), lambda text: text)
+    path = store.path(CWD, "demo", "s-1")
+    path.write_text(path.read_text().replace('"count": 2', '"count": 1'))
+    assert store.find_newest(CWD, "s-1", 5) == []
+
+
+async def test_a_reopened_records_older_entries_go_in_place_and_saving_waits_for_them() -> None:
+    from helpers import async_wait_for
+
+    transcript = Transcript()
+    session = SimpleNamespace(agent_name="demo", cwd=CWD, session_id="s-1", details=SimpleNamespace(title=""),
+                              transcript=transcript, state="idle", watchers=[], key="demo/1")
+    newest = [Entry("user", "## You\nq 3"), Entry("agent", "a 3")]
+    older = [Entry("user", "## You\nq 1"), Entry("agent", "a 1"), Entry("user", "## You\nq 2"), Entry("agent", "a 2")]
+    transcript.notice("── earlier ──", "info")
+    transcript.restore_many([(e.kind, e.text, e.message_id) for e in newest], older=len(older))
+    saved: list = []
+    recorder = Recorder(FakeEditor(), HistorySettings, lambda *args: None)
+    async def save(s, w) -> None:
+        saved.append(recorder.record_of(s, w))
+
+    recorder._save = save  # type: ignore[method-assign]
+    recorder.watch(session, prefix=newest, loading=True)
+    transcript.user_message("a new prompt")
+    recorder._changed(session)
+    assert saved == [], "nothing is saved while the older entries are read"
+    transcript.restore_older([(e.kind, e.text, e.message_id) for e in older])
+    assert [b.text() for b in transcript.blocks] == ["── earlier ──", *[e.text for e in older + newest],
+                                                     "## You\na new prompt"]
+    assert [b.id for b in transcript.blocks] == sorted(b.id for b in transcript.blocks)
+    recorder.prefix_loaded(session, older)
+    await async_wait_for(lambda: saved)
+    assert [e.text for e in saved[0].entries] == [*[e.text for e in older + newest], "## You\na new prompt"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -127,6 +128,32 @@ def test_since_returns_only_newer_entries():
     assert [e.summary for e in ring.since(6)] == ["6", "7"]
     assert [e.summary for e in ring.since(0)] == ["3", "4", "5", "6", "7"]
     assert ring.since(ring.last_seq) == []
+
+
+def test_a_streamed_chunk_is_recorded_as_record_message_would_record_it():
+    line = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":' \
+           b'{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}'
+    rings = [LogRing(level="trace"), LogRing(level="trace")]
+    rings[0].record_message("in", json.loads(line), line)
+    rings[1].record_streamed("in", line)
+    first, second = (ring.entries()[0] for ring in rings)
+    assert [(e.level, e.kind, e.method, e.msg_id, e.summary, e.raw) for e in (first, second)] == [
+        (first.level, first.kind, first.method, first.msg_id, first.summary, first.raw)] * 2
+    assert first.level == "trace" and rings[0].total_bytes == rings[1].total_bytes
+    quiet = LogRing()  # level debug: a chunk is not kept
+    quiet.record_streamed("in", line)
+    assert len(quiet) == 0 and len(LogRing(max_entries=0, level="trace")) == 0
+
+
+def test_older_gives_the_entries_before_a_number_newest_first_also_after_trimming():
+    ring = LogRing(max_entries=50)
+    for n in range(120):
+        ring.add("info", "lifecycle", f"event {n}")
+    assert ring.first_seq == 71 and ring.last_seq == 120
+    assert [e.seq for e in itertools.islice(ring.older(100), 3)] == [99, 98, 97]
+    assert [e.seq for e in ring.older(73)] == [72, 71]
+    assert [e.seq for e in ring.older(500)][:2] == [120, 119] and len(list(ring.older(500))) == 50
+    assert list(ring.older(71)) == [] and list(LogRing().older(5)) == []
 
 
 def test_wire_entries_keep_bytes_until_read_then_summarize_and_redact():

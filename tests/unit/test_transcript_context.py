@@ -1,8 +1,7 @@
-"""Prompt context, session details, unknown updates and the render queue (core, no Neovim)."""
+"""Prompt context, session details and unknown updates (core, no Neovim)."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -16,13 +15,10 @@ from acp.schema import (
 )
 from fake_editor import FakeEditor
 
-from acp_nvim.core import render_ops
 from acp_nvim.core.config import parse_settings
 from acp_nvim.core.conversation.details import SessionDetails
 from acp_nvim.core.prompting import attachments
 from acp_nvim.core.session.manager import SessionManager
-from acp_nvim.nvim.chat.render_queue import RenderQueue
-from helpers import async_wait_for
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -93,36 +89,6 @@ def test_details_tokens_options_and_counters():
         options=[SessionConfigSelectOption(value="a", name="A"), SessionConfigSelectOption(value="b", name="B")])])
     model = details.option("model")
     assert model is not None and model.current_name() == "B" and [v.value for v in model.values] == ["a", "b"]
-
-
-async def test_render_queue_coalesces_appends_and_replaces_sets():
-    sent: list = []
-    queue = RenderQueue(lambda code, ops, states: sent.append((ops, states)), lambda key: {"k": key})
-    queue.push("s", [render_ops.new(1, "agent", ["a"])])
-    for chunk in ("b", "c", "d"):
-        queue.push("s", [render_ops.append(1, chunk)])
-    queue.push("s", [render_ops.set_lines(2, ["x"])])
-    queue.push("s", [render_ops.set_lines(2, ["y"])])
-    queue.changed("s")
-    await async_wait_for(lambda: sent)
-    assert sent == [({"s": [{"op": "new", "id": 1, "kind": "agent", "lines": ["a"], "meta": None},
-                            {"op": "append", "id": 1, "text": "bcd"},
-                            {"op": "set", "id": 2, "lines": ["y"], "meta": None}]},
-                     {"s": {"k": "s"}})]
-
-
-async def test_render_queue_sends_the_first_op_after_a_quiet_frame_at_once_and_then_once_a_frame():
-    sent: list = []
-    queue = RenderQueue(lambda code, ops, states: sent.append(ops), lambda key: {})
-    queue.push("s", [render_ops.new(1, "agent", ["a"])])
-    assert not isinstance(queue._handle, asyncio.TimerHandle), "no frame's wait after a quiet spell"
-    await async_wait_for(lambda: sent)
-    assert sent == [{"s": [{"op": "new", "id": 1, "kind": "agent", "lines": ["a"], "meta": None}]}]
-    queue.push("s", [render_ops.append(1, "b")])
-    queue.push("s", [render_ops.append(1, "c")])
-    assert isinstance(queue._handle, asyncio.TimerHandle), "the next waits for its frame"
-    await async_wait_for(lambda: len(sent) == 2)
-    assert sent[1] == {"s": [{"op": "append", "id": 1, "text": "bc"}]}
 
 
 async def test_session_updates_for_replays_config_options_and_plan_updates(tmp_path: Path):

@@ -273,12 +273,13 @@ def test_message_ids_round_trip_through_a_record_and_older_records_still_read(tm
     store = HistoryStore(str(tmp_path), HistorySettings())
     store.save(record, lambda text: text)
     assert store.load("/w", "demo", "s") == record
-    assert json.loads(record.to_json())["entries"] == [["user", "## You\nhi"], ["agent", "hello", "msg_1"]]
+    lines = record.to_json().splitlines()  # JSON Lines: the header, then one line per entry
+    assert [json.loads(line) for line in lines[1:]] == [["user", "## You\nhi"], ["agent", "hello", "msg_1"]]
     older = json.dumps({"format": 1, "agent": "demo", "cwd": "/w", "session_id": "s", "entries": [["agent", "x"]]})
     assert SessionRecord.from_json(older).entries == [Entry("agent", "x")]
     for bad in ([["agent", "x", 3]], [["agent", "x", "m", "more"]]):
         try:
-            SessionRecord.from_json(json.dumps({"format": 2, "entries": bad}))
+            SessionRecord.from_json(json.dumps({"format": 2, "count": 1}) + "\n" + json.dumps(bad[0]) + "\n")
         except ValueError as exc:
             assert "[kind, text, message id]" in str(exc)
         else:
@@ -293,6 +294,18 @@ def test_restored_blocks_keep_their_ids_and_a_compaction_folds_again() -> None:
     block = transcript.blocks[1]
     assert shown(ops)[block.id] == "▸ conversation compacted · summary: 1 line"
     assert transcript.entry_text(block) == "conversation compacted · summary: 1 line\nWe fixed it."
+
+
+def test_a_long_records_blocks_keep_their_ids_and_a_compaction_folds_again() -> None:
+    transcript, ops = recorder()
+    transcript.restore_many([("agent", "hello", "msg_1"),
+                             ("compaction", "conversation compacted · summary: 1 line\nWe fixed it.", None)])
+    assert transcript.blocks[0].message_id == "msg_1"
+    block = transcript.blocks[1]
+    assert shown(ops)[block.id] == "▸ conversation compacted · summary: 1 line"
+    assert transcript.entry_text(block) == "conversation compacted · summary: 1 line\nWe fixed it."
+    transcript.toggle(block.id)
+    assert shown(ops)[block.id].startswith("▾ conversation compacted") and "We fixed it." in shown(ops)[block.id]
 
 
 def test_initialize_advertises_plans_boolean_options_notices_and_compaction() -> None:

@@ -102,6 +102,9 @@ class Recorder:
     def message(self, direction: str, message: Any, raw: str | bytes) -> None:
         self.taps.append((direction, raw))
 
+    def streamed(self, raw: bytes) -> None:
+        self.taps.append(("in", raw))
+
     def noise(self, text: str) -> None:
         self.taps.append(("noise", text))
 
@@ -208,6 +211,47 @@ def test_the_hot_shapes_give_what_the_sdk_models_give():
         model = inbound.validated(message["params"])
         assert model[0] == session_id and model[2].session_update == kind and model[2].content.text == text
         assert message_id is None and model[2].message_id is None
+
+
+@pytest.mark.parametrize("text", ["plain", "a\nb ✓ \"quoted\" \\ back", "", "\u2028 é \t", "}}}}"])
+@pytest.mark.parametrize("kind", ["agent_message_chunk", "agent_thought_chunk"])
+def test_a_chunk_line_read_from_its_bytes_is_what_the_parsed_message_gives(text, kind):
+    schema = chunk(text, kind).strip()
+    message = json.loads(schema)
+    other = json.dumps({"method": message["method"], "jsonrpc": "2.0", "params": message["params"]},
+                       separators=(",", ":")).encode()
+    python_sdk = b'{"jsonrpc":"2.0","method":"session/update","params":' + json.dumps(
+        message["params"], separators=(",", ":"), sort_keys=True).encode() + b"}"
+    assert inbound.streamed_line(schema) == inbound.streamed(message) == (SID, kind, text, None)
+    assert inbound.streamed_line(python_sdk) == (SID, kind, text, None)
+    assert inbound.streamed_line(other) is None, "any other key order takes the parser"
+
+
+@pytest.mark.parametrize("line", [
+    b' ' + chunk("x").strip(),  # a space before
+    chunk("x").strip() + b"\r",  # a CR after
+    update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"},
+            "messageId": "m"}).strip(),
+    update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": 5}}).strip(),
+    line({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": 5, "update": {
+        "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}}}}).strip(),
+    chunk("lone \ud83d").strip(),
+    chunk("x").strip().replace(b'"text":"x"', b'"text":"x"},"extra":{"a":"b"'),
+    chunk("x").strip().replace(b"x", b"caf\xe9"),
+    chunk("x").strip()[:-1],
+])
+def test_any_other_line_is_left_to_the_parser(line):
+    assert inbound.streamed_line(line) is None
+
+
+async def test_a_chunk_read_from_its_bytes_reaches_the_session_and_the_log_like_a_parsed_one():
+    sorted_chunk = b'{"jsonrpc":"2.0","method":"session/update","params":' + json.dumps(
+        json.loads(chunk("sorted"))["params"], separators=(",", ":"), sort_keys=True).encode() + b"}\n"
+    recorder, _ = await run([chunk("hot "), sorted_chunk, chunk("lone \ud83d")])
+    assert recorder.seen == [("agent_message_chunk", "hot "), ("agent_message_chunk", "sorted"),
+                             ("agent_message_chunk", "lone \ufffd")]
+    assert [raw for _, raw in recorder.taps] == [chunk("hot ").strip(), sorted_chunk.strip(),
+                                                 chunk("lone \ud83d").strip()]
 
 
 async def test_every_other_update_goes_through_the_sdk_model():
@@ -400,6 +444,34 @@ async def test_the_last_line_without_a_newline_still_arrives():
     assert recorder.seen == [("agent_message_chunk", "a"), ("agent_message_chunk", "b")]
 
 
+@pytest.mark.parametrize("piece", [1, 7, 4096])
+async def test_lines_cut_anywhere_by_the_pipe_arrive_whole_and_a_long_one_is_still_dropped(piece):
+    data = b"".join([chunk("first"), b"\n", b"   \n", chunk("y" * 30_000), chunk("two\nlines"),
+                     chunk("last").rstrip(b"\n")])
+    reader = asyncio.StreamReader()
+    recorder = Recorder(max_line_bytes=20_000)
+    conn = connect_to_agent(recorder, WireTransport(reader, Writer(), recorder, recorder))  # type: ignore[arg-type]
+    loop = asyncio.get_running_loop()
+
+    def deliver(offset: int = 0) -> None:  # a piece per turn of the loop: reads get what has come so far
+        if offset >= len(data):
+            reader.feed_eof()
+            return
+        reader.feed_data(data[offset:offset + piece])
+        loop.call_soon(deliver, offset + piece)
+
+    try:
+        loop.call_soon(deliver)
+        await async_wait_for(lambda: len(recorder.seen) == 3, what="the chunks")
+    finally:
+        await conn.close()
+    assert recorder.seen == [("agent_message_chunk", "first"), ("agent_message_chunk", "two\nlines"),
+                             ("agent_message_chunk", "last")]
+    (summary, head, _, _), = recorder.dropped_lines
+    assert summary == "dropped a 30,157 bytes line from the agent: over the limit of 20,000 bytes (wire.max_line_bytes)"
+    assert head.startswith('{"jsonrpc":"2.0","method":"session/update"')
+
+
 # -- the pieces -----------------------------------------------------------------------------------
 
 
@@ -490,6 +562,31 @@ def test_the_client_side_delivers_in_order_and_skips_other_sessions():
     assert served.told == []
 
 
+def test_consecutive_text_chunks_of_one_kind_go_on_as_one_text_in_order():
+    from acp_nvim.core.conversation.client import SessionClient
+
+    served = Served()
+    usage = UsageUpdate(session_update="usage_update", used=1, size=2)
+    SessionClient(served).updates([  # type: ignore[arg-type]
+        (SID, "agent_message_chunk", "a", None), (SID, "agent_message_chunk", "b", None),
+        ("other", "agent_message_chunk", "x", None), (SID, "agent_message_chunk", "c", None),
+        (SID, "agent_thought_chunk", "t", None), (SID, "agent_thought_chunk", "u", None),
+        (SID, "", usage, None), (SID, "agent_message_chunk", "d", None)])
+    assert served.chunks == [("agent_message_chunk", "abc"), ("agent_thought_chunk", "tu"), ("model", "UsageUpdate"),
+                             ("agent_message_chunk", "d")]
+
+
+def test_a_run_of_chunks_ends_where_the_message_id_changes():
+    from acp_nvim.core.conversation.client import SessionClient
+
+    served = Served()
+    SessionClient(served).updates([  # type: ignore[arg-type]
+        (SID, "agent_message_chunk", "a", "m1"), (SID, "agent_message_chunk", "b", "m1"),
+        (SID, "agent_message_chunk", "c", "m2"), (SID, "agent_message_chunk", "d", None)])
+    assert served.chunks == [("agent_message_chunk", "ab", "m1"), ("agent_message_chunk", "c", "m2"),
+                             ("agent_message_chunk", "d")]
+
+
 def test_before_the_session_is_open_any_session_id_is_taken():
     from acp_nvim.core.conversation.client import SessionClient
 
@@ -503,9 +600,10 @@ def test_a_failing_update_is_reported_and_the_rest_still_shown_and_telling_is_ca
 
     served = Served()
     client = SessionClient(served)  # type: ignore[arg-type]
-    client.updates([(SID, "agent_message_chunk", "boom", None)] * (TELL_LIMIT + 2)
+    usage = UsageUpdate(session_update="usage_update", used=1, size=2)
+    client.updates([(SID, "agent_message_chunk", "boom", None), (SID, "", usage, None)] * (TELL_LIMIT + 2)
                    + [(SID, "agent_message_chunk", "ok", None)])
-    assert served.chunks == [("agent_message_chunk", "ok")]
+    assert served.chunks == [("model", "UsageUpdate")] * (TELL_LIMIT + 2) + [("agent_message_chunk", "ok")]
     assert len(served.told) == TELL_LIMIT
     assert served.told[0] == "internal error while showing an update: RuntimeError: boom (see :Ai log)"
     assert served.told[-1].endswith("(further such problems only in :Ai log)")
@@ -543,3 +641,22 @@ def test_hot_chunks_reach_the_transcript_like_the_models_and_not_while_replaying
 
     assert ops_of("hot") == ops_of("model")
     assert not any("replayed" in str(op) for op in ops_of("hot"))
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_long_text_answer_is_encoded_once_and_the_same_json_every_time(monkeypatch, fast):
+    from acp_nvim.core.agent import wire
+
+    if not fast:
+        monkeypatch.setattr(wire, "orjson", None)
+    text = "naïve \"quoted\"\tline ✓\n" * 10_000  # over BIG_TEXT
+    first = wire.encode_line({"jsonrpc": "2.0", "id": 3, "result": {"content": text}})
+    again = wire.encode_line({"jsonrpc": "2.0", "id": "r-4", "result": {"content": text}})
+    assert json.loads(first) == {"jsonrpc": "2.0", "id": 3, "result": {"content": text}}
+    assert json.loads(again) == {"jsonrpc": "2.0", "id": "r-4", "result": {"content": text}}
+    assert wire._TEXT_JSON[0][0] is text, "the text's JSON is kept for the next answer"
+    other = text[:-1] + "!"
+    assert json.loads(wire.encode_line({"jsonrpc": "2.0", "id": 5, "result": {"content": other}}))["result"] == {
+        "content": other}, "another text is encoded afresh"
+    extra = {"jsonrpc": "2.0", "id": 6, "result": {"content": text, "_meta": {"a": 1}}}
+    assert json.loads(wire.encode_line(extra)) == extra, "any other shape is encoded whole"

@@ -2,7 +2,8 @@
 
 Each goes to Lua as a map with named fields (``lua/acp_nvim/chat.lua`` reads them by name and
 declares them as ``acp_nvim.RenderOp.*``). ``meta`` is None or a small table (a tool call's
-``status``).
+``status``). A long transcript is drawn from its newest blocks: ``gap`` says where older blocks
+are not drawn yet, ``insert`` draws one of them when the user scrolls up to it.
 """
 
 from __future__ import annotations
@@ -47,7 +48,28 @@ class ClipOp(TypedDict):
     marker: str
 
 
-RenderOp = NewOp | AppendOp | SetOp | ClipOp
+class InsertOp(TypedDict):
+    """Draw a block above block ``before`` (an older block, drawn as the user scrolls up)."""
+
+    op: Literal["insert"]
+    id: int
+    kind: str
+    lines: list[str]
+    meta: Meta | None
+    before: int
+
+
+class GapOp(TypedDict):
+    """``count`` blocks between block ``after`` (None: the top) and block ``id`` are not drawn
+    (0: none are any more)."""
+
+    op: Literal["gap"]
+    id: int
+    after: int | None
+    count: int
+
+
+RenderOp = NewOp | AppendOp | SetOp | ClipOp | InsertOp | GapOp
 
 
 def new(block_id: int, kind: str, lines: list[str], meta: Meta | None = None) -> NewOp:
@@ -64,3 +86,11 @@ def set_lines(block_id: int, lines: list[str], meta: Meta | None = None) -> SetO
 
 def clip(block_id: int, marker: str) -> ClipOp:
     return {"op": "clip", "id": block_id, "marker": marker}
+
+
+def insert(block_id: int, kind: str, lines: list[str], meta: Meta | None, before: int) -> InsertOp:
+    return {"op": "insert", "id": block_id, "kind": kind, "lines": lines, "meta": meta, "before": before}
+
+
+def gap(block_id: int, after: int | None, count: int) -> GapOp:
+    return {"op": "gap", "id": block_id, "after": after, "count": count}

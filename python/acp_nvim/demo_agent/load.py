@@ -15,10 +15,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
-from acp.helpers import start_tool_call, text_block, tool_content, update_agent_message_text, update_tool_call
+from acp.helpers import (
+    start_tool_call,
+    text_block,
+    tool_content,
+    update_agent_message_text,
+    update_tool_call,
+    update_user_message_text,
+)
 from acp.schema import SessionNotification, StopReason
 from acp.utils import serialize_params
 
@@ -98,6 +106,54 @@ def messages(turn: Turn, chunks: int, size: int, tool_calls: int, ids: bool = Fa
         yield lines.chunk(chunk_text(index, size))
     for number in range(made + 1, tool_calls + 1):
         yield from lines.tool_call(turn.session.next_tool_call_id("load"), number)
+
+
+def conversation(session_id: str, turns: int, lines: int) -> Iterator[bytes]:
+    """``turns`` exchanges as one stream: a user message chunk, then an answer of ``lines`` lines."""
+    maker = _Lines(session_id)
+    user = maker._params(update_user_message_text(""))
+    for number in range(turns):
+        user["update"]["content"]["text"] = f"question {number}: what comes next?"
+        yield maker._line(user)
+        answer = "".join(f"turn {number} line {i}: {FILLER.strip()}\n" for i in range(lines))
+        yield maker.chunk(f"answer {number}\n{answer}")
+
+
+async def turns(turn: Turn) -> StopReason:
+    """``turns N [L]``: N exchanges of the conversation (a user message, an answer of L lines, default
+    100) in one turn, as fast as the client reads: a long session for benchmarks."""
+    count = count_arg(turn.args, 100)
+    lines = _int_arg(turn.args, 1, 100, 100_000)
+    batch: list[bytes] = []
+    for line in conversation(turn.session_id, count, lines):
+        batch.append(line)
+        if len(batch) >= 16:
+            await turn.raw_write(b"".join(batch))
+            batch.clear()
+            await asyncio.sleep(0)
+    if batch:
+        await turn.raw_write(b"".join(batch))
+    return "end_turn"
+
+
+async def pace(turn: Turn) -> StopReason:
+    """``pace [RATE] [SECONDS]``: 24-byte chunks at RATE per second (default 1000) for SECONDS
+    (default 5), written in ticks of 10 ms; the last chunk is ``END <wall clock>``: a steady
+    stream for benchmarks of many sessions at once (and when its end reached the chat)."""
+    rate = count_arg(turn.args, 1000)
+    seconds = _int_arg(turn.args, 1, 5, 3600)
+    lines = _Lines(turn.session_id)
+    loop = asyncio.get_running_loop()
+    began, sent, total = loop.time(), 0, rate * seconds
+    while sent < total:
+        due = min(total, int((loop.time() - began) * rate) + 1)
+        if due > sent:
+            await turn.raw_write(b"".join(lines.chunk(chunk_text(index, DEFAULT_BYTES))
+                                          for index in range(sent, due)))
+            sent = due
+        await asyncio.sleep(0.01)
+    await turn.raw_write(lines.chunk(f"\nEND {time.time():.6f}\n"))
+    return "end_turn"
 
 
 async def load(turn: Turn) -> StopReason:

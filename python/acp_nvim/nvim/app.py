@@ -28,6 +28,7 @@ from .commands.command_context import CommandContext, CommandRequest
 from .commands.subcommands import BY_NAME, handler_of
 from .files.editor import NvimEditor
 from .files.editor_tools import NvimEditorState
+from .log.log_commands import log_page
 from .sessions.board_commands import BoardFeed, describe_board
 
 WARM_EXIT = 1.5
@@ -81,6 +82,10 @@ class App:
     def terminal_event(self, event: str, terminal_id: str, data: Any) -> None:
         """Output or exit of a terminal job the agent runs (lua/acp_nvim/terminal.lua)."""
         self._guard(lambda: self.editor.terminal_event(str(event), str(terminal_id), data))
+    def log_page(self, key: str) -> None:
+        """A log window scrolled up to the entries it does not show yet."""
+        self._guard(lambda: log_page(self.context, str(key)))
+
     def tool_done(self, call: Any, answer: Any) -> None:
         """An LSP answer for the editor's MCP tools (``lua/acp_nvim/editor_tools.lua``)."""
         self._guard(lambda: self.editor_state.done(call, answer))

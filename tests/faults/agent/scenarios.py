@@ -33,6 +33,7 @@ GARBAGE_LINE = "fault agent progress: half-way there (step 2 of 4)"
 STDERR_AFTER_FLOOD = "fault agent: download finished"
 BAD_BYTE = b"\xe9"
 EXIT_CODE = 3
+ABRUPT_STDERR = "fault agent: connection reset by model server"
 MARKER = re.compile(r"#p\d+#")
 
 
@@ -135,6 +136,18 @@ async def _crash(turn: Turn) -> str:
     sys.stderr.flush()
     turn.events.add("crash")
     os._exit(EXIT_CODE)
+
+
+async def crash_abrupt(turn: Turn) -> str:
+    """``crash-abrupt``: five chunks 0.1 s apart, one stderr line, then ``os._exit(1)`` (no traceback,
+    no flush of anything else): the crash as a user met it."""
+    for index in range(5):
+        await turn.say(f"step {index + 1} of 5\n")
+        await asyncio.sleep(0.1)
+    sys.stderr.write(ABRUPT_STDERR + "\n")
+    sys.stderr.flush()
+    turn.events.add("crash")
+    os._exit(1)
 
 
 async def error(turn: Turn) -> str:
@@ -302,7 +315,8 @@ async def big_chunk(turn: Turn) -> str:
 
 
 SCENARIOS: dict[str, Scenario] = {
-    "slow": slow, "freeze": hang, "keep-going": ignore_cancel, "crash": crash, "error": error,
+    "slow": slow, "freeze": hang, "keep-going": ignore_cancel, "crash": crash, "crash-abrupt": crash_abrupt,
+    "error": error,
     "garbage": garbage, "badbyte-response": utf8_response, "badbyte-note": utf8_notification,
     "badbyte-request": utf8_request, "surrogate": surrogate, "perms": permissions, "review": review_then_write,
     "write": write, "read-write": read_then_write, "disk-edit": disk_edit, "stop-reading": stop_reading,

@@ -3,7 +3,7 @@ that ignores cancel, and queued prompts meeting a restart or a crash."""
 
 from __future__ import annotations
 
-from ..agent.scenarios import CRASH_STDERR, ERROR_MESSAGE, GARBAGE_LINE
+from ..agent.scenarios import ABRUPT_STDERR, CRASH_STDERR, ERROR_MESSAGE, GARBAGE_LINE
 from ..context import TIMEOUT_WORDS, Ctx
 from . import case
 
@@ -37,6 +37,17 @@ def crash_mid_turn(ctx: Ctx) -> None:
     keys = ctx.ed.session_keys()
     ctx.usable()
     ctx.check(ctx.ed.session_keys() == keys, f"a new session was opened: {ctx.ed.session_keys()}")
+
+
+@case()
+def crash_abrupt(ctx: Ctx) -> None:
+    """The agent streams five chunks 0.1 s apart, writes one stderr line and calls ``os._exit(1)``.
+    No typed key waits while the crash is taken in; the stderr line is shown within 15 s and the
+    same chat works again."""
+    ctx.start()
+    ctx.prompt("crash-abrupt")
+    ctx.told([ABRUPT_STDERR])
+    ctx.usable()
 
 
 @case()

@@ -20,6 +20,8 @@ from typing import Protocol, get_args, runtime_checkable
 from acp.schema import SessionNotification, ToolCallProgress
 from pydantic import ValidationError
 
+from .json_lines import loads_string
+
 TEXT_CHUNKS = frozenset({"agent_message_chunk", "agent_thought_chunk"})
 """The streamed-text kinds that skip the models (their shape is checked here by hand)."""
 MESSAGE_KEYS = frozenset({"jsonrpc", "method", "params"})
@@ -64,6 +66,39 @@ class Withdrawing(Protocol):
     notification): its params, undecoded (``core/conversation/schema_ext.py`` decodes them)."""
 
     def cancel_request(self, params: object) -> None: ...
+
+
+LINE_HEAD = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":'
+LINE_SHAPES = [(kind, middle, tail) for kind in sorted(TEXT_CHUNKS) for middle, tail in (
+    (b',"update":{"sessionUpdate":"' + kind.encode() + b'","content":{"type":"text","text":', b"}}}}"),
+    (b',"update":{"content":{"text":', b',"type":"text"},"sessionUpdate":"' + kind.encode() + b'"}}}'),
+)]
+"""(kind, what comes between the session id and the text, what comes after the text): the update in
+the schema's key order (as most agents write it) and in sorted order (the Python SDK's)."""
+
+
+def streamed_line(line: bytes) -> Streamed | None:
+    """A streamed text chunk read from its line as agents write it (keys in one of ``LINE_SHAPES``'
+    orders, no spaces), without parsing the whole message: the line is exactly ``LINE_HEAD``, a
+    JSON string, a middle, a JSON string and its tail — each string checked by the JSON parser — so
+    it is that message and no other. None for any other line (it takes ``streamed``)."""
+    if not line.startswith(LINE_HEAD):
+        return None
+    for kind, middle, tail in LINE_SHAPES:
+        if not line.endswith(tail):
+            continue
+        cut = line.find(middle, len(LINE_HEAD))
+        if cut < 0:
+            continue
+        try:
+            session_id = loads_string(line[len(LINE_HEAD):cut])
+            text = loads_string(line[cut + len(middle):len(line) - len(tail)])
+        except ValueError:
+            return None
+        if type(session_id) is not str or type(text) is not str:
+            return None
+        return session_id, kind, text, None
+    return None
 
 
 def streamed(message: dict[str, object]) -> Streamed | None:

@@ -70,6 +70,16 @@ loads_fast: Callable[[bytes], object] = _loads_orjson if orjson is not None else
 ``loads_careful``)."""
 
 
+def loads_string(data: bytes) -> object:
+    """One JSON value that must be a string (the caller checks its type); ValueError for anything
+    unusual, a lone surrogate included (orjson refuses it; ``json`` is not asked)."""
+    if orjson is not None:
+        return orjson.loads(data)
+    if data.startswith(b'"') and not any(hint in data for hint in SURROGATE_HINTS):
+        return json.loads(data)
+    raise ValueError("not a plain JSON string")
+
+
 def loads_careful(line: bytes) -> tuple[object, str | None]:
     """The line's JSON value (``NOT_JSON`` when it is none) and what had to be repaired or why it
     could not be read (None when nothing was wrong)."""

@@ -256,6 +256,11 @@ class AgentProcess:
             self.prompts_sent += 1
         self.log.record_message(direction, message, raw)
 
+    def streamed(self, raw: bytes) -> None:
+        """Wire tap: a streamed text chunk (the hot path: kept by the log only at level trace)."""
+        self.last_heard = time.monotonic()
+        self.log.record_streamed("in", raw)
+
     def noise(self, line: str) -> None:
         """Wire tap: a non-JSON line on the agent's stdout; kept, maybe shown, never fatal."""
         self.log.record_stdout(line)

@@ -25,14 +25,16 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import itertools
 import json
 import re
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
 from ..questions import AGENT_REQUEST
-from .inbound import Inbound, Streamed, Withdrawing, streamed, validated
+from .inbound import Inbound, Streamed, Withdrawing, streamed, streamed_line, validated
 from .json_lines import MAX_ITEMS, NOT_JSON, loads_careful, loads_fast, too_many_items
 
 try:
@@ -46,6 +48,8 @@ DEFAULT_MAX_LINE = 128 * 1024 * 1024
 """The longest line kept when the client sets no limit (``wire.max_line_bytes``)."""
 HEAD_BYTES = 4096
 """Bytes of a dropped over-long line kept to say what it was."""
+READ_SIZE = 256 * 1024
+"""Bytes taken from the pipe's reader at a time (what one read of the pipe delivers at most)."""
 ENVELOPE = re.compile(rb'^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*,'
                       rb'\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"(method|result|error)"\s*:\s*(?:"([^"\\]{1,100})")?')
 """The start of a JSON-RPC request or response as the SDKs write it: its id, what it is, the method."""
@@ -58,24 +62,65 @@ SENT: contextvars.ContextVar[list[int | str] | None] = contextvars.ContextVar("a
 it abandons is withdrawn with ``$/cancel_request``)."""
 
 
+BIG_TEXT = 64 * 1024
+"""A response whose one field is a text this long keeps the text's JSON for the next answer."""
+
+
 def encode_line(message: Mapping[str, object]) -> bytes:
     """One compact JSON line (UTF-8, newline-terminated).
 
     orjson, when installed, encodes a large ``fs/read_text_file`` answer about five times
     faster than ``json`` (3.5 ms against 17 ms for 5.7 MB); anything it refuses goes to ``json``.
+    An agent reads the same unchanged buffer again and again, and the buffer cache then hands out
+    the very same text object: its JSON is kept (``_TEXT_JSON``) and only the envelope is encoded.
     """
+    text = _single_text(message)
+    if text is not None:
+        return b'{"jsonrpc":"2.0","id":' + _dumps(message["id"]) + b',"result":{"content":' + _text_json(text) + b"}}\n"
+    return _dumps(message) + b"\n"
+
+
+def _dumps(value: object) -> bytes:
     if orjson is not None:
         try:
-            return bytes(orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE))
+            return bytes(orjson.dumps(value))
         except TypeError:
             pass
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _single_text(message: Mapping[str, object]) -> str | None:
+    """The text of a ``{"jsonrpc": "2.0", "id": …, "result": {"content": <long text>}}`` answer."""
+    if len(message) != 3 or message.get("jsonrpc") != "2.0" or "id" not in message:
+        return None
+    result = message.get("result")
+    if type(result) is not dict or len(result) != 1:
+        return None
+    text = result.get("content")
+    return text if type(text) is str and len(text) >= BIG_TEXT else None
+
+
+_TEXT_JSON: list[tuple[str, bytes]] = []
+"""The last long text encoded and its JSON (one: the newest read)."""
+
+
+def _text_json(text: str) -> bytes:
+    if _TEXT_JSON and _TEXT_JSON[0][0] is text:
+        return _TEXT_JSON[0][1]
+    encoded = _dumps(text)
+    _TEXT_JSON[:] = [(text, encoded)]
+    return encoded
 
 
 class Tap(Protocol):
     """Where the transport reports what it sees."""
 
     def message(self, direction: str, message: Mapping[str, object], raw: str | bytes) -> None: ...
+
+    def streamed(self, raw: bytes) -> None:
+        """An incoming ``session/update`` that is a streamed text chunk, as it crossed the pipe: what
+        ``message`` would log at level trace, without looking into it again (the hot path)."""
+        ...
 
     def noise(self, line: str) -> None: ...
 
@@ -90,28 +135,68 @@ class Unreadable:
     why: str | None = None
 
 
-class LongLine:
-    """A line read in pieces: kept up to ``limit`` bytes, past it only its head and its size."""
+class _Lines:
+    """Lines cut from what the pipe delivers, many per read (``bytes.split`` at C speed, where a
+    ``readuntil`` per line costs more than the rest of a streamed chunk's way). A line longer
+    than ``limit`` is kept as its first bytes and its size only (``Unreadable``)."""
 
     def __init__(self, limit: int) -> None:
         self._limit = limit
-        self._chunks: list[bytes] = []
+        self.ready: deque[bytes | Unreadable] = deque()
+        self._pieces: list[bytes] = []
+        """The start of the next line (no newline yet), while it is within the limit."""
         self._head: bytes | None = None
+        """The first bytes of a next line already over the limit (the rest is counted, not kept)."""
         self._size = 0
-        self._newline = False
 
-    def add(self, chunk: bytes) -> None:
-        self._size += len(chunk)
-        self._newline = chunk.endswith(b"\n")
-        if self._head is None and self._size - self._newline > self._limit:
-            self._head, self._chunks = (self._chunks[0] if self._chunks else chunk)[:HEAD_BYTES], []
+    def feed(self, data: bytes) -> None:
+        parts = data.split(b"\n")
+        rest = parts.pop()  # after the last newline: the start of the next line
+        if parts:
+            first: bytes | Unreadable = self._end(parts[0]) if self._size else parts[0]
+            if len(data) > self._limit:  # only then can a line in it be over the limit
+                self.ready.extend(line for line in map(self._capped, [first, *parts[1:]]) if line)
+            else:
+                if first:
+                    self.ready.append(first)
+                self.ready.extend(line for line in itertools.islice(parts, 1, None) if line)
+        if rest:
+            self._grow(rest)
+
+    def _grow(self, piece: bytes) -> None:
+        self._size += len(piece)
+        if self._head is None and self._size > self._limit:
+            head = bytearray()
+            for part in [*self._pieces, piece]:
+                head += part[:HEAD_BYTES - len(head)]
+                if len(head) >= HEAD_BYTES:
+                    break
+            self._head, self._pieces = bytes(head), []
         elif self._head is None:
-            self._chunks.append(chunk)
+            self._pieces.append(piece)
 
-    def result(self) -> bytes | Unreadable:
-        if self._head is None:
-            return b"".join(self._chunks)
-        return Unreadable(self._head, self._size - self._newline)
+    def _end(self, last: bytes) -> bytes | Unreadable:
+        """The line begun in earlier reads, ended by ``last`` (its bytes before the newline)."""
+        self._grow(last)
+        if self._head is not None:
+            line: bytes | Unreadable = Unreadable(self._head, self._size)
+        else:
+            line = b"".join(self._pieces)
+        self._pieces, self._head, self._size = [], None, 0
+        return line
+
+    def _capped(self, line: bytes | Unreadable) -> bytes | Unreadable:
+        if isinstance(line, bytes) and len(line) > self._limit:
+            return Unreadable(line[:HEAD_BYTES], len(line))
+        return line
+
+    def end_of_file(self) -> bytes | Unreadable | None:
+        """What was left without a newline at the end (the last line still counts), or None."""
+        if not self._size:
+            return None
+        return self._end(b"")
+
+
 
 
 class WireTransport:
@@ -129,6 +214,7 @@ class WireTransport:
         self._inbound = inbound if isinstance(inbound, Inbound) else None
         self._withdrawing = inbound if isinstance(inbound, Withdrawing) else None
         self._max_line = self._inbound.max_line_bytes if self._inbound is not None else DEFAULT_MAX_LINE
+        self._lines = _Lines(self._max_line)
         self._batch: list[Streamed] | None = None
         self._unanswered: set[int | str] = set()
         """Ids of our requests the agent has not answered yet."""
@@ -165,13 +251,29 @@ class WireTransport:
             line = await self._read_line()
             if not line:
                 return None
-            parsed = line if isinstance(line, Unreadable) else self._parse(line)
-            message = await self._unreadable(parsed) if isinstance(parsed, Unreadable) else parsed
-            if message is None:
-                continue
-            if self._inbound is not None and message.get("method") == "session/update" and "id" not in message:
-                self._session_update(message)
-                continue
+            if isinstance(line, Unreadable):
+                message = await self._unreadable(line)
+                if message is None:
+                    continue
+            else:
+                hot = streamed_line(line) if self._inbound is not None else None
+                if hot is not None:  # a text chunk in its usual bytes: no parse of the whole message
+                    self._tap.streamed(line)
+                    self._add_update(hot)
+                    continue
+                parsed, note = self._parse(line)
+                if parsed is None:
+                    continue
+                if isinstance(parsed, Unreadable):
+                    message = await self._unreadable(parsed)
+                    if message is None:
+                        continue
+                elif self._inbound is not None and parsed.get("method") == "session/update" and "id" not in parsed:
+                    self._session_update(parsed, line, note)
+                    continue
+                else:
+                    self._tapped(parsed, line, note)
+                    message = parsed
             message = await self._route(message)
             if message is not None:
                 self._batch = None  # what follows waits for the SDK's handling of this one
@@ -179,51 +281,43 @@ class WireTransport:
                 AGENT_REQUEST.set(_request_id(message))
                 return message
 
+    def _tapped(self, message: dict[str, object], line: bytes, note: str | None) -> None:
+        """Show a message to the log as it crossed the pipe (decoded only if the log keeps it)."""
+        self._tap.message("in", message, line.strip())
+        if note is not None:
+            self._report(f"repaired a message from the agent: {note}", tell=True)
+
     # -- reading ---------------------------------------------------------------------------
 
     async def _read_line(self) -> bytes | Unreadable:
-        """The next line (b"" at the end); one over the limit as ``Unreadable``."""
-        try:
-            line = await self._reader.readuntil(b"\n")
-        except (asyncio.LimitOverrunError, asyncio.IncompleteReadError) as exc:
-            return await self._read_long_line(exc)
-        if len(line) - 1 > self._max_line:
-            return Unreadable(line[:HEAD_BYTES], len(line) - 1)
-        return line
+        """The next line without its newline (b"" at the end); one over the limit as ``Unreadable``."""
+        lines = self._lines
+        while not lines.ready:
+            data = await self._reader.read(READ_SIZE)
+            if not data:
+                return lines.end_of_file() or b""
+            lines.feed(data)
+        return lines.ready.popleft()
 
-    async def _read_long_line(self, exc: asyncio.LimitOverrunError | asyncio.IncompleteReadError) -> bytes | Unreadable:
-        """A line longer than the reader's buffer limit, or the last one without a newline."""
-        line = LongLine(self._max_line)
-        while isinstance(exc, asyncio.LimitOverrunError):
-            line.add(await self._reader.readexactly(exc.consumed))
-            try:
-                line.add(await self._reader.readuntil(b"\n"))
-                return line.result()
-            except (asyncio.LimitOverrunError, asyncio.IncompleteReadError) as more:
-                exc = more
-        line.add(exc.partial)
-        return line.result()
-
-    def _parse(self, line: bytes) -> dict[str, object] | Unreadable | None:
+    def _parse(self, line: bytes) -> tuple[dict[str, object] | Unreadable | None, str | None]:
+        """The line's message (or why it is unreadable, or None: blank or not an object) and what
+        had to be repaired in it."""
         line = line.strip()
         if not line:
-            return None
+            return None, None
         items = too_many_items(line)
         if items is not None:
-            return Unreadable(line[:HEAD_BYTES], len(line), f"{items:,} values, over the limit of {MAX_ITEMS:,}")
+            return Unreadable(line[:HEAD_BYTES], len(line), f"{items:,} values, over the limit of {MAX_ITEMS:,}"), None
         try:
             message, note = loads_fast(line), None
         except (ValueError, RecursionError):
             message, note = loads_careful(line)
         if message is NOT_JSON and note is not None:
-            return Unreadable(line[:HEAD_BYTES], len(line), note)
+            return Unreadable(line[:HEAD_BYTES], len(line), note), None
         if type(message) is not dict:
             self._tap.noise(line.decode("utf-8", "replace"))
-            return None
-        self._tap.message("in", message, line)  # decoded only if the log keeps it
-        if note is not None:
-            self._report(f"repaired a message from the agent: {note}", tell=True)
-        return message
+            return None, None
+        return message, note
 
     # -- routing -----------------------------------------------------------------------------
 
@@ -261,14 +355,22 @@ class WireTransport:
             return {**message, "error": {"code": -32603, "message": f"malformed error from the agent: {error!r:.200}"}}
         return message
 
-    def _session_update(self, message: dict[str, object]) -> None:
+    def _session_update(self, message: dict[str, object], line: bytes, note: str | None) -> None:
         item = streamed(message)
+        if item is not None and item[1] and note is None:
+            self._tap.streamed(line.strip())  # a text chunk: the log keeps it at level trace only
+        else:
+            self._tapped(message, line, note)
         if item is None:
             checked = validated(message.get("params"))
             if isinstance(checked, str):
                 self._ignored(f"an invalid session/update: {checked}")
                 return
             item = checked
+        self._add_update(item)
+
+    def _add_update(self, item: Streamed) -> None:
+        """Into the batch of updates delivered on the next turn of the loop."""
         batch = self._batch
         if batch is None:
             batch = self._batch = []

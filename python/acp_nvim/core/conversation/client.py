@@ -108,22 +108,40 @@ class SessionClient:
 
     def updates(self, batch: list[Streamed]) -> None:
         """Each update in order to the session; one for another session, or one that fails, is
-        reported and the rest still go on."""
+        reported and the rest still go on. Consecutive text chunks of one kind go on as one text
+        (a flood's hundreds of chunks per read cost the transcript and its redactor one call)."""
         session = self._session
-        stream = session.stream
+        own, stream = session.session_id, session.stream
+        run_kind, run_id, run = "", None, []  # consecutive text chunks of one kind and one message
         for session_id, kind, payload, extra in batch:
-            if session_id != session.session_id and session.session_id is not None:
+            if session_id != own and own is not None:
                 self.dropped(f"ignored a session/update for another session ({session_id!r:.80})")
                 continue
+            text = bool(kind) and kind != NEWER
+            if text and kind == run_kind and extra == run_id:
+                run.append(cast(str, payload))
+                continue
+            if run:
+                self._chunk(run_kind, run, run_id)
+            if text:
+                run_kind, run_id, run = kind, cast("str | None", extra), [cast(str, payload)]
+                continue
+            run_kind, run_id, run = "", None, []
             try:
                 if not kind:
                     stream.route(cast(SessionUpdate, payload), cast("Mapping[str, object] | None", extra))
-                elif kind == NEWER:
-                    stream.newer(cast("Mapping[str, object]", payload))
                 else:
-                    stream.chunk(kind, cast(str, payload), cast("str | None", extra))
+                    stream.newer(cast("Mapping[str, object]", payload))
             except Exception as exc:
                 self._failed(exc)
+        if run:
+            self._chunk(run_kind, run, run_id)
+
+    def _chunk(self, kind: str, texts: list[str], message_id: str | None) -> None:
+        try:
+            self._session.stream.chunk(kind, texts[0] if len(texts) == 1 else "".join(texts), message_id)
+        except Exception as exc:
+            self._failed(exc)
 
     def dropped(self, summary: str, raw: str | None = None, tell: bool = False, level: str = "warn") -> None:
         """The transport dropped or repaired a message: the log says what, and with ``tell`` so

@@ -40,14 +40,35 @@ class HistoryStore:
     def save(self, record: SessionRecord, redact: Redact) -> None:
         """Write ``record`` (redacted, fitted to ``max_bytes``), then prune the cwd to ``max_sessions``."""
         clean = _redacted(record, redact)
-        clean.fit(self.settings.max_bytes)
         path = self.path(record.cwd, record.agent, record.session_id)
-        _write_private(path, clean.to_json())
+        _write_private(path, clean.to_json(self.settings.max_bytes))
         self.prune(record.cwd)
 
     def load(self, cwd: str, agent: str, session_id: str) -> SessionRecord | None:
         """The record of one session, or None (missing or unreadable)."""
         return _read(self.path(cwd, agent, session_id))
+
+    def find(self, cwd: str, session_id: str) -> list[SessionRecord]:
+        """The records of ``session_id`` in ``cwd`` (every agent's), without reading the others."""
+        folder = self.folder(cwd)
+        if not folder.is_dir():
+            return []
+        name = self.path(cwd, "", session_id).name
+        found = [r for p in folder.glob(f"*/{name}") if (r := _read(p)) is not None
+                 and r.cwd == cwd and r.session_id == session_id]
+        return sorted(found, key=lambda r: r.updated, reverse=True)
+
+    def find_newest(self, cwd: str, session_id: str, count: int) -> list[SessionRecord]:
+        """As ``find``, with only the newest ``count`` entries of each record read (from the end of
+        its file: a record of 10,000 turns opens in the time a page takes); ``older`` says how many
+        more it holds (``load`` reads them all)."""
+        folder = self.folder(cwd)
+        if not folder.is_dir():
+            return []
+        name = self.path(cwd, "", session_id).name
+        found = [r for p in folder.glob(f"*/{name}") if (r := _read_newest(p, count)) is not None
+                 and r.cwd == cwd and r.session_id == session_id]
+        return sorted(found, key=lambda r: r.updated, reverse=True)
 
     def records(self, cwd: str) -> list[SessionRecord]:
         """Every readable record of ``cwd``, most recently updated first (unreadable files are skipped)."""
@@ -112,7 +133,35 @@ def _redacted(record: SessionRecord, redact: Redact) -> SessionRecord:
 
 def _read(path: Path) -> SessionRecord | None:
     try:
-        return SessionRecord.from_json(path.read_text(encoding="utf-8"))
+        return SessionRecord.from_json(path.read_bytes())
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+TAIL_BLOCK = 256 * 1024
+"""Bytes read at a time from the end of a record for its newest entries."""
+
+
+def _read_newest(path: Path, count: int) -> SessionRecord | None:
+    """The record at ``path`` with only its newest ``count`` entries (a format 1 record whole)."""
+    try:
+        with path.open("rb") as file:
+            head = file.readline()
+            if b'"format":2' not in head and b'"format": 2' not in head:
+                return SessionRecord.from_json(head + file.read())
+            start = file.tell()
+            end = file.seek(0, os.SEEK_END)
+            tail, position = b"", end
+            while position > start and tail.count(b"\n") <= count:
+                step = min(TAIL_BLOCK, position - start)
+                position -= step
+                file.seek(position)
+                tail = file.read(step) + tail
+            lines = tail.split(b"\n")
+            if position > start:
+                lines = lines[1:]  # the first piece began mid-line
+            lines = [line for line in lines if line.strip()][-count:] if count else []
+            return SessionRecord.newest_of(head, lines)
     except (OSError, ValueError, TypeError):
         return None
 

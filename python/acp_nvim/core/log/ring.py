@@ -9,6 +9,7 @@ on first read: at level trace a streamed chunk then costs about a microsecond.
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections import deque
@@ -19,6 +20,7 @@ from .summary import summarize
 LOG_LEVELS = ("trace", "debug", "info", "warn", "error")
 """Lowest first; a ring keeps the entries at or above its level."""
 LEVEL_RANK = {name: rank for rank, name in enumerate(LOG_LEVELS)}
+TRACE_RANK = LEVEL_RANK["trace"]
 STREAMING_UPDATES = frozenset({"agent_message_chunk", "agent_thought_chunk", "user_message_chunk"})
 WIRE_KINDS = frozenset({"request", "response", "notification"})
 ENTRY_OVERHEAD = 256
@@ -161,6 +163,15 @@ class LogRing:
         newer.reverse()
         return newer
 
+    def older(self, seq: int) -> Iterator[LogEntry]:
+        """Entries older than ``seq``, newest first (read it before the ring changes again). Kept
+        entries have consecutive numbers: the newer ones are skipped at C speed, not looked at."""
+        records = self._records
+        newer = max(0, self._seq - seq + 1) if records else 0
+        for record in itertools.islice(reversed(records), newer, None):
+            if record[0] < seq:
+                yield LogEntry(record, self.redact)
+
     @property
     def first_seq(self) -> int:
         """Sequence number of the oldest kept entry (one past the last when empty)."""
@@ -245,6 +256,14 @@ class LogRing:
         if raw is None:
             raw = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
         self._append(level, direction, kind, method, message.get("id"), elapsed, len(raw) + SUMMARY_ESTIMATE,
+                     None, raw)
+
+    def record_streamed(self, direction: str, raw: bytes) -> None:
+        """A ``session/update`` the wire found to be a streamed text chunk: what ``record_message``
+        keeps of it (level trace), without classifying it again."""
+        if self._rank > TRACE_RANK or not self.enabled:
+            return
+        self._append("trace", direction, "notification", "session/update", None, None, len(raw) + SUMMARY_ESTIMATE,
                      None, raw)
 
     def record_stdout(self, line: str) -> LogEntry | None:

@@ -35,7 +35,10 @@ class _Watched:
     created: float
     prefix: list[Entry] = field(default_factory=list)
     shown: int = 0
-    """Transcript blocks that showed the history (not recorded again)."""
+    """The last transcript block that showed the history (by id; those are not recorded again)."""
+    loading: bool = False
+    """The prefix's older entries are still being read (``prefix_loaded``): nothing is saved meanwhile,
+    a save would cut them off."""
     title: str = ""
     """The record's title until the agent sends one."""
     saved: tuple[object, ...] = ()
@@ -62,16 +65,28 @@ class Recorder:
         return HistoryStore(state_dir, settings) if state_dir else None
 
     def watch(self, session: Session, created: float | None = None, prefix: list[Entry] | None = None,
-              title: str = "") -> None:
+              title: str = "", loading: bool = False) -> None:
         """Record ``session`` from now on; a reopened one keeps its ``created`` time and the entries
-        (``prefix``) its chat shows now, which are not recorded a second time."""
+        (``prefix``) its chat shows now, which are not recorded a second time. ``loading``: the
+        prefix's older entries come later (``prefix_loaded``); nothing is saved until then."""
+        blocks = session.transcript.blocks
         self._watched[session.key] = _Watched(created=created or now(), prefix=list(prefix or []),
-                                              shown=len(session.transcript.blocks), title=title)
+                                              shown=blocks[-1].id if blocks else 0, title=title, loading=loading)
         session.watchers.append(lambda: self._changed(session))
+
+    def prefix_loaded(self, session: Session, older: list[Entry]) -> None:
+        """The older entries of a reopened record were read: they go before the prefix, and saving
+        resumes (what changed meanwhile is saved now)."""
+        watched = self._watched.get(session.key)
+        if watched is None:
+            return
+        watched.prefix[0:0] = older
+        watched.loading = False
+        self._changed(session)
 
     def _changed(self, session: Session) -> None:
         watched = self._watched.get(session.key)
-        if watched is None or session.state not in SAVED_STATES or session.session_id is None:
+        if watched is None or watched.loading or session.state not in SAVED_STATES or session.session_id is None:
             return
         mark = _mark(session)
         if mark == watched.saved or not any(b.kind == "user" for b in session.transcript.blocks):
@@ -95,7 +110,7 @@ class Recorder:
     def record_of(self, session: Session, watched: _Watched) -> SessionRecord:
         """The session's record: only its newest entries that can fit ``history.max_bytes`` are
         read (a long session's blocks are not all decompressed and copied to be cut after)."""
-        blocks = [b for b in _content(session)[watched.shown:] if b.kind in ENTRY_KINDS]
+        blocks = [b for b in _content(session) if b.id > watched.shown and b.kind in ENTRY_KINDS]
         budget = READ_FACTOR * self._settings().max_bytes
         newest: list[Entry] = []
         for block in reversed(blocks):
@@ -120,6 +135,21 @@ class Recorder:
         """The ``count`` newest records of ``cwd`` (the board's past sessions)."""
         store = await self.store()
         return await asyncio.to_thread(store.recent, cwd, count) if store is not None else []
+
+    async def find(self, cwd: str, session_id: str, newest: int | None = None) -> list[SessionRecord]:
+        """The records of ``session_id`` in ``cwd`` (one per agent that kept it), read alone; with
+        ``newest``, only that many of their newest entries (``older`` counts the rest)."""
+        store = await self.store()
+        if store is None:
+            return []
+        if newest is None:
+            return await asyncio.to_thread(store.find, cwd, session_id)
+        return await asyncio.to_thread(store.find_newest, cwd, session_id, newest)
+
+    async def load(self, cwd: str, agent: str, session_id: str) -> SessionRecord | None:
+        """One record whole (None: gone or unreadable)."""
+        store = await self.store()
+        return await asyncio.to_thread(store.load, cwd, agent, session_id) if store is not None else None
 
     async def delete(self, cwd: str, agent: str, session_id: str) -> bool:
         store = await self.store()

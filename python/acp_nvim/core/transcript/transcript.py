@@ -10,12 +10,20 @@ Message boundaries: a streamed block ends where the kind of text changes, and wh
 ``messageId`` changes (each block keeps the id of its message). A subagent's tool calls are drawn
 folded under the tool call that runs it, a compaction is one folded line with its summary: <CR>
 on a ▸ line unfolds it (``toggle``).
+
+A long transcript is drawn from its newest blocks (the frame budget: no draw of 10,000 turns at
+once). A chat opened on it (``replay_ops``) and the blocks added during ``quiet`` (a reopened
+session's history, an agent's replay) draw one page of the newest blocks and a ``gap`` above
+them; ``page`` draws the blocks of a gap next to the ones drawn, newest first, a page at a time,
+as the user scrolls up to it.
 """
 
 from __future__ import annotations
 
+import bisect
+import contextlib
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from acp.schema import PlanEntry
@@ -39,6 +47,15 @@ COMPACT_EVERY = 4096
 """Join a streamed block's chunks after this many, so 100k tiny chunks stay cheap to hold."""
 PACK_MIN_CHARS = 128
 """A finished block this long or longer is held compressed (``Block.settle``)."""
+PAGE_LINES = 400
+"""Lines of the blocks drawn at once from a long transcript (at least one block), each block
+counted as ``BLOCK_LINES`` more (its marks and highlights cost the chat what lines do): a chat
+window's worth several times over, and a few ms of Neovim's time."""
+BLOCK_LINES = 4
+
+
+Restored = tuple[str, str, str | None]
+"""A block of a record: its kind, its text as saved, and its message id."""
 
 
 @dataclass(slots=True, eq=False)
@@ -56,6 +73,10 @@ class Block:
     packed_chars: int = 0
     message_id: str | None = None
     """The agent's ``messageId`` of the message this block shows (None: the agent sent none)."""
+    packed_lines: int = 0
+    unredacted: bool = False
+    """Restored from a record (redacted when it was saved): this session's redactor has not seen
+    it yet; it does before the text is drawn or read (``Transcript._clean``)."""
 
     def text(self) -> str:
         if self.packed is not None:
@@ -81,6 +102,7 @@ class Block:
             return
         self.packed = zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
         self.packed_chars = len(text)
+        self.packed_lines = text.count("\n") + 1
         self.chunks = []
 
 
@@ -112,6 +134,10 @@ class Transcript:
         self._compaction_of_block: dict[int, str] = {}
         self._last: Block | None = None
         self._sink = sink or (lambda op: None)
+        self._quiet_after: int | None = None
+        """While ``quiet``: blocks with a greater id are not drawn as they come."""
+        self._older: tuple[int, int, int] | None = None
+        """(first id, count, the block they go above) of a record's older entries still to come."""
         self._next_id = 0
         self._answering = False
         self.terminal_view: Callable[[str], list[str] | None] | None = None
@@ -120,17 +146,110 @@ class Transcript:
         """Block id ranges (first, last) of turns a rewind took back: shown, but no longer context."""
 
     def replay_ops(self) -> list[Op]:
-        """Operations that rebuild the whole transcript (a reopened chat buffer)."""
-        ops: list[Op] = []
-        for block in self.blocks:
-            if block.view is None:
-                ops.append(render_ops.new(block.id, block.kind, clip_lines(_lines(block), self.limits), block.meta))
-                continue
-            lines, marker = project(block.text(), block.view.limits)
-            ops.append(render_ops.new(block.id, block.kind, lines, block.meta))
-            if marker:
-                ops.append(render_ops.clip(block.id, marker))
+        """Operations that draw the transcript in a new chat buffer: its newest page of blocks, and
+        a gap above them for the older ones."""
+        drawable = self._drawable()
+        start = self._page_start(drawable, 0, len(drawable))
+        ops = [op for block in drawable[start:] for op in self._block_ops(block)]
+        if start:
+            ops.append(render_ops.gap(drawable[start].id, None, start))
         return ops
+
+    def page(self, before: int, after: int | None) -> list[Op]:
+        """The newest page of the blocks between block ``after`` (None: the first) and block
+        ``before``, drawn above ``before``, and the gap left above them (count 0: none)."""
+        drawable = self._drawable()
+        end = self._position(drawable, before)
+        low = 0 if after is None else self._position(drawable, after)
+        if after is not None and low < len(drawable) and drawable[low].id == after:
+            low += 1
+        if end >= len(drawable) or drawable[end].id != before or low > end:
+            return [render_ops.gap(before, after, 0)]
+        start = self._page_start(drawable, low, end)
+        ops: list[Op] = [render_ops.gap(before, after, 0)]
+        for block in drawable[start:end]:
+            for op in self._block_ops(block):
+                if op["op"] == "new":
+                    ops.append(render_ops.insert(op["id"], op["kind"], op["lines"], op["meta"], before))
+                else:
+                    ops.append(op)
+        if start > low:
+            ops.append(render_ops.gap(drawable[start].id, after, start - low))
+        return ops
+
+    def _block_ops(self, block: Block) -> list[Op]:
+        """How the chat draws ``block`` as it is now: a ``new`` and, when it is cut, a ``clip``."""
+        if block.view is None:
+            return [render_ops.new(block.id, block.kind, clip_lines(self._clean(block).split("\n"), self.limits),
+                                   block.meta)]
+        lines, marker = project(block.text(), block.view.limits)
+        ops: list[Op] = [render_ops.new(block.id, block.kind, lines, block.meta)]
+        if marker:
+            ops.append(render_ops.clip(block.id, marker))
+        return ops
+
+    def _drawable(self) -> list[Block]:
+        """The blocks the chat may show now (while ``quiet``, not those added since it began)."""
+        if self._quiet_after is None:
+            return self.blocks
+        return self.blocks[:self._position(self.blocks, self._quiet_after + 1)]
+
+    @staticmethod
+    def _position(blocks: list[Block], block_id: int) -> int:
+        """Where block ``block_id`` is in ``blocks`` (ids grow along the list), or where it would go."""
+        return bisect.bisect_left(blocks, block_id, key=lambda block: block.id)
+
+    def _page_start(self, blocks: list[Block], low: int, end: int) -> int:
+        """The first of the newest blocks before ``end`` (down to ``low``) that fit a page."""
+        lines, start = 0, end
+        while start > low:
+            size = self._shown_lines(blocks[start - 1]) + BLOCK_LINES
+            if lines and lines + size > PAGE_LINES:
+                break
+            lines += size
+            start -= 1
+        return start
+
+    def _shown_lines(self, block: Block) -> int:
+        if block.packed is not None:
+            return min(self.limits.max_lines, block.packed_lines)
+        return min(self.limits.max_lines, sum(chunk.count("\n") for chunk in block.chunks) + 1)
+
+    @contextlib.contextmanager
+    def quiet(self) -> Iterator[None]:
+        """Blocks added meanwhile are not drawn as they come (a reopened session's history, an
+        agent's replay); once it ends, the newest page of them is, and a gap above for the rest."""
+        if self._quiet_after is not None:
+            yield
+            return
+        first = len(self.blocks)
+        after = self.blocks[-1].id if self.blocks else None
+        self._quiet_after = after or 0
+        try:
+            yield
+        finally:
+            self._quiet_after = None
+            self._reveal(first, after)
+
+    def _reveal(self, first: int, after: int | None) -> None:
+        start = self._page_start(self.blocks, first, len(self.blocks))
+        for block in self.blocks[start:]:
+            for op in self._block_ops(block):
+                self._sink(op)
+        if start > first:
+            self._sink(render_ops.gap(self.blocks[start].id, after, start - first))
+
+    def _clean(self, block: Block) -> str:
+        """The block's text, through this session's redactor once (a restored block's first read)."""
+        if not block.unredacted:
+            return block.text()
+        block.set_text(self._redact(block.text()))
+        block.unredacted = False
+        return block.chunks[0]
+
+    def _emit(self, op: Op) -> None:
+        if self._quiet_after is None or op["id"] <= self._quiet_after:
+            self._sink(op)
 
     # -- lookups (the chat's keys) -------------------------------------------------
 
@@ -143,7 +262,7 @@ class Transcript:
         if compaction is not None:
             return self._redact(compaction.full_text())
         block = self._by_id.get(block_id)
-        return block.text() if block is not None else None
+        return self._clean(block) if block is not None else None
 
     def entry_text(self, block: Block) -> str:
         """What a record or an export keeps of a block: its text, a compaction's summary included."""
@@ -212,6 +331,62 @@ class Transcript:
             self._new_block(kind, text).message_id = message_id
         self._answering = False
 
+    def restore_many(self, entries: list[Restored], older: int = 0) -> None:
+        """Blocks of an earlier conversation, many at once (a long record): kept as they are and
+        redacted only when drawn or read, so that reopening 10,000 turns costs what a page costs.
+        ``older`` more entries come before these later (``restore_older``): their ids are kept."""
+        self._finish_last()
+        if older and entries:
+            self._older = (self._next_id + 1, older, self._next_id + older + 1)
+            self._next_id += older
+        for entry in entries:
+            self._take_id()
+            block = self._restored_block(self._next_id, entry)
+            self.blocks.append(block)
+            self._by_id[block.id] = block
+            if self._quiet_after is None:
+                self._sink(render_ops.new(block.id, block.kind, clip_lines(self._clean(block).split("\n"), self.limits),
+                                          block.meta))
+        self._last = self.blocks[-1] if entries else self._last
+        self._answering = False
+
+    def restore_older(self, entries: list[Restored]) -> None:
+        """The entries ``restore_many`` said would come (the newest of them if more came), drawn in
+        their place above the ones restored then: the chat gets a gap there to draw them from."""
+        if self._older is None:
+            return
+        first, count, before = self._older
+        self._older = None
+        entries = entries[-count:] if count else []
+        skip = count - len(entries)
+        blocks = [self._restored_block(first + skip + n, entry) for n, entry in enumerate(entries)]
+        index = self._position(self.blocks, before)
+        self.blocks[index:index] = blocks
+        self._by_id.update((block.id, block) for block in blocks)
+        if blocks:
+            above = self.blocks[index - 1].id if index else None
+            self._emit(render_ops.gap(before, above, len(blocks)))
+
+    def _restored_block(self, block_id: int, entry: Restored) -> Block:
+        """A block of a record, kept as it was saved (redacted when first drawn or read); a compaction
+        folded again."""
+        kind, text, message_id = entry
+        meta: Meta | None = None
+        if kind == "compaction":
+            head, _, summary = text.partition("\n")
+            compaction = Compaction(f"restored-{block_id}", head, summary, restored=True)
+            self.compactions[compaction.compaction_id] = compaction
+            self._compaction_blocks[compaction.compaction_id] = block_id
+            self._compaction_of_block[block_id] = compaction.compaction_id
+            text, meta = compaction.render(False), {"status": compaction.status}
+        return Block(block_id, kind, [text], None, meta, unredacted=self._redactor is not None,
+                     message_id=message_id)
+
+    @property
+    def older_pending(self) -> bool:
+        """Blocks of a reopened record are still to come before the ones shown (``restore_older``)."""
+        return self._older is not None
+
     def flag(self, text: str) -> int:
         """A warning the user may act on with a key on its line; returns its block id."""
         return self._new_block("error", text).id
@@ -241,9 +416,9 @@ class Transcript:
         assert view is not None
         shown = view.feed(text)
         if shown:
-            self._sink(render_ops.append(last.id, shown))
+            self._emit(render_ops.append(last.id, shown))
         elif view.marker_due():
-            self._sink(render_ops.clip(last.id, view.marker()))
+            self._emit(render_ops.clip(last.id, view.marker()))
 
     def _new_stream_block(self, kind: str, text: str, message_id: str | None = None) -> Block:
         guard = StreamRedactor(self._redactor) if self._redactor is not None else None
@@ -252,15 +427,15 @@ class Transcript:
         view = StreamView(self.limits)
         shown = view.feed(text)
         block = self._add(Block(self._take_id(), kind, [text], view, guard=guard, message_id=message_id))
-        self._sink(render_ops.new(block.id, kind, shown.split("\n")))
+        self._emit(render_ops.new(block.id, kind, shown.split("\n")))
         if view.marker_due():
-            self._sink(render_ops.clip(block.id, view.marker()))
+            self._emit(render_ops.clip(block.id, view.marker()))
         return block
 
     def _new_block(self, kind: str, text: str, meta: Meta | None = None) -> Block:
         text = self._redact(text)
         block = self._add(Block(self._take_id(), kind, [text], None, meta))
-        self._sink(render_ops.new(block.id, kind, clip_lines(_lines(block), self.limits), meta))
+        self._emit(render_ops.new(block.id, kind, clip_lines(_lines(block), self.limits), meta))
         return block
 
     def _take_id(self) -> int:
@@ -283,7 +458,7 @@ class Transcript:
             if tail:
                 self._append_shown(last, tail)
         if last is not None and last.view is not None and last.view.clipped:
-            self._sink(render_ops.clip(last.id, last.view.marker()))
+            self._emit(render_ops.clip(last.id, last.view.marker()))
         if last is not None:
             last.guard = None
             last.settle()
@@ -296,7 +471,7 @@ class Transcript:
         text = self._redact(text)
         block.set_text(text)
         block.meta = meta
-        self._sink(render_ops.set_lines(block.id, clip_lines(_lines(block), self.limits), meta))
+        self._emit(render_ops.set_lines(block.id, clip_lines(_lines(block), self.limits), meta))
         return block.id
 
     # -- structured updates --------------------------------------------------------
@@ -468,7 +643,7 @@ class Transcript:
         """The conversation as markdown for an agent that lost it (a restart into a new session):
         prompts, answers, tool calls and plans, without notices, thoughts and the turns a rewind
         took back; at most the last ``limit`` characters."""
-        parts = [block.text() for block in self.blocks
+        parts = [self._clean(block) for block in self.blocks
                  if block.kind in CONTEXT_KINDS and not self.is_undone(block.id)]
         text = "\n\n".join(parts)
         if len(text) > limit:

@@ -118,7 +118,8 @@ def _quickfix(ctx: CommandContext, session: Session, locations: list[tuple[str, 
 
 def chat_action(ctx: CommandContext, name: str, key: str, arg: Any) -> None:
     """A chat key: ``open`` a block (diff, or full text), ``fold`` its ▸ line (a subagent's calls, a
-    compaction's summary), its ``locations``, ``revert`` a flagged unreviewed edit, or ``queue_set``."""
+    compaction's summary), its ``locations``, ``revert`` a flagged unreviewed edit, or ``queue_set``;
+    or ``page``: the chat scrolled up to blocks not drawn yet."""
     if name == "queue_set":
         queue_set(ctx, key, arg if isinstance(arg, list) else [])
         return
@@ -126,6 +127,9 @@ def chat_action(ctx: CommandContext, name: str, key: str, arg: Any) -> None:
         checkpoint_commands.act(ctx, name, key, arg)
         return
     session = ctx.session(key)
+    if name == "page":
+        _page(ctx, session, arg)
+        return
     if name in turn_keys.NAMES:
         turn_keys.act(ctx, name, session)
         return
@@ -145,6 +149,14 @@ def chat_action(ctx: CommandContext, name: str, key: str, arg: Any) -> None:
         revert_flagged(ctx, session, int(arg or 0))
     else:
         raise AcpNvimError(f"unknown chat action {name!r}")
+
+
+def _page(ctx: CommandContext, session: Session, arg: Any) -> None:
+    """The chat scrolled up to a gap: draw the newest page of its blocks (a long transcript)."""
+    if not isinstance(arg, dict) or not isinstance(arg.get("before"), int):
+        raise AcpNvimError(f"chat page: expected {{before, after}}, got {arg!r:.80}")
+    after = arg.get("after")
+    ctx.editor.render(session.key, session.transcript.page(arg["before"], after if isinstance(after, int) else None))
 
 
 def _open_block(ctx: CommandContext, session: Session, block_id: int, state: ToolCallState | None) -> None:

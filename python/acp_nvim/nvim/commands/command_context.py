@@ -167,8 +167,9 @@ class CommandContext:
             self.notify(f"{session.key}: queued ({len(session.queue)} waiting)")
 
     def open_chat(self, session: Session, focus: bool = True) -> None:
-        """Show ``session``'s chat buffer (greenlet context), filled with its transcript so far."""
-        self.editor.queue.flush()
+        """Show ``session``'s chat buffer, filled with its transcript so far when it is new: after the
+        operations queued before (ignored while there is no chat), before those queued after (the
+        replay holds the transcript as it is now)."""
         replay = session.transcript.replay_ops()
-        self.nvim.exec_lua("require('acp_nvim.chat').open(...)", session.key, focus, replay)
+        self.editor.queue.call("require('acp_nvim.chat').open(...)", session.key, focus, replay)
         self.editor.session_changed(session.key)

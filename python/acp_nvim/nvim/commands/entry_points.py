@@ -53,6 +53,7 @@ ENTRY_POINTS: tuple[EntryPoint, ...] = (
     EntryPoint("terminal", ("event", "id", "data"), "terminal_event",
                "output or exit of a terminal job an agent runs", optional=1),
     EntryPoint("board", ("event",), "board_event", "the board's buffer went away (`closed`)"),
+    EntryPoint("log_page", ("key",), "log_page", "a log window scrolled up to entries it does not show yet"),
     EntryPoint("warm", (), None, "load the protocol while Neovim is idle (prestart)"),
     EntryPoint("idle", ("config", "cwd"), "idle", "Neovim is idle: warm agents may start (lua/acp_nvim/idle.lua)"),
     EntryPoint("shutdown", (), "shutdown", "editor exit: end every agent", sync=True),

@@ -4,6 +4,10 @@ Reading a 100,000-line buffer line by line costs Neovim tens of milliseconds; an
 reads the same file again and again while the user changes a few lines. Neovim tracks
 which lines changed since the last read (``nvim_buf_attach``), so only those travel.
 
+The text of a copy is joined once per changedtick: while neither the buffer's lines nor its
+changedtick moved, a read hands out the same string (``nvim/files/editor.py`` asks Neovim with one
+``nvim_buf_get_lines`` of the changed lines, none at all then; the wire keeps that string's JSON).
+
 The copies are bounded: the least recently read go first once there are more than
 ``MAX_COPIES`` or their lines hold more than ``MAX_CHARS`` characters, and the copy of a
 buffer that was wiped or unloaded is dropped (``forget_trackers``). A dropped copy costs
@@ -29,6 +33,10 @@ class _Copy:
     version: int
     lines: list[str]
     chars: int
+    text: str | None = None
+    """The lines joined as the buffer would be written, for ``text_key``."""
+    text_key: tuple[object, ...] = ()
+    """(changedtick, newline, eol, bom, empty) of ``text``."""
 
 
 class BufferCache:
@@ -55,8 +63,16 @@ class BufferCache:
         if merged is None or len(merged.lines) != raw["count"]:
             self.forget(path)
             return None
+        key = (int(raw["tick"]), raw["newline"], bool(raw["eol"]), bool(raw["bom"]), bool(raw["empty"]))
+        if merged.text is None or merged.text_key != key:
+            grown = -len(merged.text or "")
+            merged.text, merged.text_key = _text(merged.lines, raw), key
+            grown += len(merged.text)
+            merged.chars += grown
+            if self._copies.get(path) is merged:  # kept already: counted in place (else _keep counts it)
+                self._chars += grown
         self._keep(path, merged)
-        return BufferState(path, _text(merged.lines, raw), int(raw["tick"]), bool(raw["modified"]),
+        return BufferState(path, merged.text, int(raw["tick"]), bool(raw["modified"]),
                            stamp_from(raw.get("disk")), source_from(raw.get("source")))
 
     def forget(self, path: str) -> None:
@@ -92,10 +108,12 @@ class BufferCache:
         if copy is None or copy.tracker != tracker or len(copy.lines) < first + tail:
             return None
         end = len(copy.lines) - tail
-        grown = _chars(middle) - _chars(copy.lines[first:end])
-        copy.chars += grown
-        self._chars += grown
-        copy.lines[first:end] = middle  # in place: no copy of 100k references
+        if middle or end != first:  # lines changed: the joined text is stale whatever the tick says
+            grown = _chars(middle) - _chars(copy.lines[first:end]) - len(copy.text or "")
+            copy.chars += grown
+            self._chars += grown
+            copy.lines[first:end] = middle  # in place: no copy of 100k references
+            copy.text, copy.text_key = None, ()
         copy.version = version
         return copy
 

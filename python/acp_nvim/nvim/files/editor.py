@@ -21,7 +21,7 @@ from ...core.port import (
 )
 from ...core.questions import CHOICE, PERMISSION, QUESTION, REVIEW, Questions, Ticket, choice_index
 from ...core.terminal.place import launch_argv
-from ..bridge import Bridge
+from ..bridge import LEVELS, PREFIX, Bridge
 from ..chat.render_queue import RenderQueue
 from ..permissions.review_spec import review_table
 from .buffer_cache import BufferCache
@@ -29,6 +29,9 @@ from .buffer_cache import BufferCache
 Describe = Callable[[str], dict[str, Any]]
 """A session's state for Lua (statusline, completion), by session key."""
 
+BARRIER = "return require('acp_nvim.ui').took()"
+"""Answered by Neovim once it has handled every call sent before it (a flush's end): the ms the
+flushes took, by which the render queue sizes the next ones."""
 DISMISSABLE = {PERMISSION: "acp_nvim.permission", REVIEW: "acp_nvim.review", QUESTION: "acp_nvim.question"}
 """The Lua module of each view a cancelled turn (or a withdrawn request) closes."""
 
@@ -43,7 +46,8 @@ class NvimEditor:
     def __init__(self, bridge: Bridge, questions: Questions, describe: Describe) -> None:
         self.bridge = bridge
         self.questions = questions
-        self.queue = RenderQueue(bridge.lua_async, describe)
+        self.queue = RenderQueue(bridge.lua_async, lambda: bridge.lua(BARRIER), describe,
+                                 lambda message: bridge.notify(message, "error"))
         self.buffer_cache = BufferCache()
         self._state_dir: str | None = None
         self._terminal_sinks: dict[str, TerminalSink] = {}
@@ -70,7 +74,7 @@ class NvimEditor:
 
     async def apply_to_buffer(self, path: str, content: str, expected_tick: int | None,
                               with_before: bool = False, disk: Stamp | None = None) -> BufferWrite:
-        self.queue.flush()
+        await self.queue.drain()
         raw = await self.bridge.lua("return require('acp_nvim.buffers').apply(...)",
                                     path, content, expected_tick, with_before, list(disk) if disk else None)
         return BufferWrite(raw["status"], int(raw.get("tick") or 0), raw.get("text") or "",
@@ -101,40 +105,35 @@ class NvimEditor:
     # -- questions -----------------------------------------------------------------
 
     def show_three_way(self, ticket: Ticket, request: ThreeWay) -> None:
-        self.queue.flush()
         spec = {"path": request.path, "base": request.base, "agent": request.agent,
                 "purpose": request.purpose, "title": request.title, "base_title": request.base_title,
                 "theirs": request.theirs, "load": request.load}
-        self.bridge.lua_async("require('acp_nvim.threeway').open(...)", ticket.id, spec)
+        self.queue.call("require('acp_nvim.threeway').open(...)", ticket.id, spec)
 
     def show_permission(self, ticket: Ticket, question: PermissionQuestion) -> None:
-        self.queue.flush()
-        self.bridge.lua_async("require('acp_nvim.permission').ask(...)", ticket.id,
-                              _question_table(question, self.redact))
+        self.queue.call("require('acp_nvim.permission').ask(...)", ticket.id, _question_table(question, self.redact))
 
     def show_review(self, ticket: Ticket, question: PermissionQuestion, review: Review) -> None:
         """Open the vimdiff review (or queue it behind the open one)."""
-        self.queue.flush()
         table = review_table(review)
         table["title"] = self.redact(table["title"])  # the title only: the files are what the user reviews
-        self.bridge.lua_async("require('acp_nvim.review').open(...)", ticket.id, table)
+        self.queue.call("require('acp_nvim.review').open(...)", ticket.id, table)
 
     def show_choice(self, ticket: Ticket, prompt: str, items: list[str]) -> None:
-        self.bridge.lua_async("require('acp_nvim.ui').select(...)", ticket.id, prompt, items)
+        self.queue.call("require('acp_nvim.ui').select(...)", ticket.id, prompt, items)
 
     def show_question(self, ticket: Ticket, form: QuestionForm) -> None:
         """Open the question's form buffer (lua/acp_nvim/question.lua) beside the chat."""
-        self.queue.flush()
-        self.bridge.lua_async("require('acp_nvim.question').open(...)", ticket.id, _form_table(form, self.redact))
+        self.queue.call("require('acp_nvim.question').open(...)", ticket.id, _form_table(form, self.redact))
 
     def mark_question(self, ticket: Ticket, problems: Mapping[str, str]) -> None:
-        self.bridge.lua_async("require('acp_nvim.question').mark(...)", ticket.id, dict(problems))
+        self.queue.call("require('acp_nvim.question').mark(...)", ticket.id, dict(problems))
 
     def dismiss(self, ticket: Ticket) -> None:
         module = DISMISSABLE.get(ticket.view)
         if module is not None:
             reason = "the agent withdrew it" if ticket.withdrawn else ""
-            self.bridge.lua_async(f"require('{module}').dismiss(...)", ticket.id, reason)
+            self.queue.call(f"require('{module}').dismiss(...)", ticket.id, reason)
 
     async def choose(self, prompt: str, items: list[str]) -> int | None:
         """Let the user pick one of ``items`` (``vim.ui.select``): its index, or None when dismissed."""
@@ -171,10 +170,10 @@ class NvimEditor:
         return int(raw["pid"])
 
     def kill_terminal(self, terminal_id: str) -> None:
-        self.bridge.lua_async("require('acp_nvim.terminal').kill(...)", terminal_id)
+        self.queue.call("require('acp_nvim.terminal').kill(...)", terminal_id)
 
     def release_terminal(self, terminal_id: str) -> None:
-        self.bridge.lua_async("require('acp_nvim.terminal').release(...)", terminal_id)
+        self.queue.call("require('acp_nvim.terminal').release(...)", terminal_id)
 
     def terminal_event(self, event: str, terminal_id: str, data: object) -> None:
         """Output or exit of a terminal job, from Lua (unknown ids are ignored)."""
@@ -206,8 +205,8 @@ class NvimEditor:
             watcher(session_key)
 
     def notify(self, message: str, level: str = "info") -> None:
-        self.queue.flush()  # the chat shows what the message is about before the message appears
-        self.bridge.notify(self.redact(message), level)
+        # the chat shows what the message is about before the message appears
+        self.queue.call("vim.notify(...)", PREFIX + self.redact(message), LEVELS.get(level, 2))
 
 
 def _question_table(question: PermissionQuestion, redact: Callable[[str], str]) -> dict[str, Any]:

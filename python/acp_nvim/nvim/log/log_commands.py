@@ -49,6 +49,13 @@ def open_log(ctx: CommandContext, session: Session, focus: bool = True) -> None:
     view.open(ctx.nvim, focus)
 
 
+def log_page(ctx: CommandContext, key: str) -> None:
+    """The log buffer of session ``key`` asks for its older entries (ignored without a view)."""
+    view = ctx.service(LogViews).views.get(key)
+    if view is not None and view.attached:
+        view.want_older()
+
+
 # -- session choice --------------------------------------------------------------------
 
 def _session(ctx: CommandContext, request: CommandRequest, key: str | None) -> Session:

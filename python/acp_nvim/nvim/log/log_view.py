@@ -1,9 +1,16 @@
 """The log buffer ``acp://log/<agent>/<n>``: a view of one session's log ring.
 
-New entries are coalesced and sent at most once per ``FLUSH_DELAY`` with one Lua
-call, together with the ring's oldest kept sequence number so the buffer is trimmed
-with the ring. At most one call is in flight; entries arriving meanwhile wait for
-the next one, so a flood never queues up RPCs.
+The frame budget: no call carries more than a page of lines (``PAGE_LINES``), whatever the
+ring holds. A new buffer shows the newest page, and says how many older entries the ring has
+above it; they are drawn a page at a time above the first line (``prepend``) as the user scrolls
+up to them (``want_older``), not all at once: lines added at the top of a buffer cost Neovim time
+in proportion to the buffer (its folds move), so a log of a million lines only grows when asked.
+New entries are coalesced and sent at most once per ``FLUSH_DELAY``, together with the ring's
+oldest kept sequence number so the buffer is trimmed with the ring; when more came than a page
+holds (a flood at level trace), only the newest page goes and the buffer starts over from it;
+and a buffer that tails keeps at most ``VIEW_ENTRIES`` entries.
+At most one call is in flight; entries arriving meanwhile wait for the next one, so a flood
+never queues up RPCs.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ import asyncio
 import functools
 import json
 import time
+from collections.abc import Iterable
 from typing import Any
 
 import pynvim
@@ -25,7 +33,13 @@ LEVEL_TAGS = {"trace": "TRC", "debug": "DBG", "info": "INF", "warn": "WRN", "err
 ARROWS = {"out": "→", "in": "←"}
 BODY_INDENT = "  "
 APPEND_CODE = "return require('acp_nvim.log').append(...)"
+PREPEND_CODE = "return require('acp_nvim.log').prepend(...)"
 OPEN_CODE = "return require('acp_nvim.log').open(...)"
+PAGE_LINES = 2000
+"""Lines of entries one call carries at most (at least one entry)."""
+VIEW_ENTRIES = 20_000
+"""Entries a log buffer keeps while it tails: older ones leave its top (the ring may keep them: the
+user scrolls up to them), so that cutting lines off the top stays cheap (its folds move)."""
 
 
 def entry_item(entry: LogEntry) -> list[Any]:
@@ -69,6 +83,10 @@ class LogView:
         self.key = key
         self.ring = ring
         self._sent = 0
+        """The newest entry sent."""
+        self._oldest = 1
+        """The oldest entry the buffer shows (older ones the ring still has wait for ``want_older``)."""
+        self._older_wanted = False
         self._unsubscribe: Any = None
         self._handle: asyncio.TimerHandle | None = None
         self._busy = False
@@ -78,15 +96,27 @@ class LogView:
         return self._unsubscribe is not None
 
     def open(self, nvim: pynvim.Nvim, focus: bool = True) -> None:
-        """Show the buffer (greenlet context), filling it from the ring when it is new."""
+        """Show the buffer (greenlet context); a new one gets the ring's newest page now and the
+        older entries a page per frame after."""
         if self.attached and nvim.exec_lua(OPEN_CODE, self.key, None, focus):
             return  # the buffer is there and up to date: no snapshot to format
         if not self.attached:
             self._unsubscribe = self.ring.subscribe(self._on_entry)
-        snapshot = self.ring.entries()
-        last = snapshot[-1].seq if snapshot else self._sent
-        nvim.exec_lua(OPEN_CODE, self.key, [entry_item(e) for e in snapshot], focus)
+        last = self.ring.last_seq
+        items = page(self.ring.older(last + 1))
+        self._oldest = items[0][0] if items else last + 1
+        nvim.exec_lua(OPEN_CODE, self.key, items, focus, self._hidden())
         self._sent = max(self._sent, last)
+        self._schedule()
+
+    def want_older(self) -> None:
+        """A window of the log scrolled up to its first line: the next page of older entries."""
+        self._older_wanted = True
+        self._schedule()
+
+    def _hidden(self) -> int:
+        """Entries the ring has that are older than the buffer's first."""
+        return max(0, self._oldest - self.ring.first_seq)
 
     def detach(self) -> None:
         if self._unsubscribe is not None:
@@ -100,22 +130,56 @@ class LogView:
         self._schedule()
 
     def _schedule(self) -> None:
-        if self._handle is None and not self._busy:
+        if self._handle is None and not self._busy and self.attached and self._pending():
             self._handle = asyncio.get_running_loop().call_later(FLUSH_DELAY, self._flush)
 
-    def _flush(self) -> None:
-        self._handle = None
-        items = [entry_item(e) for e in self.ring.since(self._sent)]
-        self._sent = self.ring.last_seq
-        self._busy = True
-        tasks.spawn(self._send(self.ring.first_seq, items), self.report, f"{self.key} log view")
+    def _pending(self) -> bool:
+        return self.ring.last_seq > self._sent or self._older_wanted
 
-    async def _send(self, first_seq: int, items: list[list[Any]]) -> None:
+    def _flush(self) -> None:
+        """The new entries (up to a page: the newest), else the page of older ones asked for."""
+        self._handle = None
+        first_seq = self.ring.first_seq
+        if self.ring.last_seq > self._sent:
+            fresh = self.ring.since(self._sent)
+            items = page(reversed(fresh))
+            self._sent = self.ring.last_seq
+            if len(items) < len(fresh):  # more than a page came: the buffer starts over from these
+                first_seq = self._oldest = items[0][0]
+            elif self._sent - VIEW_ENTRIES + 1 > max(first_seq, self._oldest):
+                first_seq = self._oldest = self._sent - VIEW_ENTRIES + 1
+            call = (APPEND_CODE, self.key, first_seq, items, self._hidden())
+        elif self._older_wanted:
+            self._older_wanted = False
+            items = page(self.ring.older(self._oldest))
+            self._oldest = items[0][0] if items else first_seq
+            call = (PREPEND_CODE, self.key, first_seq, items, self._hidden())
+        else:
+            return
+        self._busy = True
+        tasks.spawn(self._send(call), self.report, f"{self.key} log view")
+
+    async def _send(self, call: tuple[str, str, int, list[list[Any]], int]) -> None:
         try:
-            alive = await self.bridge.lua(APPEND_CODE, self.key, first_seq, items)
+            alive = await self.bridge.lua(*call)
         finally:
             self._busy = False
         if not alive:
             self.detach()
-        elif self.ring.last_seq > self._sent:
+        else:
             self._schedule()
+
+
+def page(newest_first: Iterable[LogEntry]) -> list[list[Any]]:
+    """The items of the newest entries that fit ``PAGE_LINES`` (at least one), oldest first."""
+    items: list[list[Any]] = []
+    lines = 0
+    for entry in newest_first:
+        item = entry_item(entry)
+        size = 1 + len(item[2])
+        if items and lines + size > PAGE_LINES:
+            break
+        items.append(item)
+        lines += size
+    items.reverse()
+    return items

@@ -12,11 +12,14 @@ from ...core.agent.process import AgentProcess
 from ...core.connection import capabilities, past
 from ...core.connection.past import PastSession
 from ...core.errors import AcpNvimError
-from ...core.history.record import Entry
+from ...core.history.record import Entry, SessionRecord
 from ...core.session.session import Session
 from ..commands.command_context import CommandContext, CommandRequest
 
 HISTORY_START = "── earlier conversation{when} ──"
+NEWEST_FIRST = 400
+"""Entries of a local record read before its chat opens; the older ones are read after (a record of
+10,000 turns opens in the time a page takes)."""
 HISTORY_END = "── end of the earlier conversation ──"
 
 
@@ -80,7 +83,7 @@ async def _pick(ctx: CommandContext, which: str | None, cwd: str, verb: str) -> 
     settings = ctx.manager.settings
     agents = [settings.default_agent] if which == "last" else list(settings.all_agents())
     if verb == "resume" and which not in (None, "last"):  # a locally known id: no agent started to list
-        local = past.merge([r for r in await ctx.recorder.records(cwd) if r.session_id == which], {})
+        local = past.merge(await ctx.recorder.find(cwd, which, newest=NEWEST_FIRST), {})
         if local and local[0].agent in agents:
             return local[0]
     items = await _past(ctx, cwd, agents)
@@ -112,7 +115,11 @@ async def _resume(ctx: CommandContext, which: str | None, cwd: str) -> None:
         return
     session = await ctx.bridge.call(lambda _: _reopened_chat(ctx, item, cwd))
     try:
-        how = await session.start_past(item.session_id, replay=item.record is None)
+        if item.record is None:  # the agent's replay: its newest blocks drawn once it is there
+            with session.transcript.quiet():
+                how = await session.start_past(item.session_id, replay=True)
+        else:
+            how = await session.start_past(item.session_id, replay=False)
     except AcpNvimError as exc:
         ctx.notify(str(exc), "error")
         return
@@ -132,8 +139,11 @@ def _reopened_chat(ctx: CommandContext, item: PastSession, cwd: str) -> Session:
     record = item.record
     when = datetime.fromtimestamp(item.updated).strftime(" (%Y-%m-%d %H:%M)") if item.updated else ""
     if record is not None:
-        _show_history(session, record.entries, when, record.dropped)
-        ctx.recorder.watch(session, created=record.created, prefix=record.entries, title=record.title)
+        _show_history(session, record.entries, when, record.dropped, record.older)
+        ctx.recorder.watch(session, created=record.created, prefix=record.entries, title=record.title,
+                           loading=record.older > 0)
+        if record.older:
+            ctx.spawn(_older_entries(ctx, session, record), f"{session.key} history")
     else:
         session.transcript.notice(HISTORY_START.format(when=when), "info")
         ctx.recorder.watch(session, created=None, prefix=[])
@@ -141,13 +151,28 @@ def _reopened_chat(ctx: CommandContext, item: PastSession, cwd: str) -> Session:
     return session
 
 
-def _show_history(session: Session, entries: list[Entry], when: str, dropped: int = 0) -> None:
-    session.transcript.notice(HISTORY_START.format(when=when), "info")
-    if dropped:
-        session.transcript.notice(f"({dropped} older blocks were not kept: history.max_bytes)", "info")
-    for entry in entries:
-        session.transcript.restore(entry.kind, entry.text, entry.message_id)
-    session.transcript.notice(HISTORY_END, "info")
+def _show_history(session: Session, entries: list[Entry], when: str, dropped: int = 0, older: int = 0) -> None:
+    """The earlier conversation in the chat: its newest blocks drawn, the rest as the user scrolls up
+    (``older`` entries of it are read after: ``_older_entries``)."""
+    transcript = session.transcript
+    with transcript.quiet():
+        transcript.notice(HISTORY_START.format(when=when), "info")
+        if dropped:
+            transcript.notice(f"({dropped} older blocks were not kept: history.max_bytes)", "info")
+        transcript.restore_many([(entry.kind, entry.text, entry.message_id) for entry in entries], older)
+        transcript.notice(HISTORY_END, "info")
+
+
+async def _older_entries(ctx: CommandContext, session: Session, newest: SessionRecord) -> None:
+    """Read the whole record of a reopened session and put its older entries in place."""
+    record = await ctx.recorder.load(newest.cwd, newest.agent, newest.session_id)
+    if record is None or len(record.entries) < newest.older:
+        session.log.add("warn", "lifecycle", "the older entries of the local history could not be read: "
+                        "this session's record is not saved again (it would lose them)")
+        return
+    older = record.entries[:len(record.entries) - len(newest.entries)][-newest.older:]
+    session.transcript.restore_older([(entry.kind, entry.text, entry.message_id) for entry in older])
+    ctx.recorder.prefix_loaded(session, older)
 
 
 def _tell_how(session: Session, item: PastSession, how: str) -> None:
