@@ -347,6 +347,20 @@ function M.apply(key, ops)
   end
 end
 
+--- The ids of the blocks drawn, top to bottom (a gap's blocks are not drawn).
+---@return integer[]
+function Chat:ids()
+  local ids, id = {}, self.last
+  while id do
+    ids[#ids + 1] = id
+    id = self.prv[id]
+  end
+  for i = 1, math.floor(#ids / 2) do
+    ids[i], ids[#ids + 1 - i] = ids[#ids + 1 - i], ids[i]
+  end
+  return ids
+end
+
 --- The id of the block at `row` (0-based), or nil in the header or prompt area.
 function Chat:block_at(row)
   if row >= self:prompt_row() then

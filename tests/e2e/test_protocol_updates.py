@@ -25,7 +25,7 @@ require('acp_nvim').setup({ agents = { demo = { command = python, args = { '-m',
 BLOCKS = """
 local chat = require('acp_nvim.chat').chats['demo/1']
 local out = {}
-for _, id in ipairs(chat.order) do
+for _, id in ipairs(chat:ids()) do
   local start, stop = chat:block_range(id)
   out[#out + 1] = { kind = chat.kinds[id], text = table.concat(vim.api.nvim_buf_get_lines(chat.buf, start, stop - 1,
     false), '\\n') }

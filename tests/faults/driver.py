@@ -144,9 +144,19 @@ class Editor:
                                 start_new_session=True)
 
     def _connect(self) -> Rpc:
-        if not wait_until(lambda: os.path.exists(self.address), 10):
-            raise RuntimeError("Neovim did not open its socket")
-        return Rpc(self.address, timeout=30)
+        # the socket's file appears when Neovim binds it, a moment before it listens: connect until it does
+        connected: list[Rpc] = []
+
+        def attempt() -> bool:
+            try:
+                connected.append(Rpc(self.address, timeout=30))
+            except (FileNotFoundError, ConnectionRefusedError):
+                return False
+            return True
+
+        if not wait_until(attempt, 10):
+            raise RuntimeError("Neovim did not listen on its socket")
+        return connected[0]
 
     # -- acting as the user --------------------------------------------------------------
 

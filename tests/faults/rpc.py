@@ -30,7 +30,11 @@ class Rpc:
 
     def __init__(self, address: str, timeout: float = 30.0, on_notification: Handler | None = None) -> None:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(address)
+        try:
+            self.sock.connect(address)
+        except OSError:
+            self.sock.close()
+            raise
         self.sock.settimeout(timeout)
         self._unpacker = msgpack.Unpacker(raw=False, unicode_errors="surrogateescape", max_buffer_size=1 << 30)
         self._next = 0

@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(150)]
 BLOCKS = """
 local chat = require('acp_nvim.chat').chats['claude/1']
 local out = {}
-for _, id in ipairs(chat.order) do
+for _, id in ipairs(chat:ids()) do
   local start, stop = chat:block_range(id)
   out[#out + 1] = { kind = chat.kinds[id], text = table.concat(vim.api.nvim_buf_get_lines(chat.buf, start, stop - 1,
     false), '\\n') }
