@@ -28,7 +28,6 @@ import hashlib
 import os
 import re
 import secrets
-import tempfile
 import threading
 import time
 import zlib
@@ -37,6 +36,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..private_files import write_private
 from .errors import CheckpointCorrupt, CheckpointError, CheckpointGone
 from .model import refs_of
 
@@ -371,18 +371,7 @@ def _records(path: Path, name: str) -> Iterator[tuple[str, _Where]]:
 def _write_private(base: Path, path: Path, data: bytes, durable: bool) -> None:
     """Write ``data`` to ``path`` atomically with mode 0600 (folders below ``base``: 0700)."""
     _private_folders(base, path.parent)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")  # mkstemp: mode 0600
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    write_private(path, data, durable=durable)
 
 
 def _private_folders(base: Path, folder: Path) -> None:

@@ -12,11 +12,11 @@ import contextlib
 import hashlib
 import os
 import re
-import tempfile
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from ..private_files import write_private
 from .record import Entry, HistorySettings, SessionRecord
 
 ROOT = ("acp_nvim", "history")
@@ -169,14 +169,4 @@ def _read_newest(path: Path, count: int) -> SessionRecord | None:
 def _write_private(path: Path, text: str) -> None:
     """Atomic write, mode 0600: a reader sees the old record or the new one, never half of one."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")  # mkstemp: mode 0600
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    write_private(path, text.encode("utf-8"))
