@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from helpers import NOTIFY, buffer_text, notes, status, wait_for, wait_idle
+from helpers import NOTIFY, buffer_text, chat_blocks, notes, status, wait_for, wait_idle
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -22,15 +22,6 @@ local python, root = ...
 require('acp_nvim').setup({ agents = { demo = { command = python, args = { '-m', 'acp_nvim.demo_agent' },
   env = { PYTHONPATH = root } } } })
 """ + NOTIFY
-BLOCKS = """
-local chat = require('acp_nvim.chat').chats['demo/1']
-local out = {}
-for _, id in ipairs(chat:ids()) do
-  local start, stop = chat:block_range(id)
-  out[#out + 1] = { kind = chat.kinds[id], text = table.concat(vim.api.nvim_buf_get_lines(chat.buf, start, stop - 1,
-    false), '\\n') }
-end
-return out"""
 HIGHLIGHT_OF = """
 local ns = vim.api.nvim_get_namespaces()['acp_nvim.chat.hl']
 for _, m in ipairs(vim.api.nvim_buf_get_extmarks(vim.fn.bufnr(...), ns, 0, -1, { details = true })) do
@@ -58,7 +49,7 @@ def turn(nvim, prompt: str, turns: int = 1) -> str:
 
 
 def blocks(nvim, kind: str | None = None) -> list[str]:
-    found = nvim.exec_lua(BLOCKS)
+    found = chat_blocks(nvim)
     return [b["text"] for b in found if kind is None or b["kind"] == kind]
 
 

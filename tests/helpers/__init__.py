@@ -77,6 +77,22 @@ def virt_lines(nvim, name: str = "acp://chat/demo/1") -> list[str]:
     return nvim.exec_lua(VIRT_LINES_LUA, name)
 
 
+CHAT_BLOCKS_LUA = """
+local chat = require('acp_nvim.chat').chats[...]
+local out = {}
+for _, id in ipairs(chat:ids()) do
+  local start, stop = chat:block_range(id)
+  out[#out + 1] = { kind = chat.kinds[id], text = table.concat(vim.api.nvim_buf_get_lines(chat.buf, start, stop - 1,
+    false), '\\n') }
+end
+return out"""
+
+
+def chat_blocks(nvim, key: str = "demo/1") -> list[dict]:
+    """The blocks the chat of session ``key`` draws, top to bottom: ``{kind, text}`` each."""
+    return nvim.exec_lua(CHAT_BLOCKS_LUA, key)
+
+
 def session_state(nvim, key: str = "demo/1") -> dict:
     """The Lua side's state of session ``key`` (``require('acp_nvim.state').sessions[key]``; {} when none)."""
     return nvim.exec_lua("return require('acp_nvim.state').sessions[...] or vim.empty_dict()", key)
@@ -142,6 +158,7 @@ __all__ = [
     "buffer_text",
     "capture_notes",
     "chat",
+    "chat_blocks",
     "notes",
     "notify_stub",
     "session_state",

@@ -8,20 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from helpers import chat_blocks
+
 from .driver import AgentDriver
 from .test_real_agents import agents
 
 pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(150)]
 
-BLOCKS = """
-local chat = require('acp_nvim.chat').chats['claude/1']
-local out = {}
-for _, id in ipairs(chat:ids()) do
-  local start, stop = chat:block_range(id)
-  out[#out + 1] = { kind = chat.kinds[id], text = table.concat(vim.api.nvim_buf_get_lines(chat.buf, start, stop - 1,
-    false), '\\n') }
-end
-return out"""
 
 
 def updates(agent: AgentDriver, export: Path) -> list[dict]:
@@ -50,7 +43,7 @@ def test_message_ids_and_a_subagents_calls_under_its_call(agent: AgentDriver, tm
         task = calls[next(iter(parents))]
         agent.check(task.get("name") in ("Agent", "Task"), f"the subagent's call: {task}")
     with agent.step("in the chat: one tool block for the subagent, its Read folded under it"):
-        blocks = agent.nvim.exec_lua(BLOCKS)
+        blocks = chat_blocks(agent.nvim, "claude/1")
         tools = [b["text"] for b in blocks if b["kind"] == "tool"]
         agent.check(len(tools) == 1, f"tool blocks: {tools}")
         agent.check("  ▸ subagent · 1 tool call: 1 done" in tools[0], f"the fold: {tools[0]}")
