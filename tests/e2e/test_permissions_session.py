@@ -202,6 +202,10 @@ async def test_cancel_dismisses_the_review_and_late_requests_are_cancelled(tmp_p
         assert late.outcome.outcome == "cancelled"
         await async_wait_for(lambda: "turn ended: cancelled" in chat(session))
         assert path.read_text() == TEXT and not session.view.pending
+        wire = [e.summary for e in session.log.entries() if e.kind in ("notification", "response")]
+        cancel = wire.index("notification session/cancel")
+        answer = next(i for i, s in enumerate(wire) if s.startswith("response session/request_permission"))
+        assert cancel < answer, f"the answer 'cancelled' went out before session/cancel: {wire}"
     finally:
         await session.close()
 

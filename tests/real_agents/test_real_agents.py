@@ -178,10 +178,13 @@ def test_cancel_while_permission_pending(agent: AgentDriver) -> None:
         agent.check(agent.no_permission_pending(), "the permission prompt is still pending after the cancel")
         agent.check(path.read_text() == ORIGINAL, "the file changed although the request was cancelled")
     with agent.step("cancel with a pending request: the agent got the outcome 'cancelled'"):
+        sent = [m for m in agent.wire_messages(agent.workspace.parent / "wire.jsonl") if m["_direction"] == "out"]
         answers = [m.get("result", {}).get("outcome", {}).get("outcome")
-                   for m in agent.wire_messages(agent.workspace.parent / "wire.jsonl")
-                   if m["_direction"] == "out" and m["_method"] == "session/request_permission"]
+                   for m in sent if m["_method"] == "session/request_permission"]
         agent.check(answers == ["cancelled"], f"answers sent to the permission request: {answers}")
+        order = [m["_method"] for m in sent if m["_method"] in ("session/cancel", "session/request_permission")]
+        agent.check(order == ["session/cancel", "session/request_permission"],
+                    f"session/cancel must go out before the answer (read as a refusal otherwise): {order}")
 
 
 @agents(ALL)

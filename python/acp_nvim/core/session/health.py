@@ -82,17 +82,24 @@ class Health:
         self._s.signals.report(message)
 
     async def cancel(self) -> bool:
-        """Cancel the running turn (``Session.cancel``): its questions, its open tool calls, then
-        ``session/cancel``; False when no turn runs."""
+        """Cancel the running turn (``Session.cancel``): its open tool calls, ``session/cancel``, then its
+        questions; False when no turn runs."""
         s = self._s
         turn = s.queue.cancel() if s.lifecycle.in_turn else None
         if turn is None:
             return False
-        s.signals.dismiss(ended=False)
         for state in turn.open_tools():
             s.transcript.cancel_tool_call(state.tool_call_id)
+        # session/cancel enters the connection's send queue before the questions' answers: an agent that
+        # read a bare "cancelled" answer first may take it for a refusal and end the turn end_turn
+        # (opencode does), where the spec wants the stop reason "cancelled".
+        async def notify() -> None:
+            await s.link.connection.cancel(session_id=s.link.session)
+        sending = asyncio.ensure_future(notify())
+        await asyncio.sleep(0)
+        s.signals.dismiss(ended=False)
         try:
-            await asyncio.wait_for(s.link.connection.cancel(session_id=s.link.session), s.timeouts.cancel)
+            await asyncio.wait_for(sending, s.timeouts.cancel)
         except (TimeoutError, ConnectionError, AcpNvimError) as exc:
             s.log.add("warn", "lifecycle", f"session/cancel not delivered: {type(exc).__name__}: {exc}")
         return True
