@@ -72,7 +72,9 @@ def demo_spec() -> str:
 
 def main() -> None:
     figures: dict[str, float] = {}
-    setup = f"{{ agents = {{ demo = {demo_spec()} }}, history = false }}"
+    # every line of the stream drawn (RATE * SECONDS / 4 lines): a block longer than the chat's
+    # default 2,000 lines is cut there and its END line would never show
+    setup = f"{{ agents = {{ demo = {demo_spec()} }}, history = false, chat = {{ max_block_lines = 1000000 }} }}"
     with sandbox(setup) as box, listening_nvim(box) as nvim:
         rpc = nvim.rpc
         install_bench_lua(rpc)
