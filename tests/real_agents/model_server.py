@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import sys
 import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -37,6 +38,16 @@ class Seen:
         return f"{self.api} {self.scenario}#{self.step}{seen} -> {self.answer}"
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """An agent killed mid-request (a cancel, a restart, the test's end) resets its connection:
+        normal here, not a traceback in the suite's output; anything else is still printed."""
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            super().handle_error(request, client_address)
+
+
 class ModelServer:
     """Owns the HTTP server thread; ``url`` is its base address."""
 
@@ -48,8 +59,7 @@ class ModelServer:
         self.stopping = threading.Event()
         self.limited: set[str] = set()
         """``limit_once`` markers already answered with a 429 (the next request of each succeeds)."""
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._httpd.daemon_threads = True
+        self._httpd = _Server(("127.0.0.1", 0), _handler_for(self))
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="model-server", daemon=True)
 
     @property
