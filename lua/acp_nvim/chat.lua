@@ -468,31 +468,18 @@ function Chat.new(key)
   return chat
 end
 
-local scrolling
-
 --- Draw the older blocks of a long chat as the user scrolls up to them, and highlight what comes
 --- into sight (one autocommand for all).
 function M.watch_scrolling()
-  if scrolling then
-    return
-  end
-  scrolling = api.nvim_create_autocmd('WinScrolled', {
-    group = api.nvim_create_augroup('acp_nvim.chat.scroll', { clear = true }),
-    callback = function()
-      for win in pairs(vim.v.event) do
-        local id = tonumber(win)
-        if id and api.nvim_win_is_valid(id) then
-          local chat = M.of_buffer(api.nvim_win_get_buf(id))
-          if chat and next(chat.gaps) then
-            chat:fill_gaps()
-          end
-          if chat then
-            markdown.scrolled(chat)
-          end
-        end
-      end
-    end,
-  })
+  require('acp_nvim.kit.scrolled').watch('acp_nvim.chat.scroll', function(win)
+    local chat = M.of_buffer(api.nvim_win_get_buf(win))
+    if chat and next(chat.gaps) then
+      chat:fill_gaps()
+    end
+    if chat then
+      markdown.scrolled(chat)
+    end
+  end)
 end
 
 local function split_cmd()

@@ -213,28 +213,15 @@ local function want_older(view)
   end
 end
 
-local scrolling
-
 --- One autocommand for every log window: scrolling up to the first line asks for older entries.
 function M.watch_scrolling()
-  if scrolling then
-    return
-  end
-  scrolling = api.nvim_create_autocmd('WinScrolled', {
-    group = api.nvim_create_augroup('acp_nvim.log.scroll', { clear = true }),
-    callback = function()
-      for win in pairs(vim.v.event) do
-        local id = tonumber(win)
-        if id and api.nvim_win_is_valid(id) then
-          for _, view in pairs(M.views) do
-            if view.buf == api.nvim_win_get_buf(id) then
-              want_older(view)
-            end
-          end
-        end
+  require('acp_nvim.kit.scrolled').watch('acp_nvim.log.scroll', function(win)
+    for _, view in pairs(M.views) do
+      if view.buf == api.nvim_win_get_buf(win) then
+        want_older(view)
       end
-    end,
-  })
+    end
+  end)
 end
 
 --- Apply a batch of older entries from Python; false when the buffer is gone.

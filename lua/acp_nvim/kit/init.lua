@@ -3,9 +3,11 @@
 ---   winopts  window options saved and given back exactly
 ---   diff     diff tab pages of windows we opened
 ---   float    centred floats
+---   scrolled one WinScrolled autocommand per kind of view
 return {
   scratch = require('acp_nvim.kit.scratch'),
   winopts = require('acp_nvim.kit.winopts'),
   diff = require('acp_nvim.kit.diff'),
   float = require('acp_nvim.kit.float'),
+  scrolled = require('acp_nvim.kit.scrolled'),
 }
