@@ -21,7 +21,7 @@ class RecordingTap:
         self.seen: list[tuple[str, object]] = []
 
     def message(self, direction, message, raw):
-        self.seen.append((direction, raw if isinstance(raw, str) else raw.decode()))
+        self.seen.append((direction, raw if isinstance(raw, str) else str(raw, "utf-8")))
 
     def streamed(self, raw):
         self.seen.append(("in", raw.decode()))

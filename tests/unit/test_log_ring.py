@@ -85,6 +85,21 @@ def test_entry_fields_and_time_to_response():
     assert sent.time <= answer.time
 
 
+def test_a_large_answer_is_kept_as_a_view_of_the_written_line_and_read_back_as_text():
+    from acp_nvim.core.agent.wire import encode_line
+
+    ring = LogRing(level="trace", redact=Redactor.for_env({"TOKEN": "s3cret-value"}))
+    ring.record_message("in", request(7, "fs/read_text_file", path="/w/big.txt", sessionId="s"))
+    answer = {"jsonrpc": "2.0", "id": 7, "result": {"content": "é line\n" * 20_000 + "s3cret-value"}}
+    line = encode_line(answer)
+    ring.record_message("out", answer, memoryview(line)[:-1])
+    entry = ring.entries()[-1]
+    assert json.loads(entry.raw) == {**answer, "result": {"content": "é line\n" * 20_000 + "[redacted:$TOKEN]"}}
+    assert entry.summary.startswith("response fs/read_text_file #7")
+    exported = json.loads(entry.export_line())
+    assert exported["message"]["result"]["content"].endswith("[redacted:$TOKEN]")
+
+
 def test_agent_requests_are_timed_by_the_clients_response():
     ring = LogRing(level="trace")
     ring.record_message("in", request("uuid-1", "fs/read_text_file", path="/tmp/x", sessionId="s"))

@@ -99,8 +99,8 @@ class Recorder:
         self.seen.append(("ext", method))
 
     # Tap
-    def message(self, direction: str, message: Any, raw: str | bytes) -> None:
-        self.taps.append((direction, raw))
+    def message(self, direction: str, message: Any, raw: str | bytes | memoryview) -> None:
+        self.taps.append((direction, bytes(raw) if isinstance(raw, memoryview) else raw))
 
     def streamed(self, raw: bytes) -> None:
         self.taps.append(("in", raw))

@@ -248,7 +248,7 @@ class AgentProcess:
 
     # -- what the agent says ---------------------------------------------------------------
 
-    def message(self, direction: str, message: Mapping[str, object], raw: str | bytes) -> None:
+    def message(self, direction: str, message: Mapping[str, object], raw: str | bytes | memoryview) -> None:
         """Wire tap: every JSON-RPC message, as it crossed the pipe."""
         if direction == "in":
             self.last_heard = time.monotonic()

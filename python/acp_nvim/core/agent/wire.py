@@ -75,8 +75,9 @@ def encode_line(message: Mapping[str, object]) -> bytes:
     the very same text object: its JSON is kept (``_TEXT_JSON``) and only the envelope is encoded.
     """
     text = _single_text(message)
-    if text is not None:
-        return b'{"jsonrpc":"2.0","id":' + _dumps(message["id"]) + b',"result":{"content":' + _text_json(text) + b"}}\n"
+    if text is not None:  # one copy of the text's JSON (a chain of + would copy it once per +)
+        return b"".join((b'{"jsonrpc":"2.0","id":', _dumps(message["id"]), b',"result":{"content":',
+                         _text_json(text), b"}}\n"))
     return _dumps(message) + b"\n"
 
 
@@ -115,7 +116,7 @@ def _text_json(text: str) -> bytes:
 class Tap(Protocol):
     """Where the transport reports what it sees."""
 
-    def message(self, direction: str, message: Mapping[str, object], raw: str | bytes) -> None: ...
+    def message(self, direction: str, message: Mapping[str, object], raw: str | bytes | memoryview) -> None: ...
 
     def streamed(self, raw: bytes) -> None:
         """An incoming ``session/update`` that is a streamed text chunk, as it crossed the pipe: what
@@ -232,7 +233,7 @@ class WireTransport:
     def _write(self, message: dict[str, object]) -> None:
         line = encode_line(message)
         self._writer.write(line)
-        self._tap.message("out", message, line[:-1])
+        self._tap.message("out", message, memoryview(line)[:-1])  # a view: an answer may be megabytes
 
     def abandon(self, ids: list[int | str]) -> list[int | str]:
         """Withdraw those of our requests ``ids`` the agent has not answered (``$/cancel_request``,

@@ -33,7 +33,10 @@ SUMMARY_ESTIMATE = 100
 """Bytes charged for a summary not built yet."""
 
 Redact = Callable[[str], str]
-Record = tuple[int, float, str, str, str, str | None, object, float | None, int, str | None, str | bytes | None]
+Raw = str | bytes | memoryview
+"""A message as it crossed the wire: text, or its UTF-8 bytes (a view of the line written, for a large
+answer: kept without a copy, decoded only when the entry is read)."""
+Record = tuple[int, float, str, str, str, str | None, object, float | None, int, str | None, Raw | None]
 """(seq, time, level, direction, kind, method, msg_id, elapsed_ms, size, summary, text); a wire entry
 has summary None and its text as it crossed the wire, unredacted until read."""
 
@@ -58,7 +61,7 @@ class LogEntry:
     elapsed_ms: float | None
     size: int
     _summary: str | None
-    _raw: str | bytes | None
+    _raw: Raw | None
 
     def __init__(self, record: Record, redact: Redact) -> None:
         (self.seq, self.time, self.level, self.direction, self.kind, self.method, self.msg_id, self.elapsed_ms,
@@ -78,12 +81,12 @@ class LogEntry:
         if self._redact is not None:
             self._materialize(self._redact)
         raw = self._raw
-        return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+        return raw if raw is None or isinstance(raw, str) else str(raw, "utf-8", "replace")
 
     def _materialize(self, redact: Redact) -> None:
         """Build the summary and redact the text of a wire entry recorded as it arrived."""
         raw = self._raw
-        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        text = raw if isinstance(raw, str) else str(raw or b"", "utf-8", "replace")
         clean = redact(text)
         try:
             summary = summarize(self.kind, self.method, json.loads(text), self.elapsed_ms)
@@ -214,7 +217,7 @@ class LogRing:
                         self.redact)
 
     def _append(self, level: str, direction: str, kind: str, method: str | None, msg_id: object,
-                elapsed_ms: float | None, size: int, summary: str | None, text: str | bytes | None) -> Record:
+                elapsed_ms: float | None, size: int, summary: str | None, text: Raw | None) -> Record:
         self._seq += 1
         size += ENTRY_OVERHEAD
         record: Record = (self._seq, time.time(), level, direction, kind, method, msg_id, elapsed_ms, size, summary,
@@ -241,7 +244,7 @@ class LogRing:
             self._bytes -= self._records.popleft()[8]
         self._started.update(other._started)
 
-    def record_message(self, direction: str, message: Mapping[str, object], raw: str | bytes | None = None) -> None:
+    def record_message(self, direction: str, message: Mapping[str, object], raw: Raw | None = None) -> None:
         """Log one JSON-RPC message as it crossed the wire (``raw``: its exact line, if known)."""
         if not self.enabled:
             return
