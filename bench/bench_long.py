@@ -34,16 +34,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from harness import (
-    AGENT_PYTHONPATH,
-    PYTHON,
     KeyTyper,
     Nvim,
     RawRpc,
     bench_value,
+    demo_spec,
     dismiss_prompt,
     install_bench_lua,
     listening_nvim,
-    lua_string,
     sandbox,
     start_session,
     wait_for,
@@ -82,13 +80,6 @@ def answer(number: int) -> str:
 
 def last_line(number: int) -> str:
     return f"turn {number} line {LINES - 1}: {FILLER}"
-
-
-def demo_spec(sessions: Path | None = None) -> str:
-    env = f"PYTHONPATH = {lua_string(AGENT_PYTHONPATH)}"
-    if sessions is not None:
-        env += f", ACP_DEMO_SESSIONS_DIR = {lua_string(str(sessions))}"
-    return f"{{ command = {lua_string(PYTHON)}, args = {{ '-m', 'acp_nvim.demo_agent' }}, env = {{ {env} }} }}"
 
 
 # -- reopening ---------------------------------------------------------------------------------
@@ -252,7 +243,8 @@ def main() -> None:
                 print(f"  long session resume: {figures}", file=sys.stderr, flush=True)
     if "replay" in PARTS:
         saved = Path(os.environ.get("TMPDIR", "/tmp")) / f"acp-bench-saved-{os.getpid()}"
-        with sandbox(f"{{ agents = {{ demo = {demo_spec(saved)} }}, history = false }}") as box:
+        demo = demo_spec(ACP_DEMO_SESSIONS_DIR=str(saved))
+        with sandbox(f"{{ agents = {{ demo = {demo} }}, history = false }}") as box:
             write_saved(saved, str(box.workspace))
             replayed = [reopen(box, replay=True) for _ in range(ROUNDS)]
             for figures in replayed:

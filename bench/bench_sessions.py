@@ -23,12 +23,10 @@ import os
 import time
 
 from harness import (
-    AGENT_PYTHONPATH,
-    PYTHON,
     KeyTyper,
+    demo_spec,
     install_bench_lua,
     listening_nvim,
-    lua_string,
     sandbox,
     start_session,
     wait_for,
@@ -63,11 +61,6 @@ vim.api.nvim_create_autocmd('BufWinEnter', { callback = function(ev)
   end
 end })
 """
-
-
-def demo_spec() -> str:
-    env = f"PYTHONPATH = {lua_string(AGENT_PYTHONPATH)}"
-    return f"{{ command = {lua_string(PYTHON)}, args = {{ '-m', 'acp_nvim.demo_agent' }}, env = {{ {env} }} }}"
 
 
 def main() -> None:

@@ -20,14 +20,12 @@ from __future__ import annotations
 import time
 
 from harness import (
-    AGENT_PYTHONPATH,
-    PYTHON,
     Nvim,
     Sandbox,
     bench_value,
+    demo_spec,
     install_bench_lua,
     listening_nvim,
-    lua_string,
     sandbox,
     start_session,
     wait_for,
@@ -60,8 +58,7 @@ end })
 
 
 def setup_lua(warm: bool) -> str:
-    env = f"{{ PYTHONPATH = {lua_string(AGENT_PYTHONPATH)}, ACP_DEMO_STARTUP_DELAY = '{STARTUP_DELAY}' }}"
-    demo = f"{{ command = {lua_string(PYTHON)}, args = {{ '-m', 'acp_nvim.demo_agent' }}, env = {env} }}"
+    demo = demo_spec(ACP_DEMO_STARTUP_DELAY=str(STARTUP_DELAY))
     mode = "'default'" if warm else "false"
     return f"{{ agents = {{ demo = {demo} }}, warm = {mode} }}"
 

@@ -74,11 +74,16 @@ def plugin_label() -> str:
     return f"{PLUGIN_ROOT} ({commit})"
 
 
+def demo_spec(**env: str) -> str:
+    """This checkout's demo agent as a Lua agent spec, with ``env`` added to its environment."""
+    variables = {"PYTHONPATH": AGENT_PYTHONPATH, **env}
+    pairs = ", ".join(f"{name} = {lua_string(value)}" for name, value in variables.items())
+    return f"{{ command = {lua_string(PYTHON)}, args = {{ '-m', 'acp_nvim.demo_agent' }}, env = {{ {pairs} }} }}"
+
+
 def demo_agent_lua() -> str:
     """A Lua table for ``setup({agents = ...})``: ``demo`` replaced by this checkout's demo agent."""
-    command, path = lua_string(PYTHON), lua_string(AGENT_PYTHONPATH)
-    demo = f"{{ command = {command}, args = {{ '-m', 'acp_nvim.demo_agent' }}, env = {{ PYTHONPATH = {path} }} }}"
-    return f"{{ demo = {demo} }}"
+    return f"{{ demo = {demo_spec()} }}"
 
 
 def lua_string(text: str) -> str:
