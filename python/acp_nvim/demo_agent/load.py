@@ -124,16 +124,21 @@ async def turns(turn: Turn) -> StopReason:
     100) in one turn, as fast as the client reads: a long session for benchmarks."""
     count = count_arg(turn.args, 100)
     lines = _int_arg(turn.args, 1, 100, 100_000)
+    await write_batched(turn, conversation(turn.session_id, count, lines), 16)
+    return "end_turn"
+
+
+async def write_batched(turn: Turn, lines: Iterator[bytes], size: int) -> None:
+    """Write ``lines`` ``size`` at a time, letting the loop run between writes (a cancel gets in)."""
     batch: list[bytes] = []
-    for line in conversation(turn.session_id, count, lines):
+    for line in lines:
         batch.append(line)
-        if len(batch) >= 16:
+        if len(batch) >= size:
             await turn.raw_write(b"".join(batch))
             batch.clear()
             await asyncio.sleep(0)
     if batch:
         await turn.raw_write(b"".join(batch))
-    return "end_turn"
 
 
 async def pace(turn: Turn) -> StopReason:
@@ -161,13 +166,5 @@ async def load(turn: Turn) -> StopReason:
     chunks = count_arg(turn.args, DEFAULT_CHUNKS)
     size = _int_arg(turn.args, 1, DEFAULT_BYTES, MAX_BYTES)
     tool_calls = _int_arg(turn.args, 2, 0, MAX_TOOL_CALLS)
-    batch: list[bytes] = []
-    for line in messages(turn, chunks, size, tool_calls, "ids" in turn.args[3:]):
-        batch.append(line)
-        if len(batch) >= BATCH:
-            await turn.raw_write(b"".join(batch))
-            batch.clear()
-            await asyncio.sleep(0)
-    if batch:
-        await turn.raw_write(b"".join(batch))
+    await write_batched(turn, messages(turn, chunks, size, tool_calls, "ids" in turn.args[3:]), BATCH)
     return "end_turn"
