@@ -137,7 +137,12 @@ def test_a_long_log_shows_its_newest_page_first_then_every_entry_in_order_once(n
     sizes = nvim.exec_lua("return _G.acp_log_calls")
     assert len(sizes) > 3 and max(sizes) <= PAGE_LINES, "no call carries more than a page of lines"
     nvim.command("normal! G")
-    turn(nvim, "flood 6000", count=2)  # more than a page at once while the buffer is open
+    # more than a page at once while the buffer is open: the flood arrives while Neovim is busy, so
+    # the view's one call in flight waits and the entries pile up past a page (left to itself, a
+    # loaded machine may deliver the flood a part at a time, and the view then simply tails it)
+    nvim.command("Ai send flood 6000")
+    nvim.exec_lua("vim.uv.sleep(3000)")
+    wait_for(lambda: buffer_text(nvim, CHAT).count("turn ended") >= 2, timeout=30, what="the flood's turn to end")
     last = log_has(nvim, "← response session/prompt #3")
     assert headers(nvim)[-1] == last[0]
     numbers = chunk_numbers(buffer_text(nvim, LOG))
