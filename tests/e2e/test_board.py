@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import NOTIFY, SELECT, answer_keys, buffer_text, notes, status, wait_for, wait_idle
+from helpers import NOTIFY, SELECT, answer_keys, buffer_text, notes, review_open, status, wait_for, wait_idle
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -31,10 +31,6 @@ def send_to(nvim, key: str, prompt: str) -> None:
 
 def board_cursor(nvim) -> list[int]:
     return nvim.exec_lua("local win = vim.fn.bufwinid('acp://board'); return vim.api.nvim_win_get_cursor(win)")
-
-
-def review_open(nvim) -> bool:
-    return nvim.exec_lua("local r = require('acp_nvim.review').pending()[1]; return r ~= nil and r.state == 'open'")
 
 
 @pytest.fixture

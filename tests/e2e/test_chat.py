@@ -8,7 +8,7 @@ import re
 import pytest
 
 from acp_nvim.demo_agent import SCENARIOS
-from helpers import buffer_text, status, virt_lines, wait_for
+from helpers import buffer_text, status, virt_lines, wait_for, wait_review
 from helpers import session_state as state
 
 pytestmark = pytest.mark.timeout(90)
@@ -273,6 +273,7 @@ def test_diff_of_a_tool_call_opens_as_a_unified_diff(nvim, workspace):
     nvim.command("Ai send new-file fresh.txt")
     wait_for(lambda: "(new file)" in text(nvim), timeout=20, what="the edit tool call")
     assert re.search(r"± .*fresh\.txt \+\d+ −0 \(new file\)", text(nvim))
+    wait_review(nvim)  # the review takes the tab when it opens: let it, then go back to the chat
     goto_line_with(nvim, "Create ")
     nvim.api.input("<CR>")
     name = wait_for(lambda: next((b.name for b in nvim.buffers if b.name.startswith("acp://diff/")), None),

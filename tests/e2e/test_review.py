@@ -8,19 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from helpers import answer_keys, buffer_text, capture_notes, chat, wait_for
+from helpers import answer_keys, buffer_text, capture_notes, chat, review_open, wait_for, wait_review
 
 EDIT_MARK = " // edited by demo"
 ADDED = "added by the demo agent"
-
-
-def review_open(nvim) -> bool:
-    return nvim.exec_lua("return #require('acp_nvim.review').pending() > 0 and "
-                         "require('acp_nvim.review').pending()[1].state == 'open'")
-
-
-def wait_review(nvim) -> None:
-    wait_for(lambda: review_open(nvim), timeout=20, what="the review to open")
 
 
 def wait_turn_end(nvim, count: int = 1) -> str:

@@ -104,6 +104,15 @@ def wait_idle(nvim, key: str = "demo/1", timeout: float = 30.0) -> dict:
                     timeout=timeout, what=f"{key} to be idle")
 
 
+def review_open(nvim) -> bool:
+    """Whether the first pending review has its view open."""
+    return nvim.exec_lua("local r = require('acp_nvim.review').pending()[1]; return r ~= nil and r.state == 'open'")
+
+
+def wait_review(nvim, timeout: float = 20.0) -> None:
+    wait_for(lambda: review_open(nvim), timeout=timeout, what="the review to open")
+
+
 def status(nvim) -> str:
     """The statusline text (``require('acp_nvim').status()``)."""
     return nvim.exec_lua("return require('acp_nvim').status()")
