@@ -35,11 +35,13 @@ BODY_INDENT = "  "
 APPEND_CODE = "return require('acp_nvim.log').append(...)"
 PREPEND_CODE = "return require('acp_nvim.log').prepend(...)"
 OPEN_CODE = "return require('acp_nvim.log').open(...)"
-PAGE_LINES = 2000
-"""Lines of entries one call carries at most (at least one entry)."""
-VIEW_ENTRIES = 20_000
+PAGE_LINES = 500
+"""Lines of entries one call carries at most (at least one entry): Neovim evaluates the fold
+expression of each new line (about 2 µs a line with a window open, plus the folds moved)."""
+VIEW_ENTRIES = 5000
 """Entries a log buffer keeps while it tails: older ones leave its top (the ring may keep them: the
-user scrolls up to them), so that cutting lines off the top stays cheap (its folds move)."""
+user scrolls up to them). Cutting an entry off the top moves every fold below it in each window,
+so a call that trims as many entries as it adds costs in proportion to this."""
 
 
 def entry_item(entry: LogEntry) -> list[Any]:
