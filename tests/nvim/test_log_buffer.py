@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import sys
@@ -157,7 +158,7 @@ def out_of_order(numbers: list[int], end: int) -> str:
     diff of two long lists takes minutes)."""
     if numbers == list(range(end - len(numbers), end)):
         return ""
-    jumps = [(a, b) for a, b in zip(numbers, numbers[1:]) if b != a + 1]
+    jumps = [(a, b) for a, b in itertools.pairwise(numbers) if b != a + 1]
     return f"{len(numbers)} numbers, {numbers[:3]} … {numbers[-3:]}, jumps {jumps[:5]}"
 
 
