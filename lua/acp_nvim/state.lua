@@ -124,11 +124,16 @@ end
 ---@param states table<string, acp_nvim.SessionState>
 function M.apply(states)
   local chat = require('acp_nvim.chat')
+  local shown, waiting = M.status(), waiting_count
   for key, s in pairs(states) do
     M.update(key, s)
     chat.set_state(key, s)
   end
-  vim.cmd.redrawstatus({ bang = true })
+  -- redrawstatus! draws every window's statusline again; with many sessions streaming, states
+  -- come often (tokens, the queue) and most change nothing a statusline shows
+  if M.status() ~= shown or waiting_count ~= waiting then
+    vim.cmd.redrawstatus({ bang = true })
+  end
 end
 
 --- The Python host exited: every session it ran is gone (shown as failed; a prompt needs :Ai new).
