@@ -235,12 +235,16 @@ class RenderQueue:
 
     def _learn(self, took_ms: object, estimated_us: float) -> None:
         """Scale the estimates by what the flush really took (a large enough one: a small one's
-        time is mostly noise)."""
+        time is mostly noise): quickly to a slower flush, gradually to quicker ones."""
         if isinstance(took_ms, bool) or not isinstance(took_ms, int | float) or estimated_us < self._budget / 8:
             return
         ratio = took_ms * 1000 / estimated_us
         low, high = SCALE_BOUNDS
-        self.scale = min(high, max(low, 0.7 * self.scale + 0.3 * ratio))
+        # up quickly (to a slower flush's ratio, at most doubling), down as an average: in a chat
+        # of a million lines one flush in ten cost 3x the others, and an average alone let each
+        # of those take a frame; all at once, one stalled flush would throttle a flood for a second
+        average = 0.7 * self.scale + 0.3 * ratio
+        self.scale = min(high, max(low, average, min(ratio, 2 * self.scale)))
 
     def _urgent(self) -> bool:
         """A call waits (a prompt, a message): what is queued before it goes now, not a frame later
