@@ -120,13 +120,13 @@ end
 --- Remove entries older than `first_seq` from the top. Each call removes about as many as the
 --- batch adds (Python bounds both), so the cost of the folds moved stays small.
 local function trim(view, first_seq)
-  local due, drop = 0, 0
+  local drop = 0
   local i = view.head
   while i <= view.tail and view.seqs[i] < first_seq do
-    due, drop = due + 1, drop + view.sizes[i]
+    drop = drop + view.sizes[i]
     i = i + 1
   end
-  if due == 0 then
+  if i == view.head then
     return
   end
   for j = view.head, i - 1 do
