@@ -12,6 +12,7 @@ local M = {}
 
 local api = vim.api
 local chat_folds = require('acp_nvim.chat_folds')
+local parked = require('acp_nvim.kit.parked')
 local labels = require('acp_nvim.labels')
 local markdown = require('acp_nvim.markdown')
 local options = require('acp_nvim.options')
@@ -305,12 +306,17 @@ end
 
 local OPS = { new = op_new, append = op_append, set = op_set, clip = op_clip, insert = op_insert, gap = op_gap }
 
---- Apply render operations in order.
+--- Apply render operations in order. Most append to the last line of the last block or add lines
+--- after it, so the cursors of windows that follow the chat's end are parked above that line
+--- meanwhile (kit/parked.lua).
 ---@param ops acp_nvim.RenderOp[]
 function Chat:apply(ops)
-  for _, op in ipairs(ops) do
-    OPS[op.op](self, op)
-  end
+  local last_line = math.max(self:prompt_row() - 1, 1) -- 1-based: the blank separator follows it
+  parked.edit(self.buf, last_line, function()
+    for _, op in ipairs(ops) do
+      OPS[op.op](self, op)
+    end
+  end)
   markdown.sync(self)
   if next(self.gaps) then
     self:fill_gaps()

@@ -4,10 +4,12 @@
 ---   diff     diff tab pages of windows we opened
 ---   float    centred floats
 ---   scrolled one WinScrolled autocommand per kind of view
+---   parked   many edits to a buffer, one view update per window that follows it
 return {
   scratch = require('acp_nvim.kit.scratch'),
   winopts = require('acp_nvim.kit.winopts'),
   diff = require('acp_nvim.kit.diff'),
   float = require('acp_nvim.kit.float'),
   scrolled = require('acp_nvim.kit.scrolled'),
+  parked = require('acp_nvim.kit.parked'),
 }
