@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from acp.helpers import plan_entry, start_tool_call, text_block, tool_content, tool_diff_content, update_tool_call
 from acp.schema import TerminalToolCallContent, ToolCallLocation
 
+from acp_nvim.core.transcript import packing
 from acp_nvim.core.transcript.block_view import StreamView, ViewLimits, clip_lines, marker_text, project
 from acp_nvim.core.transcript.transcript import Transcript
+from helpers import async_wait_for
 
 
 def recorder(limits: ViewLimits | None = None) -> tuple[Transcript, list[list]]:
@@ -168,6 +172,41 @@ def test_a_finished_streamed_block_is_held_compressed_and_reads_back_whole():
     drawn_after = [op for op in transcript.page(end, None) if op["id"] == agent.id]
     assert [(op["op"], op.get("lines"), op.get("marker")) for op in drawn_after] == [
         ("insert" if op["op"] == "new" else op["op"], op.get("lines"), op.get("marker")) for op in drawn_before]
+
+
+async def test_a_long_finished_block_is_compressed_off_the_loop_and_reads_the_same_meanwhile():
+    transcript, _ = recorder()
+    chunks = [f"chunk {i} of a long answer \ud83d é\n" for i in range(4000)]
+    for chunk in chunks:
+        transcript.agent_chunk(chunk)
+    transcript.turn_end("end_turn")
+    agent = transcript.blocks[-2]
+    assert agent.size() >= packing.OFF_LOOP_CHARS
+    assert agent.packed is None and agent.chunks == ["".join(chunks)], "one string until the thread is done"
+    assert transcript.full_text(agent.id) == "".join(chunks)
+    await async_wait_for(lambda: agent.packed is not None)
+    assert agent.chunks == [] and transcript.full_text(agent.id) == "".join(chunks)
+    assert agent.size() == len("".join(chunks)) and agent.packed_lines == 4001
+
+
+async def test_a_block_changed_while_it_is_compressed_keeps_its_new_text(monkeypatch):
+    landed = asyncio.Event()
+    real = packing.pack_later
+
+    def observed(text, done):  # the compressed old text reaches the block, then the test looks
+        def done_and_tell(text, data):
+            done(text, data)
+            landed.set()
+        return real(text, done_and_tell)
+
+    monkeypatch.setattr(packing, "pack_later", observed)
+    transcript, _ = recorder()
+    transcript.agent_chunk("x" * packing.OFF_LOOP_CHARS)
+    transcript.turn_end("end_turn")
+    agent = transcript.blocks[-2]
+    agent.set_text("replaced")
+    await async_wait_for(landed.is_set)
+    assert agent.packed is None and agent.text() == "replaced"
 
 
 def test_a_short_finished_block_stays_one_plain_string():

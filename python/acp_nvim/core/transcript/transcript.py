@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -31,7 +30,7 @@ from acp.schema import PlanEntry
 from .. import render_ops
 from ..log.redact import Redactor, StreamRedactor
 from ..render_ops import Meta, RenderOp
-from . import tool_calls
+from . import packing, tool_calls
 from .block_view import StreamView, ViewLimits, clip_lines, project
 from .paths import WHOLE
 from .tool_calls import FOLDED, UNFOLDED
@@ -80,7 +79,7 @@ class Block:
 
     def text(self) -> str:
         if self.packed is not None:
-            return zlib.decompress(self.packed).decode("utf-8", "surrogatepass")
+            return packing.unpack(self.packed)
         return "".join(self.chunks)
 
     def size(self) -> int:
@@ -92,15 +91,19 @@ class Block:
         self.packed = None
 
     def settle(self) -> None:
-        """The block is finished: one string, compressed when long (10k chunks of a few bytes
-        each cost ~70 bytes of object apiece; compressed prose costs a third of its length)."""
+        """The block is finished: one string, compressed when long (``packing``; a long one on
+        a worker thread, held as one string until then)."""
         if self.packed is not None:
             return
         text = "".join(self.chunks)
-        if len(text) < PACK_MIN_CHARS:
-            self.chunks = [text]
-            return
-        self.packed = zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
+        self.chunks = [text]
+        if len(text) >= PACK_MIN_CHARS and not packing.pack_later(text, self._packed):
+            self._packed(text, packing.pack(text))
+
+    def _packed(self, text: str, data: bytes) -> None:
+        if self.packed is not None or len(self.chunks) != 1 or self.chunks[0] is not text:
+            return  # changed while it was being compressed
+        self.packed = data
         self.packed_chars = len(text)
         self.packed_lines = text.count("\n") + 1
         self.chunks = []
