@@ -306,17 +306,26 @@ end
 
 local OPS = { new = op_new, append = op_append, set = op_set, clip = op_clip, insert = op_insert, gap = op_gap }
 
+--- Operations in one flush from which parking a following window's cursor pays: it costs about
+--- two view updates and a dozen API calls per window, where each operation costs one view update
+--- (40 chats streaming a chunk per flush each fell seconds behind when every flush parked).
+local PARK_MIN_OPS = 4
+
 --- Apply render operations in order. Most append to the last line of the last block or add lines
---- after it, so the cursors of windows that follow the chat's end are parked above that line
---- meanwhile (kit/parked.lua).
+--- after it, so when there are several, the cursors of windows that follow the chat's end are
+--- parked above that line meanwhile (kit/parked.lua).
 ---@param ops acp_nvim.RenderOp[]
 function Chat:apply(ops)
-  local last_line = math.max(self:prompt_row() - 1, 1) -- 1-based: the blank separator follows it
-  parked.edit(self.buf, last_line, function()
+  local function apply_all()
     for _, op in ipairs(ops) do
       OPS[op.op](self, op)
     end
-  end)
+  end
+  if #ops >= PARK_MIN_OPS then
+    parked.edit(self.buf, math.max(self:prompt_row() - 1, 1), apply_all) -- 1-based: the last block's last line
+  else
+    apply_all()
+  end
   markdown.sync(self)
   if next(self.gaps) then
     self:fill_gaps()
