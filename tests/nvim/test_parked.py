@@ -81,6 +81,18 @@ return results
 """
 
 
+PRELUDE = """
+local api = vim.api
+local buf = api.nvim_get_current_buf()
+local parked = require('acp_nvim.kit.parked')
+local function fill(count)
+  local lines = {}
+  for i = 1, count do lines[i] = 'line ' .. i end
+  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+end
+"""
+
+
 @pytest.fixture
 def ui(nvim):
     """A UI attached (its redraws are left unread): Neovim keeps windows' views only for a screen."""
@@ -97,16 +109,12 @@ def test_each_window_ends_where_the_same_edits_made_directly_leave_it(ui):
 
 def test_a_cursor_in_a_long_prompt_comes_back_with_the_prompt_in_sight(ui):
     """Brought back from far above, the cursor on a prompt's first line shows the lines after it."""
-    end = ui.exec_lua("""
-        local api = vim.api
-        local buf = api.nvim_get_current_buf()
-        local lines = {}
-        for i = 1, 2000 do lines[i] = 'line ' .. i end
-        api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    end = ui.exec_lua(PRELUDE + """
+        fill(2000)
         vim.cmd('normal! G2k')
         vim.cmd('redraw')
         local from = api.nvim_buf_line_count(buf) - 2
-        require('acp_nvim.kit.parked').edit(buf, from, function()
+        parked.edit(buf, from, function()
           for _ = 1, 100 do
             local row = api.nvim_buf_line_count(buf) - 3
             api.nvim_buf_set_lines(buf, row, row, false, vim.split(('new\\n'):rep(35), '\\n'))
@@ -122,15 +130,11 @@ def test_a_cursor_in_a_long_prompt_comes_back_with_the_prompt_in_sight(ui):
 
 
 def test_a_failing_edit_still_gives_every_cursor_back(ui):
-    result = ui.exec_lua("""
-        local api = vim.api
-        local buf = api.nvim_get_current_buf()
-        local lines = {}
-        for i = 1, 500 do lines[i] = 'line ' .. i end
-        api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    result = ui.exec_lua(PRELUDE + """
+        fill(500)
         vim.cmd('normal! G')
         vim.cmd('redraw')
-        local ok, err = pcall(require('acp_nvim.kit.parked').edit, buf, 499, function()
+        local ok, err = pcall(parked.edit, buf, 499, function()
           api.nvim_buf_set_lines(buf, 499, 499, false, { 'one', 'two' })
           error('boom')
         end)
@@ -145,18 +149,14 @@ def test_a_failing_edit_still_gives_every_cursor_back(ui):
 
 def test_windows_above_the_edits_and_other_windows_of_the_buffer(ui):
     """Two windows on one buffer: one reads the top (left alone), one follows the end (parked)."""
-    result = ui.exec_lua("""
-        local api = vim.api
-        local buf = api.nvim_get_current_buf()
-        local lines = {}
-        for i = 1, 3000 do lines[i] = 'line ' .. i end
-        api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    result = ui.exec_lua(PRELUDE + """
+        fill(3000)
         vim.cmd('split')
         local reading, following = api.nvim_get_current_win(), vim.fn.win_getid(2)
         api.nvim_win_set_cursor(reading, { 10, 2 })
         api.nvim_win_set_cursor(following, { 3000, 0 })
         vim.cmd('redraw')
-        require('acp_nvim.kit.parked').edit(buf, 2999, function()
+        parked.edit(buf, 2999, function()
           for _ = 1, 50 do
             local row = api.nvim_buf_line_count(buf) - 1
             api.nvim_buf_set_lines(buf, row, row, false, { 'a', 'b', 'c', 'd' })
