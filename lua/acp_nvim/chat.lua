@@ -12,12 +12,12 @@ local M = {}
 
 local api = vim.api
 local chat_folds = require('acp_nvim.chat_folds')
-local parked = require('acp_nvim.kit.parked')
 local labels = require('acp_nvim.labels')
 local markdown = require('acp_nvim.markdown')
 local options = require('acp_nvim.options')
 local prompt = require('acp_nvim.prompt')
 local turn_keys = require('acp_nvim.turn_keys')
+local parked = require('acp_nvim.kit.parked')
 local scratch = require('acp_nvim.kit.scratch')
 local ns = api.nvim_create_namespace('acp_nvim.chat')
 local ns_hl = api.nvim_create_namespace('acp_nvim.chat.hl') -- extmark id = block id
