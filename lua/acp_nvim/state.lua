@@ -120,12 +120,29 @@ function M.update(key, new)
   require('acp_nvim.notices').changed(key, old, new)
 end
 
+--- `changes` laid over the state kept for `key`, as a new table (the events compare old and new).
+local function merged(key, changes)
+  local s = {}
+  for field, value in pairs(M.sessions[key] or {}) do
+    s[field] = value
+  end
+  for field, value in pairs(changes) do
+    s[field] = value
+  end
+  s.partial = nil
+  return s
+end
+
 --- New states from Python: kept here (events fired), shown in each session's chat and statusline.
----@param states table<string, acp_nvim.SessionState>
+--- A state marked `partial` holds only the fields that changed (python/acp_nvim/nvim/chat/state_changes.py).
+---@param states table<string, acp_nvim.SessionState|{ partial: true }>
 function M.apply(states)
   local chat = require('acp_nvim.chat')
   local shown, waiting = M.status(), waiting_count
   for key, s in pairs(states) do
+    if s.partial then
+      s = merged(key, s)
+    end
     M.update(key, s)
     chat.set_state(key, s)
   end

@@ -187,6 +187,23 @@ def test_user_events_fire_on_start_turn_end_permission_and_needs_you(nvim):
         "AcpNvimSessionStart:", "AcpNvimPermissionRequest:", "AcpNvimNeedsYou:", "AcpNvimTurnEnd:end_turn"]
 
 
+def test_a_partial_state_is_laid_over_the_kept_one_and_fires_its_events(nvim):
+    nvim.exec_lua("""
+        _G.ends = {}
+        vim.api.nvim_create_autocmd('User', { pattern = 'AcpNvimTurnEnd', callback = function(ev)
+          table.insert(_G.ends, { ev.data.turns, ev.data.agent, #ev.data.commands })
+        end })""")
+    flush = "require('acp_nvim.ui').flush({}, { ['demo/1'] = ... })"
+    nvim.exec_lua(flush, {"agent": "demo", "state": "running", "current": True, "turns": 0, "asked": 0,
+                          "started": True, "commands": ["plan", "read"], "tokens": ""})
+    nvim.exec_lua(flush, {"turns": 1, "state": "idle", "partial": True})
+    kept = nvim.exec_lua("return require('acp_nvim.state').sessions['demo/1']")
+    assert kept == {"agent": "demo", "state": "idle", "current": True, "turns": 1, "asked": 0, "started": True,
+                    "commands": ["plan", "read"], "tokens": ""}, "the changes over the kept state, no marker"
+    assert nvim.exec_lua("return _G.ends") == [[1, "demo", 2]], "events see the whole state"
+    assert nvim.exec_lua("return require('acp_nvim').status()") == "demo/1 · idle"
+
+
 def test_completion_of_commands_and_mentions(nvim, workspace):
     (workspace / "alpha.py").write_text("x\n")
     Feed(nvim)

@@ -8,6 +8,7 @@ import pytest
 
 from acp_nvim.core import render_ops
 from acp_nvim.nvim.chat.render_queue import FLUSH_BUDGET, FLUSH_CODE, RenderQueue, cost, split
+from acp_nvim.nvim.chat.state_changes import PARTIAL, SentStates
 from helpers import async_wait_for
 
 pytestmark = pytest.mark.timeout(30)
@@ -228,3 +229,59 @@ async def test_flushes_that_take_longer_than_estimated_carry_less_and_quicker_on
         sizes[took] = len(neovim.flushes)
         assert 0.25 <= queue.scale <= 16
     assert sizes[40.0] > 2 * sizes[4.0] > 2 * sizes[0.5], sizes
+
+
+async def test_a_state_goes_whole_once_then_as_its_changed_fields():
+    neovim = Neovim()
+    state = {"state": "running", "turns": 0, "commands": ["plan", "read"]}
+    queue = queue_for(neovim, states=lambda key: dict(state))
+    queue.changed("s")
+    await async_wait_for(lambda: len(neovim.flushes) == 1)
+    state["turns"] = 1
+    queue.changed("s")
+    await async_wait_for(lambda: len(neovim.flushes) == 2)
+    queue.changed("s")  # nothing changed: nothing to send
+    queue.push("s", [render_ops.new(1, "agent", ["a"])])
+    await async_wait_for(lambda: len(neovim.flushes) == 3)
+    assert [states for _, states in neovim.flushes] == [
+        {"s": {"state": "running", "turns": 0, "commands": ["plan", "read"]}},
+        {"s": {"turns": 1, "partial": True}},
+        {},
+    ]
+
+
+def test_sent_states_go_whole_when_closed_forgotten_or_reshaped():
+    sent = SentStates()
+    assert sent.changes("s", {"a": 1, "b": 2}) == {"a": 1, "b": 2}
+    assert sent.changes("s", {"a": 1, "b": 3}) == {"b": 3, PARTIAL: True}
+    assert sent.changes("s", {"a": 1, "b": 3}) is None
+    assert sent.changes("s", {"a": 1, "b": 3, "c": 4}) == {"a": 1, "b": 3, "c": 4}, "a new field: whole"
+    assert sent.changes("s", {"closed": True}) == {"closed": True}
+    assert sent.changes("s", {"a": 1, "b": 3, "c": 4}) == {"a": 1, "b": 3, "c": 4}, "after closed: whole"
+    sent.forget("s")
+    assert sent.changes("s", {"a": 1, "b": 3, "c": 4}) == {"a": 1, "b": 3, "c": 4}
+    assert sent.changes("t", {"a": 1}) == {"a": 1}, "per session"
+
+
+async def test_after_a_failed_flush_states_go_whole_again():
+    neovim = Neovim()
+    state = {"state": "running", "turns": 0}
+    reports: list[str] = []
+    failing = [False]
+
+    def post(code: str, *args: object) -> None:
+        if failing[0]:
+            failing[0] = False
+            raise OSError("broken pipe")
+        neovim.post(code, *args)
+
+    queue = RenderQueue(post, neovim.barrier, lambda key: dict(state), reports.append)
+    queue.changed("s")
+    await async_wait_for(lambda: len(neovim.flushes) == 1)
+    failing[0], state["turns"] = True, 1
+    queue.changed("s")
+    await async_wait_for(lambda: reports)
+    state["turns"] = 2
+    queue.changed("s")
+    await async_wait_for(lambda: len(neovim.flushes) == 2)
+    assert neovim.flushes[1][1] == {"s": {"state": "running", "turns": 2}}

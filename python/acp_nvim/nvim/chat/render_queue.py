@@ -18,6 +18,8 @@ whatever the agent sends (the frame budget, ARCHITECTURE.md):
   applied it (``barrier``); the next flush leaves after that answer, and no sooner than a frame
   after the last, so flushes never pile up in Neovim's queue when it is slow.
 
+A session's state goes as the fields that changed since the last one sent (``state_changes``).
+
 Every other Lua call of the editor goes through ``call``: sent at once when nothing is queued,
 else in order behind the operations queued before it, which then go without waiting for their
 frame (a permission prompt never comes before
@@ -37,6 +39,7 @@ from typing import Any
 
 from ...core import tasks
 from ...core.render_ops import RenderOp, append, insert, new, set_lines
+from .state_changes import SentStates
 
 FLUSH_DELAY = 0.016
 """Seconds between two flushes: one flush (and one redraw) per frame keeps Neovim's share small."""
@@ -115,6 +118,7 @@ class RenderQueue:
         self._report = report or (lambda message: None)
         self._budget = budget
         self._segments: deque[_Segment] = deque([_Segment()])
+        self._sent_states = SentStates()
         self._task: asyncio.Task[None] | None = None
         self._last_flush = float("-inf")
         self.scale = 1.0
@@ -231,6 +235,7 @@ class RenderQueue:
                 self._last_flush = time.monotonic()
                 self._learn(await self._barrier(), estimated)
         except Exception as exc:  # one failed flush must not stop the chats
+            self._sent_states = SentStates()  # Lua may lack what it carried: the next states go whole
             self._report(f"chat rendering failed: {type(exc).__name__}: {exc}")
 
     def _learn(self, took_ms: object, estimated_us: float) -> None:
@@ -300,7 +305,10 @@ class RenderQueue:
                 break
         states: dict[str, Any] = {}
         if not segment.ops:  # the states describe the session after its operations
-            states = {key: self._states(key) for key in segment.changed}
+            for key in segment.changed:
+                changes = self._sent_states.changes(key, self._states(key))
+                if changes is not None:
+                    states[key] = changes
             segment.changed = set()
         calls: list[Any] = []
         if segment.empty():
