@@ -216,6 +216,41 @@ async def test_a_call_pulls_what_is_queued_before_it_without_waiting_for_the_fra
     assert [op["id"] for op in neovim.ops()] == [1, 2, 3]
 
 
+
+async def test_a_turns_end_goes_without_waiting_for_the_frame(monkeypatch):
+    from acp_nvim.nvim.chat import render_queue
+
+    monkeypatch.setattr(render_queue, "FLUSH_DELAY", 600.0)  # a frame longer than the test may wait
+    neovim = Neovim()
+    queue = queue_for(neovim)
+    queue.push("s", [render_ops.new(1, "agent", ["a"])])
+    await async_wait_for(lambda: neovim.flushes)
+    queue.push("s", [render_ops.append(1, "b")])
+    await async_wait_for(lambda: queue._pause is not None, what="the queue waiting for its frame")
+    queue.push("s", [render_ops.append(1, "c"), render_ops.new(2, "turn_end", ["── turn ended ──"])])
+    await async_wait_for(lambda: len(neovim.flushes) == 2, what="the turn's end, before the frame")
+    assert neovim.flushes[1][0] == {"s": [{"op": "append", "id": 1, "text": "bc"},
+                                          {"op": "new", "id": 2, "kind": "turn_end", "lines": ["── turn ended ──"],
+                                           "meta": None}]}
+    queue.push("s", [render_ops.append(1, "d")])
+    await async_wait_for(lambda: queue._pause is not None, what="the next frame waited for again")
+    assert len(neovim.flushes) == 2
+
+
+async def test_a_call_made_while_the_queue_waits_for_its_frame_cuts_the_wait_short(monkeypatch):
+    from acp_nvim.nvim.chat import render_queue
+
+    monkeypatch.setattr(render_queue, "FLUSH_DELAY", 600.0)
+    neovim = Neovim()
+    queue = queue_for(neovim)
+    queue.push("s", [render_ops.new(1, "agent", ["a"])])
+    await async_wait_for(lambda: neovim.flushes)
+    queue.push("s", [render_ops.append(1, "b")])
+    await async_wait_for(lambda: queue._pause is not None, what="the queue waiting for its frame")
+    queue.call("vim.notify(...)", "allow?")
+    await async_wait_for(lambda: len(neovim.seen) == 3, what="the append, then the call")
+    assert [kind for kind, _ in neovim.seen] == ["flush", "flush", "call"]
+
 async def test_flushes_that_take_longer_than_estimated_carry_less_and_quicker_ones_more():
     lines = [f"line {n:05d} " + "x" * 60 for n in range(40_000)]
     sizes = {}

@@ -4,7 +4,8 @@ One RPC per streamed chunk is 50-100x slower than one per batch, so operations w
 for one frame (``FLUSH_DELAY``): consecutive appends to one block become one append, and a
 newer ``set``/``clip`` of a block replaces the queued one. What comes after a quiet frame goes
 at once (on the next turn of the event loop): the first chunk of a reply shows without waiting
-a frame.
+a frame. So does the end of a turn (its ``turn_end`` block): nothing more comes to join what is
+queued, and twenty turns that end together must not each wait out a frame behind the others.
 
 Neovim reads typed keys only between two events, so no flush may hold its loop for long,
 whatever the agent sends (the frame budget, ARCHITECTURE.md):
@@ -44,6 +45,8 @@ from .state_changes import SentStates
 FLUSH_DELAY = 0.016
 """Seconds between two flushes: one flush (and one redraw) per frame keeps Neovim's share small."""
 FLUSH_CODE = "require('acp_nvim.ui').flush(...)"
+LAST_KINDS = frozenset(("turn_end",))
+"""Blocks that end a stream: a ``new`` one flushes what is queued without waiting for the frame."""
 REPLACEABLE = frozenset(("set", "clip"))
 
 OP_COST = {"new": 60.0, "append": 8.0, "set": 25.0, "clip": 10.0, "insert": 80.0, "gap": 10.0}
@@ -120,6 +123,10 @@ class RenderQueue:
         self._segments: deque[_Segment] = deque([_Segment()])
         self._sent_states = SentStates()
         self._task: asyncio.Task[None] | None = None
+        self._pause: asyncio.Future[None] | None = None
+        """The wait for the next frame, while the flushing task waits."""
+        self._hurried = False
+        """A stream ended: the next flush goes without waiting for its frame."""
         self._last_flush = float("-inf")
         self.scale = 1.0
         """Neovim's real time over the estimate, smoothed over the last flushes."""
@@ -133,6 +140,9 @@ class RenderQueue:
             queue = segment.ops[key] = deque()
         for op in ops:
             self._add(queue, op)
+            if op["op"] == "new" and op["kind"] in LAST_KINDS:
+                self._hurried = True
+                self._hasten()
         self._wake()
 
     @staticmethod
@@ -159,6 +169,7 @@ class RenderQueue:
         now when nothing is, else right after the flush that sends the last of it."""
         if self._unsent():
             self._segments[-1].calls.append((code, args))
+            self._hasten()
             self._wake()
             return
         self._post(code, *args)
@@ -169,6 +180,7 @@ class RenderQueue:
             return
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._segments[-1].calls.append(done)
+        self._hasten()
         self._wake()
         await done
 
@@ -199,13 +211,28 @@ class RenderQueue:
         if self._task is None:
             self._task = tasks.spawn(self._run(), self._report, "chat rendering")
 
+    def _hasten(self) -> None:
+        """What is queued became urgent: end the wait for the frame (not the wait for Neovim)."""
+        if self._pause is not None and not self._pause.done():
+            self._pause.set_result(None)
+
+    async def _wait_for_frame(self, seconds: float) -> None:
+        loop = asyncio.get_running_loop()
+        self._pause = pause = loop.create_future()
+        timer = loop.call_later(seconds, _settle, pause)
+        try:
+            await pause
+        finally:
+            timer.cancel()
+            self._pause = None
+
     async def _run(self) -> None:
         try:
             await asyncio.sleep(0)  # what is pushed in the same turn of the loop goes together
             while not self._drained():
                 wait = self._last_flush + FLUSH_DELAY - time.monotonic()
                 if wait > 0 and not self._urgent():
-                    await asyncio.sleep(wait)
+                    await self._wait_for_frame(wait)
                 await self._flush_once()
         finally:
             self._task = None  # in the same step as the last check: what comes next starts a new run
@@ -215,6 +242,7 @@ class RenderQueue:
         right after its operations; then wait until Neovim has applied it all."""
         budget = self._budget / self.scale
         estimated, flushed = 0.0, False
+        self._hurried = False
         try:
             while budget > 0:
                 ops, states, calls, left = self._take(budget)
@@ -252,9 +280,9 @@ class RenderQueue:
         self.scale = min(high, max(low, average, min(ratio, 2 * self.scale)))
 
     def _urgent(self) -> bool:
-        """A call waits (a prompt, a message): what is queued before it goes now, not a frame later
-        (still one budget at a time, each after Neovim applied the last)."""
-        return any(segment.calls for segment in self._segments)
+        """A stream ended, or a call waits (a prompt, a message): what is queued before it goes now,
+        not a frame later (still one budget at a time, each after Neovim applied the last)."""
+        return self._hurried or any(segment.calls for segment in self._segments)
 
     def _next_segment(self) -> bool:
         """Drop the first segment once it is sent; whether another one waits."""
@@ -314,6 +342,11 @@ class RenderQueue:
         if segment.empty():
             calls, segment.calls = segment.calls, []
         return ops, states, calls, budget
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def split(op: RenderOp, budget: float, force: bool = False) -> tuple[RenderOp | None, RenderOp | None]:
