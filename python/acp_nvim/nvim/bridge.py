@@ -1,7 +1,10 @@
 """Coroutines ↔ Neovim. The only way core code on the event loop reaches the editor.
 
-Blocking API calls are legal only inside greenlets, so ``call`` runs the function
-through ``nvim.async_call`` (a fresh greenlet on the loop) and awaits its result.
+Blocking API calls are legal only inside greenlets, so ``call`` runs the function in a
+fresh greenlet, a child of the loop's: a blocking call there yields to the loop until Neovim
+answers, and the coroutine awaits the result. (``nvim.async_call`` does the same a turn of the
+loop later, through the loop's self-pipe, after formatting a stack trace for its error message:
+0.15 ms a call, and every flush's barrier is one.)
 Fire-and-forget work uses ``async_=True`` notifications, which keep their order.
 
 Text that UTF-8 cannot encode (a lone surrogate from an agent) would make msgpack refuse the
@@ -45,7 +48,7 @@ class Bridge:
             if not future.done():
                 future.set_result(result)
 
-        self.nvim.async_call(run)
+        greenlet.greenlet(run).switch()
         return await future
 
     async def lua(self, code: str, *args: Any) -> Any:
