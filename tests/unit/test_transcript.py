@@ -183,7 +183,7 @@ async def test_a_long_finished_block_is_compressed_off_the_loop_and_reads_the_sa
     transcript.turn_end("end_turn")
     agent = transcript.blocks[-2]
     assert agent.size() >= packing.OFF_LOOP_CHARS
-    assert agent.packed is None and agent.chunks == ["".join(chunks)], "one string until the thread is done"
+    assert agent.packed is None and "".join(agent.chunks) == "".join(chunks), "its chunks until the thread is done"
     assert transcript.full_text(agent.id) == "".join(chunks)
     await async_wait_for(lambda: agent.packed is not None)
     assert agent.chunks == [] and transcript.full_text(agent.id) == "".join(chunks)
@@ -194,11 +194,11 @@ async def test_a_block_changed_while_it_is_compressed_keeps_its_new_text(monkeyp
     landed = asyncio.Event()
     real = packing.pack_later
 
-    def observed(text, done):  # the compressed old text reaches the block, then the test looks
-        def done_and_tell(text, data):
-            done(text, data)
+    def observed(parts, done):  # the compressed old text reaches the block, then the test looks
+        def done_and_tell(packed):
+            done(packed)
             landed.set()
-        return real(text, done_and_tell)
+        return real(parts, done_and_tell)
 
     monkeypatch.setattr(packing, "pack_later", observed)
     transcript, _ = recorder()

@@ -92,20 +92,23 @@ class Block:
 
     def settle(self) -> None:
         """The block is finished: one string, compressed when long (``packing``; a long one on
-        a worker thread, held as one string until then)."""
+        a worker thread, held as its chunks until then)."""
         if self.packed is not None:
             return
-        text = "".join(self.chunks)
+        parts, count = self.chunks, len(self.chunks)
+        if packing.pack_later(parts, lambda packed: self._packed(packed, parts, count)):
+            return
+        text = "".join(parts)
         self.chunks = [text]
-        if len(text) >= PACK_MIN_CHARS and not packing.pack_later(text, self._packed):
-            self._packed(text, packing.pack(text))
+        if len(text) >= PACK_MIN_CHARS:
+            self._packed(packing.pack(text), self.chunks, 1)
 
-    def _packed(self, text: str, data: bytes) -> None:
-        if self.packed is not None or len(self.chunks) != 1 or self.chunks[0] is not text:
+    def _packed(self, packed: packing.Packed, parts: list[str], count: int) -> None:
+        if self.packed is not None or self.chunks is not parts or len(parts) != count:
             return  # changed while it was being compressed
-        self.packed = data
-        self.packed_chars = len(text)
-        self.packed_lines = text.count("\n") + 1
+        self.packed = packed.data
+        self.packed_chars = packed.chars
+        self.packed_lines = packed.lines
         self.chunks = []
 
 
