@@ -191,7 +191,7 @@ def test_a_partial_state_is_laid_over_the_kept_one_and_fires_its_events(nvim):
     nvim.exec_lua("""
         _G.ends = {}
         vim.api.nvim_create_autocmd('User', { pattern = 'AcpNvimTurnEnd', callback = function(ev)
-          table.insert(_G.ends, { ev.data.turns, ev.data.agent, #ev.data.commands })
+          table.insert(_G.ends, { ev.data.turns, ev.data.agent, ev.data.session, ev.data.commands == nil })
         end })""")
     flush = "require('acp_nvim.ui').flush({}, { ['demo/1'] = ... })"
     nvim.exec_lua(flush, {"agent": "demo", "state": "running", "current": True, "turns": 0, "asked": 0,
@@ -200,7 +200,7 @@ def test_a_partial_state_is_laid_over_the_kept_one_and_fires_its_events(nvim):
     kept = nvim.exec_lua("return require('acp_nvim.state').sessions['demo/1']")
     assert kept == {"agent": "demo", "state": "idle", "current": True, "turns": 1, "asked": 0, "started": True,
                     "commands": ["plan", "read"], "tokens": ""}, "the changes over the kept state, no marker"
-    assert nvim.exec_lua("return _G.ends") == [[1, "demo", 2]], "events see the whole state"
+    assert nvim.exec_lua("return _G.ends") == [[1, "demo", "demo/1", True]], "events see the whole state but its commands"
     assert nvim.exec_lua("return require('acp_nvim').status()") == "demo/1 · idle"
 
 
