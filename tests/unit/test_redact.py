@@ -405,3 +405,39 @@ def test_the_manual_states_the_real_number_of_shapes():
 
     doc = (Path(__file__).resolve().parents[2] / "doc" / "acp_nvim.txt").read_text()
     assert re.search(r"credentials by their shape \((\d+) shapes\)", doc).group(1) == str(len(SHAPES))
+
+
+# -- only the shapes a text announces run on it ----------------------------------------------
+
+
+def every_shape(redact: Redactor, text: str) -> str:
+    """What the whole table, as one pattern, makes of ``text`` (the redactor runs only the shapes
+    whose triggers the text holds)."""
+    if redact._literal is not None:
+        text = redact._literal.sub(redact._replace_literal, text)
+    return redact._shapes.sub(redact._replace, text)
+
+
+EVERY_TEXT = ([text for _, text, _ in SECRETS] + [text for _, text, _ in COMMAND_LINE_AND_FILE_SECRETS]
+              + NEAR_MISSES)
+
+
+@pytest.mark.parametrize("text", EVERY_TEXT)
+def test_the_shapes_a_text_announces_redact_it_as_the_whole_table_does(redact, text):
+    assert redact(text) == every_shape(redact, text)
+    glued = text.replace(" ", "").replace("\n", "")
+    assert redact(glued) == every_shape(redact, glued)
+
+
+def test_mixed_texts_redact_as_the_whole_table_does():
+    """Several shapes in one text, next to each other and inside JSON: 2,000 seeded mixes."""
+    import random
+
+    rng = random.Random(25)
+    redact = Redactor.for_env(ENV, inherited={})
+    for _ in range(2000):
+        pieces = [rng.choice(EVERY_TEXT) for _ in range(rng.randint(1, 4))]
+        text = rng.choice([" ", "\n", "", ", "]).join(pieces)
+        if rng.random() < 0.3:
+            text = json.dumps({"out": text})
+        assert redact(text) == every_shape(redact, text), text
