@@ -200,7 +200,7 @@ def test_a_partial_state_is_laid_over_the_kept_one_and_fires_its_events(nvim):
     kept = nvim.exec_lua("return require('acp_nvim.state').sessions['demo/1']")
     assert kept == {"agent": "demo", "state": "idle", "current": True, "turns": 1, "asked": 0, "started": True,
                     "commands": ["plan", "read"], "tokens": ""}, "the changes over the kept state, no marker"
-    assert nvim.exec_lua("return _G.ends") == [[1, "demo", "demo/1", True]], "events see the whole state but its commands"
+    assert nvim.exec_lua("return _G.ends") == [[1, "demo", "demo/1", True]], "the whole state but its commands"
     assert nvim.exec_lua("return require('acp_nvim').status()") == "demo/1 · idle"
 
 
