@@ -144,11 +144,6 @@ function M.notice(key, state, text)
   end
 end
 
-local function fire(pattern, key, s, extra)
-  api.nvim_exec_autocmds('User', { pattern = pattern, modeline = false,
-    data = require('acp_nvim.state').event_data(key, s, extra) })
-end
-
 --- A new state of session `key` (acp_nvim.state): fire AcpNvimNeedsYou, give the notices.
 function M.changed(key, old, new)
   M.map_keys()
@@ -156,7 +151,7 @@ function M.changed(key, old, new)
   local signature = table.concat(what, ',')
   local before = old and table.concat(M.needs(old), ',') or ''
   if #what > 0 and signature ~= before then
-    fire('AcpNvimNeedsYou', key, new, { what = what, looking = M.looking(key) })
+    require('acp_nvim.events').fire('AcpNvimNeedsYou', key, new, { what = what, looking = M.looking(key) })
     M.notice(key, 'needs:' .. signature, ('%s needs you: %s — %s'):format(label(key, new),
       table.concat(what, ', '), M.reach()))
   elseif #what == 0 and old and (new.turns or 0) > (old.turns or 0) then

@@ -57,29 +57,6 @@ local EVENTS = {
   end,
 }
 
--- Left out of the User events' data: the agent's slash commands are kilobytes that every event
--- converted (0.16 ms an event, twenty turns that end together); M.sessions[key] keeps them.
-local NOT_IN_EVENTS = { commands = true, command_info = true }
-
---- What a User event about session `key` carries: its state `s` (but its slash commands), the
---- session key as `session`, and `extra`.
-function M.event_data(key, s, extra)
-  local data = { session = key }
-  for field, value in pairs(s) do
-    if not NOT_IN_EVENTS[field] then
-      data[field] = value
-    end
-  end
-  for field, value in pairs(extra or {}) do
-    data[field] = value
-  end
-  return data
-end
-
-local function fire(pattern, key, s)
-  vim.api.nvim_exec_autocmds('User', { pattern = pattern, modeline = false, data = M.event_data(key, s) })
-end
-
 local function render(key, s)
   local parts = { key, M.label(s.state) }
   if (s.mode or '') ~= '' then
@@ -129,7 +106,7 @@ function M.update(key, new)
   for _, check in ipairs(EVENTS) do
     local pattern = check(old, new)
     if pattern then
-      fire(pattern, key, new)
+      require('acp_nvim.events').fire(pattern, key, new)
     end
   end
   require('acp_nvim.notices').changed(key, old, new)
