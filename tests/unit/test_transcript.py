@@ -7,7 +7,6 @@ import asyncio
 from acp.helpers import plan_entry, start_tool_call, text_block, tool_content, tool_diff_content, update_tool_call
 from acp.schema import TerminalToolCallContent, ToolCallLocation
 
-from acp_nvim.core.log.redact import Redactor
 from acp_nvim.core.transcript import packing
 from acp_nvim.core.transcript.block_view import StreamView, ViewLimits, clip_lines, marker_text, project
 from acp_nvim.core.transcript.transcript import Transcript
@@ -253,13 +252,3 @@ def test_a_cancelled_tool_call_is_settled_and_a_late_completion_still_shows():
     assert "$ make" in view_text(ops)[2]
     transcript.tool_call(update_tool_call("t1", status="completed"))
     assert view_text(ops)[2].startswith("● execute · Run · completed") and "$ make" in view_text(ops)[2]
-
-
-def test_the_turns_end_line_is_the_plugins_own_words_and_skips_the_redactor():
-    ops: list = []
-    transcript = Transcript(ops.append, redactor=Redactor(patterns=[r"\d+ out tokens", "hunter2"]))
-    transcript.agent_chunk("the password is hunter2\n")
-    transcript.turn_end("end_turn", "2 in / 5 out tokens")
-    agent, end = transcript.blocks[-2:]
-    assert "hunter2" not in transcript.full_text(agent.id), "the agent's words are redacted"
-    assert transcript.full_text(end.id) == "── turn ended: end_turn · 2 in / 5 out tokens ──"

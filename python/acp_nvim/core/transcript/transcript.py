@@ -438,10 +438,8 @@ class Transcript:
             self._emit(render_ops.clip(block.id, view.marker()))
         return block
 
-    def _new_block(self, kind: str, text: str, meta: Meta | None = None, own: bool = False) -> Block:
-        """A finished block; ``own``: its text is the plugin's own words, not redacted."""
-        if not own:
-            text = self._redact(text)
+    def _new_block(self, kind: str, text: str, meta: Meta | None = None) -> Block:
+        text = self._redact(text)
         block = self._add(Block(self._take_id(), kind, [text], None, meta))
         self._emit(render_ops.new(block.id, kind, clip_lines(_lines(block), self.limits), meta))
         return block
@@ -688,13 +686,10 @@ class Transcript:
         return self._redactor(text) if self._redactor is not None else text
 
     def turn_end(self, stop_reason: str, usage: str | None = None) -> None:
-        """The turn's last line. Its words are the plugin's: ``stop_reason`` is one the SDK validated
-        (or the plugin's own reason) and ``usage`` counts tokens, so it is not redacted (the word
-        "tokens" alone costs the redactor's whole pattern, 0.14 ms, at every turn's end)."""
         self._plans.clear()
         self._answering = False
         suffix = f" · {usage}" if usage else ""
-        self._new_block("turn_end", f"── turn ended: {stop_reason}{suffix} ──", own=True)
+        self._new_block("turn_end", f"── turn ended: {stop_reason}{suffix} ──")
 
 
 def _lines(block: Block) -> list[str]:
