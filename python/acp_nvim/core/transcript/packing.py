@@ -25,6 +25,7 @@ LATER = 0.5
 """Seconds a long text waits before it is compressed: a turn's end is the busiest moment (its last
 chunks, its state, every other session that ends with it), and joining and counting hold the GIL."""
 
+
 @dataclass(frozen=True, slots=True)
 class Packed:
     """A text compressed, with its length and its number of lines."""
