@@ -199,14 +199,26 @@ async def test_discard_forgets_a_gone_chats_ops():
     assert neovim.flushes[1][0] == {"t": [{"op": "new", "id": 5, "kind": "agent", "lines": ["t"], "meta": None}]}
 
 
-async def test_a_call_pulls_what_is_queued_before_it_without_waiting_for_the_frame(monkeypatch):
+@pytest.fixture
+def long_frames(monkeypatch):
+    """A frame longer than a test may wait: what goes before its end was made urgent."""
     from acp_nvim.nvim.chat import render_queue
 
-    monkeypatch.setattr(render_queue, "FLUSH_DELAY", 600.0)  # a frame longer than the test may wait
-    neovim = Neovim()
+    monkeypatch.setattr(render_queue, "FLUSH_DELAY", 600.0)
+
+
+async def flushed_once(neovim: Neovim) -> RenderQueue:
+    """A queue that has sent its first flush (block 1), so that the next one waits for its frame."""
     queue = queue_for(neovim)
     queue.push("s", [render_ops.new(1, "agent", ["a"])])
     await async_wait_for(lambda: neovim.flushes)
+    return queue
+
+
+@pytest.mark.usefixtures("long_frames")
+async def test_a_call_pulls_what_is_queued_before_it_without_waiting_for_the_frame():
+    neovim = Neovim()
+    queue = await flushed_once(neovim)
     queue.push("s", [render_ops.new(2, "notice", ["refused"])])
     queue.call("vim.notify(...)", "refused")
     queue.push("s", [render_ops.new(3, "notice", ["after"])])
@@ -216,15 +228,10 @@ async def test_a_call_pulls_what_is_queued_before_it_without_waiting_for_the_fra
     assert [op["id"] for op in neovim.ops()] == [1, 2, 3]
 
 
-
-async def test_a_turns_end_goes_without_waiting_for_the_frame(monkeypatch):
-    from acp_nvim.nvim.chat import render_queue
-
-    monkeypatch.setattr(render_queue, "FLUSH_DELAY", 600.0)  # a frame longer than the test may wait
+@pytest.mark.usefixtures("long_frames")
+async def test_a_turns_end_goes_without_waiting_for_the_frame():
     neovim = Neovim()
-    queue = queue_for(neovim)
-    queue.push("s", [render_ops.new(1, "agent", ["a"])])
-    await async_wait_for(lambda: neovim.flushes)
+    queue = await flushed_once(neovim)
     queue.push("s", [render_ops.append(1, "b")])
     await async_wait_for(lambda: queue._pause is not None, what="the queue waiting for its frame")
     queue.push("s", [render_ops.append(1, "c"), render_ops.new(2, "turn_end", ["── turn ended ──"])])
@@ -237,14 +244,10 @@ async def test_a_turns_end_goes_without_waiting_for_the_frame(monkeypatch):
     assert len(neovim.flushes) == 2
 
 
-async def test_a_call_made_while_the_queue_waits_for_its_frame_cuts_the_wait_short(monkeypatch):
-    from acp_nvim.nvim.chat import render_queue
-
-    monkeypatch.setattr(render_queue, "FLUSH_DELAY", 600.0)
+@pytest.mark.usefixtures("long_frames")
+async def test_a_call_made_while_the_queue_waits_for_its_frame_cuts_the_wait_short():
     neovim = Neovim()
-    queue = queue_for(neovim)
-    queue.push("s", [render_ops.new(1, "agent", ["a"])])
-    await async_wait_for(lambda: neovim.flushes)
+    queue = await flushed_once(neovim)
     queue.push("s", [render_ops.append(1, "b")])
     await async_wait_for(lambda: queue._pause is not None, what="the queue waiting for its frame")
     queue.call("vim.notify(...)", "allow?")
