@@ -215,6 +215,14 @@ async def flushed_once(neovim: Neovim) -> RenderQueue:
     return queue
 
 
+async def waiting_for_its_frame(neovim: Neovim) -> RenderQueue:
+    """A queue that has flushed once and holds an append ("b") until its next frame."""
+    queue = await flushed_once(neovim)
+    queue.push("s", [render_ops.append(1, "b")])
+    await async_wait_for(lambda: queue._pause is not None, what="the queue waiting for its frame")
+    return queue
+
+
 @pytest.mark.usefixtures("long_frames")
 async def test_a_call_pulls_what_is_queued_before_it_without_waiting_for_the_frame():
     neovim = Neovim()
@@ -231,9 +239,7 @@ async def test_a_call_pulls_what_is_queued_before_it_without_waiting_for_the_fra
 @pytest.mark.usefixtures("long_frames")
 async def test_a_turns_end_goes_without_waiting_for_the_frame():
     neovim = Neovim()
-    queue = await flushed_once(neovim)
-    queue.push("s", [render_ops.append(1, "b")])
-    await async_wait_for(lambda: queue._pause is not None, what="the queue waiting for its frame")
+    queue = await waiting_for_its_frame(neovim)
     queue.push("s", [render_ops.append(1, "c"), render_ops.new(2, "turn_end", ["── turn ended ──"])])
     await async_wait_for(lambda: len(neovim.flushes) == 2, what="the turn's end, before the frame")
     assert neovim.flushes[1][0] == {"s": [{"op": "append", "id": 1, "text": "bc"},
@@ -247,12 +253,11 @@ async def test_a_turns_end_goes_without_waiting_for_the_frame():
 @pytest.mark.usefixtures("long_frames")
 async def test_a_call_made_while_the_queue_waits_for_its_frame_cuts_the_wait_short():
     neovim = Neovim()
-    queue = await flushed_once(neovim)
-    queue.push("s", [render_ops.append(1, "b")])
-    await async_wait_for(lambda: queue._pause is not None, what="the queue waiting for its frame")
+    queue = await waiting_for_its_frame(neovim)
     queue.call("vim.notify(...)", "allow?")
     await async_wait_for(lambda: len(neovim.seen) == 3, what="the append, then the call")
     assert [kind for kind, _ in neovim.seen] == ["flush", "flush", "call"]
+
 
 async def test_flushes_that_take_longer_than_estimated_carry_less_and_quicker_ones_more():
     lines = [f"line {n:05d} " + "x" * 60 for n in range(40_000)]
