@@ -221,6 +221,21 @@ def test_a_disk_write_after_completed_is_put_back_at_turn_end(nvim, workspace, t
     assert no_question(nvim)
 
 
+def test_a_disk_write_of_a_call_that_never_reports_a_status_is_put_back_at_turn_end(nvim, workspace, tmp_path):
+    # the request is the only message that names the file: the turn's end must still follow it
+    setup(nvim)
+    target = workspace / "s.txt"
+    target.write_text("base\n")
+    out = start(nvim, tmp_path, [
+        {"do": "ask", "id": "e1", "kind": "edit", "title": "Edit s.txt", "diffs": [diff(target, "base\n", "ok\n")],
+         "locations": [str(target)]},
+        {"do": "disk", "path": str(target), "content": "other\n"}])
+    assert answer_next(nvim, "accepted")[0] == "review"
+    results(out)
+    wait_for(lambda: target.read_text() == "ok\n", timeout=20, what="the accepted text put back")
+    assert no_question(nvim)
+
+
 def test_a_disk_change_nobody_accepted_is_reviewed_and_a_reject_puts_the_base_back(nvim, workspace, tmp_path):
     setup(nvim)
     target = workspace / "d.txt"

@@ -1,7 +1,8 @@
 """Agents that write the disk themselves: bring buffers up to date without losing unsaved edits.
 
 After each tool call that touched files (its ``locations``, its ``diff`` content) completes,
-and at the end of every turn for each loaded file whose stat changed, the disk is compared
+and at the end of every turn for each file a tool call or a permission request named and each
+loaded file whose stat changed, the disk is compared
 with the buffer: a clean buffer takes the new text quietly (one undo step, view kept); a
 buffer with unsaved changes is never touched: the user gets a notice and a three-way view.
 A file whose disk state is the one its buffer knows (read, saved or synced in Neovim: the
@@ -15,8 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterable
+from collections.abc import Awaitable, Iterable
 from pathlib import Path
+from typing import TypeVar
+
+from acp.schema import ToolCallUpdate
 
 from .. import tasks
 from ..port import EditorPort, Stamp, ThreeWay
@@ -27,6 +31,8 @@ from .opener import Opener, Snapshot
 from .voice import FileVoice
 
 FINAL_STATUSES = ("completed", "failed")
+
+T = TypeVar("T")
 
 
 class Reconciler:
@@ -88,6 +94,20 @@ class Reconciler:
         if paths and state.status in FINAL_STATUSES and state.tool_call_id not in self._finished:
             self._finished.add(state.tool_call_id)
             tasks.spawn(self._after_tool(paths, state.diffs()), self._report, "reconcile after a tool call")
+
+    async def around_permission(self, tool_call: ToolCallUpdate, answer: Awaitable[T]) -> T:
+        """A permission request: the files it names are snapshotted while the user is asked, and
+        the answer goes back to the agent only once that is done. An agent allowed to edit may
+        write the disk at once, and may never report its tool call again: a snapshot taken later
+        would see no change, and the turn's end would not look at the file."""
+        request = ToolCallState(tool_call.tool_call_id)
+        request.merge(tool_call)
+        fresh = [p for p in touched_paths(request) if p not in self._touched]
+        self._touched.update(fresh)
+        noted = tasks.spawn(self._note_baselines(fresh), self._report, "snapshot before a permission answer")
+        result = await answer
+        await asyncio.wait({noted})
+        return result
 
     async def _note_baselines(self, paths: list[str]) -> None:
         changeset = self._changes.current

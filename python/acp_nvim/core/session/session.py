@@ -193,7 +193,8 @@ class Session:
                                  options: list[PermissionOption]) -> RequestPermissionResponse:
         if self.queue.cancelling or self.lifecycle.ended:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        return await self.checkpoints.around_permission(tool_call, self.permissions.handle(tool_call, options))
+        answer = self.reconciler.around_permission(tool_call, self.permissions.handle(tool_call, options))
+        return await self.checkpoints.around_permission(tool_call, answer)
 
     def tell(self, text: str) -> None:
         """Something the wire dropped or repaired that the user should hear about."""
