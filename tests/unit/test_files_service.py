@@ -333,6 +333,29 @@ async def test_before_from_a_whole_file_diff_when_the_snapshot_came_too_late(ws)
     assert (change.before, change.after) == ("old text\n", "agent text\n")
 
 
+async def test_a_permission_answer_waits_for_the_snapshot_of_the_files_the_request_names(ws):
+    from acp.helpers import tool_diff_content
+    from acp.schema import ToolCallLocation, ToolCallUpdate
+
+    path = ws / "asked.txt"
+    path.write_text("base\n")
+    files, _, _ = service(ws, Buffers())
+    await files.begin_turn()
+    request = ToolCallUpdate(tool_call_id="t1", kind="edit", locations=[ToolCallLocation(path=str(path))],
+                             content=[tool_diff_content(str(path), "ok\n", "base\n")])
+
+    async def answer() -> str:
+        return "allowed"  # at once: the snapshot, started with the request, must still come first
+
+    assert await files.reconciler.around_permission(request, answer()) == "allowed"
+    assert files.changes.current.baseline(str(path)) == Snapshot(True, "base\n", stamp_of(path.stat()))
+    path.write_text("other\n")  # once allowed, on disk, and the call is never reported again
+    files.end_turn()
+    await settle()
+    change = files.changes.current.files[str(path)]
+    assert (change.before, change.after, change.via) == ("base\n", "other\n", "disk")
+
+
 async def test_warns_once_when_the_agent_works_on_a_file_with_unsaved_changes(ws):
     path = ws / "u.txt"
     path.write_text("same\n")
