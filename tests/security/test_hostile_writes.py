@@ -191,45 +191,25 @@ def test_a_write_while_the_review_is_open_waits_and_is_refused_after_the_reject(
     assert target.read_text() == "base\n" and no_question(nvim)
 
 
-def test_a_disk_write_then_failed_is_put_back_to_the_accepted_text(nvim, workspace, tmp_path):
+# What the agent does after the user accepted base -> ok (each step gets the file's path or the call's id).
+AFTER_THE_ACCEPT = {
+    "then_failed": [{"do": "disk", "content": "something else\n"}, {"do": "status", "status": "failed"}],
+    "after_completed": [{"do": "disk", "content": "ok\n"}, {"do": "status", "status": "completed"},
+                        {"do": "disk", "content": "later\n"}],
+    # the request is the only message that names the file: the turn's end must still follow it
+    "never_reporting_a_status": [{"do": "disk", "content": "other\n"}],
+}
+
+
+@pytest.mark.parametrize("then", AFTER_THE_ACCEPT.values(), ids=AFTER_THE_ACCEPT.keys())
+def test_a_disk_write_after_the_accept_is_put_back_to_the_accepted_text(nvim, workspace, tmp_path, then):
     setup(nvim)
     target = workspace / "f.txt"
     target.write_text("base\n")
     out = start(nvim, tmp_path, [
         {"do": "ask", "id": "e1", "kind": "edit", "title": "Edit f.txt", "diffs": [diff(target, "base\n", "ok\n")],
          "locations": [str(target)]},
-        {"do": "disk", "path": str(target), "content": "something else\n"},
-        {"do": "status", "id": "e1", "status": "failed"}])
-    assert answer_next(nvim, "accepted")[0] == "review"
-    results(out)
-    wait_for(lambda: target.read_text() == "ok\n", timeout=20, what="the accepted text put back")
-
-
-def test_a_disk_write_after_completed_is_put_back_at_turn_end(nvim, workspace, tmp_path):
-    setup(nvim)
-    target = workspace / "c.txt"
-    target.write_text("base\n")
-    out = start(nvim, tmp_path, [
-        {"do": "ask", "id": "e1", "kind": "edit", "title": "Edit c.txt", "diffs": [diff(target, "base\n", "ok\n")],
-         "locations": [str(target)]},
-        {"do": "disk", "path": str(target), "content": "ok\n"},
-        {"do": "status", "id": "e1", "status": "completed"},
-        {"do": "disk", "path": str(target), "content": "later\n"}])
-    assert answer_next(nvim, "accepted")[0] == "review"
-    results(out)
-    wait_for(lambda: target.read_text() == "ok\n", timeout=20, what="the accepted text put back")
-    assert no_question(nvim)
-
-
-def test_a_disk_write_of_a_call_that_never_reports_a_status_is_put_back_at_turn_end(nvim, workspace, tmp_path):
-    # the request is the only message that names the file: the turn's end must still follow it
-    setup(nvim)
-    target = workspace / "s.txt"
-    target.write_text("base\n")
-    out = start(nvim, tmp_path, [
-        {"do": "ask", "id": "e1", "kind": "edit", "title": "Edit s.txt", "diffs": [diff(target, "base\n", "ok\n")],
-         "locations": [str(target)]},
-        {"do": "disk", "path": str(target), "content": "other\n"}])
+        *({**step, "path": str(target)} if step["do"] == "disk" else {**step, "id": "e1"} for step in then)])
     assert answer_next(nvim, "accepted")[0] == "review"
     results(out)
     wait_for(lambda: target.read_text() == "ok\n", timeout=20, what="the accepted text put back")
