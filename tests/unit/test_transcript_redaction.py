@@ -98,3 +98,17 @@ def test_a_clipped_block_stays_redacted():
         transcript.agent_chunk(f"line {SECRET}\n")
     transcript.turn_end("end_turn")
     assert SECRET not in shown(ops) and SECRET not in transcript.blocks[1].text()
+
+
+def test_warming_compiles_the_shapes_a_turns_end_announces():
+    from acp_nvim.core.conversation.prompt import warm_redaction
+    from acp_nvim.core.log import redact
+    from acp_nvim.core.transcript.transcript import turn_end_text
+
+    redact._shapes_pattern.cache_clear()
+    warm_redaction()
+    compiled = redact._shapes_pattern.cache_info().misses
+    transcript, ops = recorder()
+    transcript.turn_end("end_turn", "120 in / 4096 out tokens")
+    assert shown(ops).endswith(turn_end_text("end_turn", "120 in / 4096 out tokens"))
+    assert redact._shapes_pattern.cache_info().misses == compiled  # nothing compiled at the turn's end

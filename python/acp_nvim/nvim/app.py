@@ -14,6 +14,7 @@ from typing import Any
 import pynvim
 
 from ..core.config import parse_settings
+from ..core.conversation.prompt import warm_redaction
 from ..core.errors import AcpNvimError
 from ..core.log.redact import Redactor
 from ..core.mcp import servers
@@ -51,6 +52,7 @@ class App:
         warm.want_idle = lambda: self.bridge.lua_async("require('acp_nvim.idle').want()")
         warm.changed = lambda: self.bridge.lua_async("require('acp_nvim.idle').set_warm(...)", warm.status())
         self.context = CommandContext(nvim, self.bridge, self.editor, self.manager)
+        warm_redaction()  # the app is made at the prestart, while Neovim is idle
 
     # -- entry points (greenlet context) -------------------------------------------
 

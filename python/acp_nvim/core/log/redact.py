@@ -497,6 +497,14 @@ def check_pattern(pattern: str) -> str:
     return pattern
 
 
+def warm(*texts: str) -> None:
+    """Compile now what the first redactions would: the whole table (the first Redactor) and the
+    shapes each of ``texts`` announces (about 1 ms a new set)."""
+    redactor = Redactor()
+    for text in texts:
+        redactor._shapes_in(text)
+
+
 @functools.lru_cache(maxsize=16)
 def _cached(literals: tuple[tuple[str, str], ...], patterns: tuple[str, ...]) -> Redactor:
     return Redactor(dict(literals), patterns)

@@ -688,8 +688,13 @@ class Transcript:
     def turn_end(self, stop_reason: str, usage: str | None = None) -> None:
         self._plans.clear()
         self._answering = False
-        suffix = f" · {usage}" if usage else ""
-        self._new_block("turn_end", f"── turn ended: {stop_reason}{suffix} ──")
+        self._new_block("turn_end", turn_end_text(stop_reason, usage))
+
+
+def turn_end_text(stop_reason: str, usage: str | None = None) -> str:
+    """The line that closes a turn in the chat."""
+    suffix = f" · {usage}" if usage else ""
+    return f"── turn ended: {stop_reason}{suffix} ──"
 
 
 def _lines(block: Block) -> list[str]:
