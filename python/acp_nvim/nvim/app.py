@@ -52,7 +52,7 @@ class App:
         warm.want_idle = lambda: self.bridge.lua_async("require('acp_nvim.idle').want()")
         warm.changed = lambda: self.bridge.lua_async("require('acp_nvim.idle').set_warm(...)", warm.status())
         self.context = CommandContext(nvim, self.bridge, self.editor, self.manager)
-        warm_redaction()  # the app is made at the prestart, while Neovim is idle
+        warm_redaction()  # before any session: the app is made at the prestart (Neovim idle) or the first :Ai
 
     # -- entry points (greenlet context) -------------------------------------------
 

@@ -2,9 +2,9 @@
 
 After each tool call that touched files (its ``locations``, its ``diff`` content) completes,
 and at the end of every turn for each file a tool call or a permission request named and each
-loaded file whose stat changed, the disk is compared
-with the buffer: a clean buffer takes the new text quietly (one undo step, view kept); a
-buffer with unsaved changes is never touched: the user gets a notice and a three-way view.
+loaded file whose stat changed, the disk is compared with the buffer: a clean buffer takes the
+new text quietly (one undo step, view kept); a buffer with unsaved changes is never touched:
+the user gets a notice and a three-way view.
 A file whose disk state is the one its buffer knows (read, saved or synced in Neovim: the
 user's own ``:w`` during a turn) is not the agent's change. Each file is snapshotted before
 the agent changes it, for the turn's changeset. The disk is read through the opener: files
