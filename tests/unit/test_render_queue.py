@@ -293,7 +293,7 @@ async def test_a_state_goes_whole_once_then_as_its_changed_fields():
     ]
 
 
-def test_sent_states_go_whole_when_closed_forgotten_or_reshaped():
+def test_sent_states_go_whole_when_closed_or_reshaped():
     sent = SentStates()
     assert sent.changes("s", {"a": 1, "b": 2}) == {"a": 1, "b": 2}
     assert sent.changes("s", {"a": 1, "b": 3}) == {"b": 3, PARTIAL: True}
@@ -301,8 +301,6 @@ def test_sent_states_go_whole_when_closed_forgotten_or_reshaped():
     assert sent.changes("s", {"a": 1, "b": 3, "c": 4}) == {"a": 1, "b": 3, "c": 4}, "a new field: whole"
     assert sent.changes("s", {"closed": True}) == {"closed": True}
     assert sent.changes("s", {"a": 1, "b": 3, "c": 4}) == {"a": 1, "b": 3, "c": 4}, "after closed: whole"
-    sent.forget("s")
-    assert sent.changes("s", {"a": 1, "b": 3, "c": 4}) == {"a": 1, "b": 3, "c": 4}
     assert sent.changes("t", {"a": 1}) == {"a": 1}, "per session"
 
 

@@ -213,8 +213,8 @@ class RenderQueue:
 
     def _hasten(self) -> None:
         """What is queued became urgent: end the wait for the frame (not the wait for Neovim)."""
-        if self._pause is not None and not self._pause.done():
-            self._pause.set_result(None)
+        if self._pause is not None:
+            _settle(self._pause)
 
     async def _wait_for_frame(self, seconds: float) -> None:
         loop = asyncio.get_running_loop()

@@ -38,7 +38,3 @@ class SentStates:
             return None
         changed[PARTIAL] = True
         return changed
-
-    def forget(self, key: str) -> None:
-        """Send the next state of ``key`` whole (Lua no longer has one to lay changes over)."""
-        self._sent.pop(key, None)
