@@ -22,6 +22,18 @@ INIT = str(ROOT / "tests" / "minimal_init.vim")
 UNIT = ROOT / "tests" / "unit"
 
 
+TIMEOUT_FLOOR = 4 * float(os.environ.get("ACP_TEST_WAIT_FLOOR", "90"))
+"""No test is stopped sooner (s): a test waits through several ``wait_for`` calls, each allowed
+``WAIT_FLOOR`` on a loaded machine, and its own failing wait says more than a timeout does."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        marker = item.get_closest_marker("timeout")
+        if marker is None or (marker.args and marker.args[0] < TIMEOUT_FLOOR):
+            item.add_marker(pytest.mark.timeout(TIMEOUT_FLOOR), append=False)
+
+
 @pytest.fixture(autouse=True)
 def unit_tier(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """A test under tests/unit starts no process (helpers/tier.py): ``make check`` needs no Neovim, no agent."""

@@ -9,9 +9,10 @@ Lua stubs (``vim.notify``, ``vim.ui.select``), ``helpers.core`` the core tests' 
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from helpers.lua import NOTIFY, SELECT, capture_notes, notes, notify_stub
 
@@ -22,29 +23,82 @@ class WaitTimeout(AssertionError):
     """``wait_for``'s deadline passed before its probe returned a truthy value."""
 
 
-def wait_for(probe: Callable[[], T], timeout: float = 10.0, interval: float = 0.02, what: str = "") -> T:
-    """Call ``probe`` until it returns a truthy value; fail with its last value after ``timeout``."""
-    deadline = time.monotonic() + timeout
+WAIT_FLOOR = float(os.environ.get("ACP_TEST_WAIT_FLOOR", "90"))
+"""No wait gives up sooner than this (s). A test's own ``timeout=`` says how long the thing should
+take on an idle machine; a loaded CI machine may take many times that, and a wait that gives up
+early is a flake, not a finding. A passing test never waits longer for it: the probe ends the wait."""
+
+
+def _deadline(timeout: float | None) -> float:
+    return time.monotonic() + max(timeout or 0.0, WAIT_FLOOR)
+
+
+def wait_for(probe: Callable[[], T], timeout: float | None = None, interval: float = 0.02, what: str = "",
+             nvim: Any = None) -> T:
+    """Call ``probe`` until it returns a truthy value. After the deadline (``timeout``, never less than
+    ``WAIT_FLOOR``) fail with its last value and, given ``nvim``, what the editor shows then."""
+    deadline = _deadline(timeout)
     last: T | None = None
-    while time.monotonic() < deadline:
+    while True:
         last = probe()
         if last:
             return last
+        if time.monotonic() >= deadline:
+            break
         time.sleep(interval)
-    raise WaitTimeout(f"timed out after {timeout}s waiting for {what or probe}; last value: {last!r}")
+    shown = f"\n{describe(nvim)}" if nvim is not None else ""
+    raise WaitTimeout(f"timed out waiting for {what or probe}; last value: {last!r}{shown}")
 
 
-async def async_wait_for(probe: Callable[[], T], timeout: float = 10.0, interval: float = 0.01,
+async def async_wait_for(probe: Callable[[], T], timeout: float | None = None, interval: float = 0.01,
                          what: str = "") -> T:
     """``wait_for`` on the event loop: other tasks run while it waits."""
-    deadline = time.monotonic() + timeout
+    deadline = _deadline(timeout)
     last: T | None = None
-    while time.monotonic() < deadline:
+    while True:
         last = probe()
         if last:
             return last
+        if time.monotonic() >= deadline:
+            break
         await asyncio.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what or probe}; last value: {last!r}")
+    raise WaitTimeout(f"timed out waiting for {what or probe}; last value: {last!r}")
+
+
+DESCRIBE_LUA = """
+local out = {}
+local function add(s) out[#out + 1] = s end
+add('mode: ' .. vim.api.nvim_get_mode().mode .. '  cwd: ' .. vim.fn.getcwd())
+for _, tab in ipairs(vim.api.nvim_list_tabpages()) do
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(tab)) do
+    local buf = vim.api.nvim_win_get_buf(win)
+    add(('tab %d win %d (%dx%d) buf %d %s'):format(vim.api.nvim_tabpage_get_number(tab), win,
+      vim.api.nvim_win_get_width(win), vim.api.nvim_win_get_height(win), buf, vim.api.nvim_buf_get_name(buf)))
+  end
+end
+local ok, state = pcall(require, 'acp_nvim.state')
+if ok then
+  for key, s in pairs(state.sessions or {}) do add(('session %s: %s'):format(key, tostring(s.state))) end
+end
+add('--- messages')
+add(vim.fn.execute('messages'))
+for _, name in ipairs(vim.tbl_map(vim.api.nvim_buf_get_name, vim.api.nvim_list_bufs())) do
+  if name:match('^acp://chat/') then
+    local lines = vim.api.nvim_buf_get_lines(vim.fn.bufnr(name), -41, -1, false)
+    add('--- ' .. name .. ' (last 40 lines)')
+    add(table.concat(lines, '\n'))
+  end
+end
+return table.concat(out, '\n')
+"""
+
+
+def describe(nvim: Any) -> str:
+    """What the editor shows: windows and their buffers, sessions' states, messages, each chat's end."""
+    try:
+        return str(nvim.exec_lua(DESCRIBE_LUA))
+    except Exception as exc:  # Neovim itself is gone or blocked: say so instead
+        return f"(cannot read the editor: {exc!r})"
 
 
 def buffer_text(nvim, name: str) -> str:
@@ -101,7 +155,7 @@ def session_state(nvim, key: str = "demo/1") -> dict:
 def wait_idle(nvim, key: str = "demo/1", timeout: float = 30.0) -> dict:
     """Wait until session ``key`` is idle; its state."""
     return wait_for(lambda: (found := session_state(nvim, key)).get("state") == "idle" and found,
-                    timeout=timeout, what=f"{key} to be idle")
+                    timeout=timeout, what=f"{key} to be idle", nvim=nvim)
 
 
 def review_open(nvim) -> bool:
@@ -110,7 +164,7 @@ def review_open(nvim) -> bool:
 
 
 def wait_review(nvim, timeout: float = 20.0) -> None:
-    wait_for(lambda: review_open(nvim), timeout=timeout, what="the review to open")
+    wait_for(lambda: review_open(nvim), timeout=timeout, what="the review to open", nvim=nvim)
 
 
 def status(nvim) -> str:
@@ -125,7 +179,7 @@ ARMED_LUA = ("return require('acp_nvim.permission').armed() or require('acp_nvim
 def wait_armed(nvim, timeout: float = 10.0) -> None:
     """Wait until the prompt, review or question in front would take a key (acp_nvim.guard: it has been
     visible ``permissions.arm_ms`` and nothing was typed for ``permissions.quiet_ms``)."""
-    wait_for(lambda: nvim.exec_lua(ARMED_LUA), timeout=timeout, what="the prompt's keys to count")
+    wait_for(lambda: nvim.exec_lua(ARMED_LUA), timeout=timeout, what="the prompt's keys to count", nvim=nvim)
 
 
 def answer_keys(nvim, keys: str, timeout: float = 10.0) -> None:
@@ -148,7 +202,8 @@ if r then return {'review', r.id} end
 
 def allow(nvim, timeout: float = 30.0) -> None:
     """Allow the next permission request, wherever it is shown (prompt or review view)."""
-    kind, qid, *option = wait_for(lambda: nvim.exec_lua(PENDING_LUA), timeout=timeout, what="a permission request")
+    kind, qid, *option = wait_for(lambda: nvim.exec_lua(PENDING_LUA), timeout=timeout, what="a permission request",
+                                  nvim=nvim)
     if kind == "prompt":
         nvim.exec_lua("require('acp_nvim.permission').choose(...)", qid, option[0])
     else:
@@ -168,6 +223,7 @@ __all__ = [
     "capture_notes",
     "chat",
     "chat_blocks",
+    "describe",
     "notes",
     "notify_stub",
     "session_state",
