@@ -14,7 +14,14 @@ M.before = -math.huge
 
 local ns
 local NORMAL = { n = true, nt = true }
-local OWN_EVENT_MS = 25 -- a key's on_key event and its mapping run in the same input cycle
+--- True from a typed key's `on_key` event until the event loop next runs scheduled work. A key's
+--- mapping runs in the same input cycle as its event, before that: while this is set, the last key
+--- recorded is the one being answered. (A clock window for this once failed on a loaded machine,
+--- where the two can be further apart than any window is wide.)
+local own_key = false
+local function settle_own_key()
+  own_key = false
+end
 
 function M.now()
   return uv.hrtime() / 1e6
@@ -34,6 +41,10 @@ function M.start()
   vim.on_key(function(_, typed)
     if typed == nil or typed ~= '' then
       M.before, M.last = M.last, M.now()
+      if not own_key then
+        own_key = true
+        vim.schedule(settle_own_key)
+      end
     end
   end, ns)
 end
@@ -60,7 +71,7 @@ end
 function M.press(shown_at)
   local arm, quiet = settings()
   local now = M.now()
-  local own = now - M.last < OWN_EVENT_MS -- this key's own event is the last one recorded
+  local own = own_key -- this key's own event is the last one recorded
   local press = own and M.last or now
   local before = own and M.before or M.last
   local wait = math.max(shown_at + arm - press, before + quiet - press)

@@ -6,11 +6,24 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
+from helpers import advance_guard_clock, answer_keys, chat, freeze_guard_clock, wait_armed, wait_for
 
-from helpers import answer_keys, chat, wait_armed, wait_for
+# The guard's clock is frozen and moved on by the tests (helpers.freeze_guard_clock): "at once" and
+# "after a pause" are what the test says, never what a loaded machine makes of them.
 
-pytestmark = [pytest.mark.timeout(90), pytest.mark.serial]  # keys typed against the guard's timers
+
+IN_PROMPT = "return vim.api.nvim_get_current_win() == require('acp_nvim.permission').prompt.win"
+
+
+def typed(nvim, key: str) -> None:
+    """Type ``key`` a millisecond of the frozen guard clock after the last, and return once Neovim has
+    handled it: the guard records a typed key in the same input cycle that runs the key's mapping,
+    and a request is served only between cycles."""
+    last = "return require('acp_nvim.guard').last"
+    before = nvim.exec_lua(last)
+    advance_guard_clock(nvim, 1)
+    nvim.input(key)
+    wait_for(lambda: nvim.exec_lua(last) != before, what=f"the key {key} to be handled", nvim=nvim)
 
 
 def session(nvim) -> dict:
@@ -42,6 +55,7 @@ def started(nvim, workspace: Path) -> Path:
 
 def test_typing_while_a_request_arrives_answers_nothing_and_every_key_lands(nvim, workspace):
     path = started(nvim, workspace)
+    freeze_guard_clock(nvim)  # however slowly the keys come, the user counts as typing
     file_win = nvim.api.get_current_win()
     nvim.input("iAl")
     nvim.command("Ai send shell git status")  # the agent asks while the user types on
@@ -49,7 +63,7 @@ def test_typing_while_a_request_arrives_answers_nothing_and_every_key_lands(nvim
     for index, key in enumerate(typed):
         nvim.input(key)
         if index == 0:
-            wait_for(lambda: queued(nvim), timeout=30, what="the request to arrive")
+            wait_for(lambda: queued(nvim), timeout=30, what="the request to arrive", nvim=nvim)
     wait_for(lambda: nvim.api.get_current_line() == "Also hello", timeout=10, what="every typed key")
     assert nvim.api.get_current_win() == file_win and nvim.api.get_mode()["mode"] == "i"
     assert [entry["title"] for entry in queued(nvim)] == ["git status"], "the request is pending"
@@ -60,30 +74,34 @@ def test_typing_while_a_request_arrives_answers_nothing_and_every_key_lands(nvim
     nvim.input("<Esc>:w<CR>")
     wait_for(lambda: path.read_text() == "Also hello\n", timeout=10, what="the typed text saved")
     nvim.input(":Ai permissions<CR>")
+    wait_for(lambda: nvim.exec_lua(IN_PROMPT), what="the prompt entered", nvim=nvim)
+    advance_guard_clock(nvim, 1000)
     answer_keys(nvim, "r")
     wait_for(lambda: "Command rejected" in chat(nvim), timeout=20, what="the answer the user chose")
     assert session(nvim).get("pending") == 0
 
 
 def test_a_fast_key_does_nothing_and_always_shows_the_rule_first(nvim, workspace):
-    nvim.exec_lua("require('acp_nvim').setup({ permissions = { arm_ms = 3000 } })")
     started(nvim, workspace)
+    freeze_guard_clock(nvim)
     nvim.command("Ai send shell git status -s")
     wait_for(lambda: queued(nvim), timeout=30, what="the request")
-    assert nvim.exec_lua("return vim.api.nvim_get_current_win() == require('acp_nvim.permission').prompt.win"), \
+    assert nvim.exec_lua(IN_PROMPT), \
         "idle in normal mode: the prompt is entered"
-    nvim.input("a")
-    nvim.input("1")
-    nvim.input("A")
-    wait_for(lambda: "keys wait" in float_text(nvim), timeout=5)
+    for key in "a1A":
+        typed(nvim, key)
+    assert "s more:" in float_text(nvim), "the keys were turned away"
     assert len(queued(nvim)) == 1 and session(nvim).get("pending") == 1, "nothing was answered"
+    advance_guard_clock(nvim, 1000)
     wait_armed(nvim)
     nvim.input("A")
     wait_for(lambda: "Remember this answer?" in float_text(nvim), timeout=5, what="the confirmation")
     assert ("always allow execute `git status -s …` (with further file or ref names; no other option, "
                                   "no path outside)") in float_text(nvim)
-    nvim.input("y")  # at once: the confirmation's keys wait as well
+    typed(nvim, "y")
+    assert "s more:" in float_text(nvim), "the confirmation's key was turned away"
     assert len(queued(nvim)) == 1
+    advance_guard_clock(nvim, 1000)
     answer_keys(nvim, "y")
     text = wait_for(lambda: "turn ended" in chat(nvim) and chat(nvim), timeout=20)
     assert "(demo) would run: git status -s" in text and "remembered: always allow execute `git status -s …`" in text

@@ -65,7 +65,7 @@ async def async_wait_for(probe: Callable[[], T], timeout: float | None = None, i
     raise WaitTimeout(f"timed out waiting for {what or probe}; last value: {last!r}")
 
 
-DESCRIBE_LUA = """
+DESCRIBE_LUA = r"""
 local out = {}
 local function add(s) out[#out + 1] = s end
 add('mode: ' .. vim.api.nvim_get_mode().mode .. '  cwd: ' .. vim.fn.getcwd())
@@ -176,6 +176,19 @@ ARMED_LUA = ("return require('acp_nvim.permission').armed() or require('acp_nvim
              "or require('acp_nvim.question').armed()")
 
 
+def freeze_guard_clock(nvim) -> None:
+    """Stop the clock the key guard reads (``acp_nvim.guard.now``): from now on, time passes for the
+    guard only by ``advance_guard_clock``. A key typed "at once" after a question appears is then at
+    once however slowly a loaded machine delivers it, and "after a pause" is a pause by construction."""
+    nvim.exec_lua("local g = require('acp_nvim.guard'); local t = g.now(); g.now = function() return t end")
+
+
+def advance_guard_clock(nvim, ms: float) -> None:
+    """Move the frozen guard clock ``ms`` milliseconds on (``freeze_guard_clock``)."""
+    nvim.exec_lua("local g = require('acp_nvim.guard'); local t = g.now() + ...; g.now = function() return t end",
+                  ms)
+
+
 def wait_armed(nvim, timeout: float = 10.0) -> None:
     """Wait until the prompt, review or question in front would take a key (acp_nvim.guard: it has been
     visible ``permissions.arm_ms`` and nothing was typed for ``permissions.quiet_ms``)."""
@@ -215,7 +228,9 @@ __all__ = [
     "NOTIFY",
     "PENDING_LUA",
     "SELECT",
+    "WAIT_FLOOR",
     "WaitTimeout",
+    "advance_guard_clock",
     "allow",
     "answer_keys",
     "async_wait_for",
@@ -224,6 +239,7 @@ __all__ = [
     "chat",
     "chat_blocks",
     "describe",
+    "freeze_guard_clock",
     "notes",
     "notify_stub",
     "session_state",
