@@ -44,7 +44,24 @@ def unit_tier(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
 
 
 @pytest.fixture(scope="session")
-def nvim_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def test_python(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The Python the plugin's host and the demo agent run on: the warm interpreter of this test
+    process (tests/warm), or the real one with ``ACP_TEST_COLD=1``."""
+    if os.environ.get("ACP_TEST_COLD"):
+        yield sys.executable
+        return
+    import warm
+
+    launcher, server = warm.start(tmp_path_factory.mktemp("warm"))
+    try:
+        yield str(launcher)
+    finally:
+        server.kill()
+        server.wait()
+
+
+@pytest.fixture(scope="session")
+def nvim_env(tmp_path_factory: pytest.TempPathFactory, test_python: str) -> dict[str, str]:
     """Isolated XDG dirs (and rplugin manifest: nothing of another install leaks in)."""
     base = tmp_path_factory.mktemp("nvim-env")
     env = {
@@ -53,26 +70,32 @@ def nvim_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "XDG_STATE_HOME": str(base / "state"),
         "XDG_CACHE_HOME": str(base / "cache"),
         "NVIM_RPLUGIN_MANIFEST": str(base / "rplugin.vim"),
-        "ACP_NVIM_TEST_PYTHON": sys.executable,
+        "ACP_NVIM_TEST_PYTHON": test_python,
     }
     os.environ.update(env)
     return env
 
 
-def start_nvim(workspace: Path) -> pynvim.Nvim:
+def start_nvim(workspace: Path, *, cold: bool = False) -> pynvim.Nvim:
     """An embedded headless Neovim with the plugin loaded, started in ``workspace`` the way a
-    shell starts it (``PWD``, ``OLDPWD``, ``HOME``, ``SHELL``, ``TERM``, ``LANG``, ``USER``)."""
-    instance = pynvim.attach("child", argv=shell_argv(workspace, [NVIM, "-u", INIT, "--embed", "--headless"]))
+    shell starts it (``PWD``, ``OLDPWD``, ``HOME``, ``SHELL``, ``TERM``, ``LANG``, ``USER``).
+    ``cold``: its Python programs run on the real interpreter, not the warm one (``test_python``):
+    for tests that look at those processes themselves (their parents, their memory maps)."""
+    argv = [NVIM, "-u", INIT, "--embed", "--headless"]
+    if cold:
+        argv = [f"ACP_NVIM_TEST_PYTHON={sys.executable}", *argv]  # one more variable for `env`
+    instance = pynvim.attach("child", argv=shell_argv(workspace, argv))
     instance.command(f"cd {workspace}")
     return instance
 
 
 @pytest.fixture
-def nvim(nvim_env: dict[str, str], tmp_path: Path) -> Iterator[pynvim.Nvim]:
-    """A fresh embedded headless Neovim with the plugin loaded, cwd in a temp workspace."""
+def nvim(nvim_env: dict[str, str], tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[pynvim.Nvim]:
+    """A fresh embedded headless Neovim with the plugin loaded, cwd in a temp workspace
+    (``@pytest.mark.cold_python``: see ``start_nvim``)."""
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    instance = start_nvim(workspace)
+    instance = start_nvim(workspace, cold=request.node.get_closest_marker("cold_python") is not None)
     instance.command("set columns=160 lines=50")
     try:
         yield instance

@@ -91,7 +91,7 @@ def test_unknown_subcommand_is_an_error_message(nvim):
 def test_quitting_neovim_leaves_no_agent_process(nvim_env, tmp_path):
     from conftest import start_nvim
 
-    instance = start_nvim(tmp_path)
+    instance = start_nvim(tmp_path, cold=True)  # the agent must descend from Neovim
     instance.command("Ai send hello")
     wait_for(lambda: "turn ended" in buffer_text(instance, CHAT), timeout=20)
     agents = set(_demo_agents(instance.funcs.getpid()))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import sys
 from pathlib import Path
 
 import pynvim
@@ -62,7 +63,7 @@ def alive(pid: int) -> bool:
 def saved_ids(folder: Path) -> list[str]:
     """The agent's own list of its sessions of ``folder``'s workspace (``session/list``, a fresh demo agent)."""
     spec = parse_settings({"agents": {"saved": {
-        "command": os.environ["ACP_NVIM_TEST_PYTHON"], "args": ["-m", "acp_nvim.demo_agent"],
+        "command": sys.executable, "args": ["-m", "acp_nvim.demo_agent"],
         "env": {"ACP_DEMO_SESSIONS_DIR": str(folder / "agent-sessions"), "PYTHONPATH": str(ROOT / "python")}}}})
     listed = asyncio.run(listed_by("saved", spec.agents["saved"], str(folder / "workspace"), None, spec))
     return [info.session_id for info in listed]
@@ -72,7 +73,7 @@ def saved_ids(folder: Path) -> list[str]:
 def warm_nvim(nvim_env: dict[str, str], tmp_path: Path):
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    nvim = start_nvim(workspace)
+    nvim = start_nvim(workspace, cold=True)  # counts agent processes under Neovim
     nvim.exec_lua(NOTIFY)
     nvim.exec_lua(SETUP, str(tmp_path / "agent-sessions"), str(ROOT / "python"), "default")
     try:
@@ -127,7 +128,7 @@ def test_the_warm_agent_serves_the_first_prompt_and_nothing_is_left_after_quitti
 def test_without_warm_nothing_starts_ahead(nvim_env: dict[str, str], tmp_path: Path):
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    nvim = start_nvim(workspace)
+    nvim = start_nvim(workspace, cold=True)  # counts agent processes under Neovim
     try:
         nvim.exec_lua(SETUP, str(tmp_path / "agent-sessions"), str(ROOT / "python"), False)
         nvim.exec_lua("require('acp_nvim.idle').prestart()")

@@ -45,6 +45,7 @@ def test_commands_sent_while_the_host_starts_arrive_in_order(nvim):
     assert "You said: first" in text and "You said: second" in text
 
 
+@pytest.mark.cold_python  # reads the host's own memory maps
 def test_prestart_starts_the_host_and_loads_the_protocol_while_idle(nvim):
     nvim.exec_lua("require('acp_nvim.host').prestart()")
     pid = host_pid(nvim)
