@@ -34,6 +34,30 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.timeout(TIMEOUT_FLOOR), append=False)
 
 
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Every run says where its time went: the 10 slowest tests and the time per folder (setup,
+    call and teardown summed). A report, never a failure: a slow test is seen the day it lands."""
+    spent: dict[str, float] = {}
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            nodeid, duration = getattr(report, "nodeid", ""), getattr(report, "duration", None)
+            if nodeid and isinstance(duration, float):
+                spent[nodeid] = spent.get(nodeid, 0.0) + duration
+    if not spent:
+        return
+    folders: dict[str, list[float]] = {}
+    for nodeid, seconds in spent.items():
+        folder = "/".join(nodeid.split("::")[0].split("/")[:2])
+        folders.setdefault(folder, []).append(seconds)
+    write = terminalreporter.write_line
+    terminalreporter.section("where the time went")
+    for nodeid, seconds in sorted(spent.items(), key=lambda item: -item[1])[:10]:
+        write(f"{seconds:7.2f} s  {nodeid}")
+    write("")
+    for folder, times in sorted(folders.items(), key=lambda item: -sum(item[1])):
+        write(f"{sum(times):7.1f} s  {len(times):5d} tests  {folder}")
+
+
 @pytest.fixture(autouse=True)
 def unit_tier(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """A test under tests/unit starts no process (helpers/tier.py): ``make check`` needs no Neovim, no agent."""
