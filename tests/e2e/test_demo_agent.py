@@ -42,7 +42,7 @@ from acp.schema import (
 from acp_nvim.demo_agent import SCENARIOS
 from acp_nvim.demo_agent.chat import default_reply
 from acp_nvim.demo_agent.edits import ADDED_LINE, EDIT_MARK, NEW_FILE_TEXT, demo_edit
-from helpers import async_wait_for
+from helpers import WAIT_FLOOR, async_wait_for
 
 PYTHON_DIR = Path(__file__).resolve().parents[2] / "python"
 LIMIT = 50 * 1024 * 1024
@@ -113,8 +113,12 @@ class Demo:
 async def demo_agent(client: RecordingClient, cwd: Path, *, fs: bool = True) -> AsyncIterator[Demo]:
     """Spawn ``python -m acp_nvim.demo_agent``, initialize and open one session."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PYTHON_DIR), os.environ.get("PYTHONPATH", "")])}
+    # The SDK gives the agent 2 s to exit after its stdin closes, then terminates it, and fails with
+    # ProcessLookupError when the exit comes in between: on a loaded machine it did. The agent ends
+    # on EOF; the test waits for that as long as the test's own deadline.
+    transport = {"limit": LIMIT, "shutdown_timeout": WAIT_FLOOR}
     async with spawn_agent_process(
-        client, sys.executable, "-m", "acp_nvim.demo_agent", env=env, transport_kwargs={"limit": LIMIT}
+        client, sys.executable, "-m", "acp_nvim.demo_agent", env=env, transport_kwargs=transport
     ) as (conn, process):
         caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs))
         init = await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=caps)
