@@ -56,6 +56,7 @@ class ModelServer:
         self.errors: list[str] = []
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+        self._asked = threading.Condition(self._lock)
         self.stopping = threading.Event()
         self.limited: set[str] = set()
         """``limit_once`` markers already answered with a 429 (the next request of each succeeds)."""
@@ -73,6 +74,8 @@ class ModelServer:
 
     def stop(self) -> None:
         self.stopping.set()
+        with self._asked:
+            self._asked.notify_all()
         self._httpd.shutdown()
         self._httpd.server_close()
 
@@ -87,6 +90,12 @@ class ModelServer:
                 self.errors.append(f"{api}: {reply.error}")
             self.seen.append(Seen(api, scenario.name if scenario else "-", scenario.step if scenario else 0,
                                   answer, scenario.last_result if scenario else ""))
+            self._asked.notify_all()
+
+    def wait_asked(self, scenario: str) -> None:
+        """Return once a request of ``scenario`` has come (or the server stops)."""
+        with self._asked:
+            self._asked.wait_for(lambda: self.stopping.is_set() or any(s.scenario == scenario for s in self.seen))
 
     def summary(self, last: int = 12) -> str:
         """The last requests and any errors, for assertion messages."""
@@ -184,7 +193,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.model.record(api, turn, reply)
         step_id = self.model.next_id()
         if stream:
-            self._stream(lambda sink: wire.stream(reply, sink, step_id))
+            self._stream(lambda sink: wire.stream(reply, sink, step_id), reply)
         else:
             self._json(200, wire.whole(reply, step_id))
 
@@ -194,17 +203,21 @@ class _Handler(BaseHTTPRequestHandler):
         self.model.record("gemini", turn, reply)
         step_id = self.model.next_id()
         if stream:
-            self._stream(lambda sink: wire_gemini.stream(reply, sink, step_id))
+            self._stream(lambda sink: wire_gemini.stream(reply, sink, step_id), reply)
         else:
             self._json(200, wire_gemini.whole(reply))
 
-    def _stream(self, write: Any) -> None:
+    def _stream(self, write: Any, reply: Reply | None = None) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        sink = Sink(self.wfile, self.model.stopping)
+        hold = None
+        if reply is not None and reply.hold is not None:
+            after, scenario = reply.hold
+            hold = (after, lambda: self.model.wait_asked(scenario))
+        sink = Sink(self.wfile, self.model.stopping, hold)
         write(sink)
         sink.end()
 

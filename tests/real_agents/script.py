@@ -20,6 +20,7 @@ MARKER = re.compile(r"\[scenario=([a-z_-]+)((?:\s+[a-z_]+=[^\s\]]+)*)\]")
 TEXT_DELAY = 0.01
 SLOW_DELAY = 0.05
 SLOW_CHUNKS = 600
+HOLD_AFTER = 10
 
 
 @dataclass(slots=True)
@@ -92,6 +93,10 @@ class Reply:
     call: ToolCall | None = None
     usage: tuple[int, int] = (1200, 34)
     error: str | None = None  # the script could not bind a step to this request's tools
+    hold: tuple[int, str] | None = None
+    """(n, scenario): after n chunks the stream pauses until the model is asked for that scenario
+    (``ModelServer.wait_asked``): a turn that must still be streaming when the test acts is, however
+    slowly the machine runs."""
 
 
 @dataclass(slots=True)
@@ -162,8 +167,12 @@ def script_recall_all(sc: Scenario, tools: dict[str, ToolShape], turn: Turn) -> 
 
 
 def script_slow(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:
+    """``chunks`` ticks, slowly; with ``until=SCENARIO`` the stream holds after ``HOLD_AFTER`` ticks until
+    a request of that scenario comes (a steered prompt pre-empts the held stream)."""
     count = int(sc.params.get("chunks", SLOW_CHUNKS))
-    return Reply(chunks=[f"tick{i} " for i in range(count)], delay=SLOW_DELAY)
+    until = sc.params.get("until")
+    return Reply(chunks=[f"tick{i} " for i in range(count)], delay=SLOW_DELAY,
+                 hold=(HOLD_AFTER, until) if until else None)
 
 
 def script_read(sc: Scenario, tools: dict[str, ToolShape]) -> Reply:

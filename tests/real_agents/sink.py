@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 
@@ -14,9 +15,13 @@ class Disconnected(Exception):
 class Sink:
     """Writes server-sent events; raises Disconnected once the client has gone."""
 
-    def __init__(self, out: BinaryIO, stop: threading.Event) -> None:
+    def __init__(self, out: BinaryIO, stop: threading.Event, hold: tuple[int, Callable[[], None]] | None = None
+                 ) -> None:
         self._out = out
         self._stop = stop
+        self._hold = hold
+        """(n, wait): the n-th pause between chunks also calls ``wait`` (``Reply.hold``)."""
+        self._pauses = 0
 
     def event(self, data: Any, name: str | None = None) -> None:
         head = f"event: {name}\n" if name else ""
@@ -31,6 +36,9 @@ class Sink:
             raise Disconnected(str(exc)) from None
 
     def sleep(self, seconds: float) -> None:
+        self._pauses += 1
+        if self._hold and self._pauses == self._hold[0]:
+            self._hold[1]()
         if self._stop.wait(seconds):
             raise Disconnected("server stopping")
 

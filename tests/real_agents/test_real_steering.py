@@ -14,7 +14,7 @@ from helpers import virt_lines
 
 from .driver import AgentDriver
 
-pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(180), pytest.mark.serial]  # a turn must still stream
+pytestmark = [pytest.mark.real_agent, pytest.mark.timeout(180)]
 
 
 def claude() -> pytest.MarkDecorator:
@@ -31,7 +31,7 @@ def test_a_prompt_steered_into_a_running_claude_turn_reaches_the_model_in_that_t
         agent.check(agent.nvim.exec_lua("return require('acp_nvim.state').current().steer") == "steer",
                     "the next prompt would not be steered")
     with agent.step("steering: a slow turn streams"):
-        before = agent.send("[scenario=slow chunks=400] count slowly")
+        before = agent.send("[scenario=slow chunks=400 until=steered] count slowly")
         agent.wait_chat("tick5 ")
     with agent.step("steering: a prompt sent now is steered into the turn"):
         agent.nvim.command("Ai send [scenario=steered word=steer-word-91] and say this too")

@@ -6,9 +6,11 @@ import json
 import urllib.request
 from typing import Any
 
+from helpers import WAIT_FLOOR
+
 from . import wire_responses
 from .model_server import ModelServer
-from .script import SEARCHES, ToolShape, Turn, edit_call, find_scenario, json_for_schema, reply_for
+from .script import HOLD_AFTER, SEARCHES, ToolShape, Turn, edit_call, find_scenario, json_for_schema, reply_for
 
 MARK = "[scenario=edit file=/w/a.txt old=answer_41 new=answer_42] go"
 
@@ -136,3 +138,29 @@ def test_the_editor_tool_is_found_by_each_agents_naming() -> None:
 
     for name in ("mcp__nvim__diagnostics", "nvim_diagnostics", "nvim__diagnostics", "diagnostics"):
         assert editor_tool({name: ToolShape(name, {"path"})}, "diagnostics").name == name
+
+
+TOOLS = [{"name": "Read", "input_schema": {"properties": {"file_path": {}}}}]
+
+
+def test_a_held_stream_waits_for_the_scenario_it_names() -> None:
+    """``[scenario=slow until=X]`` streams ``HOLD_AFTER`` ticks, then nothing until a request of X comes."""
+    model_server = ModelServer().start()
+    try:
+        request = urllib.request.Request(model_server.url + "/v1/messages", data=json.dumps({
+            "stream": True, "messages": [{"role": "user", "content": "[scenario=slow chunks=30 until=steered] go"}],
+            "tools": TOOLS}).encode(), headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=WAIT_FLOOR) as response:
+            text = ""
+            while text.count('"text_delta"') < HOLD_AFTER:
+                data = response.read1()
+                assert data, "the stream ended before its hold"
+                text += data.decode()
+            assert "tick9 " in text and "tick10 " not in text
+            assert [s.scenario for s in model_server.seen] == ["slow"], "no steered request yet: the stream holds"
+            post(model_server, "/v1/messages", {"stream": False, "tools": TOOLS, "messages": [
+                {"role": "user", "content": "[scenario=steered word=w] more"}]})
+            text += response.read().decode()
+        assert "tick29 " in text, "the stream goes on once the scenario it waits for was asked"
+    finally:
+        model_server.stop()
