@@ -312,3 +312,32 @@ def test_buffer_writes_while_the_name_flips_never_end_in_internal_error(nvim, wo
     internal = [r for r in answers if r.get("code") == -32603]
     assert internal == [], internal[:3]
     assert (outside / "target.txt").read_text() == "OUTSIDE TARGET\n"
+
+
+@pytest.mark.parametrize("policy", ["auto-edit", "trust"])
+def test_a_dot_git_file_and_the_git_folder_it_names_are_reviewed_under_every_policy(nvim, workspace, tmp_path,
+                                                                                    policy):
+    """A linked worktree's ``.git`` is a file naming its git folder: pointing it at a folder the agent
+    filled (or writing that folder's ``config``) sets what git runs, like ``.git/config`` does."""
+    setup(nvim, policy)
+    pointer = workspace / ".git"
+    pointer.write_text("gitdir: meta\n")
+    meta = workspace / "meta"
+    meta.mkdir()
+    (meta / "config").write_text("[core]\n")
+    shaped = workspace / "vendor" / "lib"  # a git folder no .git file above it names
+    (shaped / "objects").mkdir(parents=True)
+    (shaped / "HEAD").write_text("ref: refs/heads/main\n")
+    plain = workspace / "plain.txt"
+    out = start(nvim, tmp_path, [
+        {"do": "write", "path": str(pointer), "content": "gitdir: evil\n"},
+        {"do": "write", "path": str(meta / "config"), "content": FSMONITOR},
+        {"do": "write", "path": str(shaped / "config"), "content": FSMONITOR},
+        {"do": "write", "path": str(plain), "content": "fine\n"}])
+    for shown in (pointer, meta / "config", shaped / "config"):
+        kind, files = answer_next(nvim, "rejected")
+        assert kind == "review" and files[0][0] == str(shown)
+    *refused, wrote_plain = results(out)
+    assert [r["ok"] for r in refused] == [False, False, False] and wrote_plain == {"ok": True}
+    assert pointer.read_text() == "gitdir: meta\n" and (meta / "config").read_text() == "[core]\n"
+    assert not (shaped / "config").exists() and plain.read_text() == "fine\n"
