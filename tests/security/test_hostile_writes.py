@@ -384,3 +384,29 @@ def test_every_changed_character_of_a_review_is_on_screen_before_an_accept(nvim,
     assert "⟨U+061C⟩" in shown["marks"] and "⟨U+00A0⟩" in shown["marks"], shown["marks"]
     assert answer_next(nvim, "rejected")[0] == "review"
     assert results(out)[0]["option"] == "no" and target.read_text() == "debug = False\n"
+
+
+LEFT_BAR = """
+local r = require('acp_nvim.review').pending()[1]
+local w = r and r.files and r.files[1] and r.files[1].wins and r.files[1].wins[1]
+return w and vim.api.nvim_win_is_valid(w) and vim.wo[w].winbar or nil
+"""
+
+
+@pytest.mark.parametrize("policy", ["ask", "auto-edit"])
+def test_a_review_names_the_file_a_link_leads_to_and_that_it_configures_execution(nvim, workspace, tmp_path,
+                                                                                   policy):
+    """"Edit docs/settings.ini" through a workspace link writes .git/config: the review says so."""
+    setup(nvim, policy)
+    (workspace / ".git").mkdir()
+    config = workspace / ".git" / "config"
+    config.write_text("[core]\n")
+    (workspace / "docs").mkdir()
+    (workspace / "docs" / "settings.ini").symlink_to(config)
+    out = start(nvim, tmp_path, [{"do": "ask", "id": "e1", "kind": "edit", "title": "Edit docs/settings.ini",
+                                  "diffs": [diff("docs/settings.ini", "[core]\n", FSMONITOR)]}])
+    bar = wait_for(lambda: nvim.exec_lua(LEFT_BAR), what="the review's winbar", nvim=nvim)
+    assert "docs/settings.ini" in bar and "[link → writes .git/config]" in bar, bar
+    assert "[configures code execution]" in bar, bar
+    assert answer_next(nvim, "rejected")[0] == "review"
+    assert results(out)[0]["option"] == "no" and config.read_text() == "[core]\n"
