@@ -30,6 +30,7 @@ M.groups = {
   AcpNvimReviewTitle = 'Title',
   AcpNvimReviewKey = 'Special',
   AcpNvimReviewNote = 'DiagnosticWarn',
+  AcpNvimReviewHidden = 'DiagnosticError',
   -- permission prompts (and the review's winbar while its keys wait)
   AcpNvimPromptLocked = 'DiagnosticWarn',
   AcpNvimPromptHint = 'Comment',

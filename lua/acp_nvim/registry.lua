@@ -193,6 +193,70 @@ local function unpack_argv(archive, dir)
   end
 end
 
+--- Whether `path` lies inside `dir` (both absolute, normalized; `dir` itself is not inside).
+local function within(path, dir)
+  return path:sub(1, #dir + 1) == dir .. '/' and #path > #dir + 1
+end
+
+--- The problem with a registry `cmd` as written (nil when it names a path below the install
+--- folder): never absolute, never a `..`, never empty.
+local function cmd_problem(cmd)
+  if type(cmd) ~= 'string' or cmd == '' then
+    return 'names no command'
+  end
+  if cmd:sub(1, 1) == '/' or cmd:sub(1, 1) == '~' or cmd:find('\\', 1, true) or cmd:match('^%a:') then
+    return ('has an absolute cmd %q'):format(cmd)
+  end
+  for part in cmd:gmatch('[^/]+') do
+    if part == '..' then
+      return ('has a cmd %q that climbs out of its folder (..)'):format(cmd)
+    end
+  end
+  if cmd:gsub('^%./', ''):gsub('/+$', '') == '' or cmd:match('^[./]*$') then
+    return ('has a cmd %q that names no file'):format(cmd)
+  end
+end
+
+--- The problem with the file `cmd` names below `dir` once it is there (nil when it is a regular
+--- file reached through real folders only): checked with lstat, no link followed.
+local function landed_problem(dir, cmd)
+  local at = dir
+  local parts = vim.tbl_filter(function(part)
+    return part ~= '' and part ~= '.'
+  end, vim.split(cmd, '/', { plain = true }))
+  for index, part in ipairs(parts) do
+    at = at .. '/' .. part
+    local stat = vim.uv.fs_lstat(at)
+    if not stat then
+      return ('the archive has no %s'):format(cmd)
+    end
+    if stat.type == 'link' then
+      return ('%s in the archive is a link (%s): acp.nvim installs no command through a link'):format(
+        table.concat(vim.list_slice(parts, 1, index), '/'), tostring(vim.uv.fs_readlink(at)))
+    end
+    if index < #parts and stat.type ~= 'directory' then
+      return ('the archive has no %s'):format(cmd)
+    end
+    if index == #parts and stat.type ~= 'file' then
+      return ('%s in the archive is not a file'):format(cmd)
+    end
+  end
+end
+
+--- The first link below `dir` that leads outside it (or nowhere): "path -> target", or nil.
+local function escaping_link(dir)
+  local real_dir = vim.uv.fs_realpath(dir) or dir
+  for name, kind in vim.fs.dir(dir, { depth = 64 }) do
+    if kind == 'link' then
+      local path = dir .. '/' .. name
+      local real = vim.uv.fs_realpath(path)
+      if not real or not within(real, real_dir) then
+        return ('%s -> %s'):format(name, tostring(vim.uv.fs_readlink(path)))
+      end
+    end
+  end
+end
+
 -- each installer: (agent, dist, dir, done(manifest | nil, why))
 local INSTALL = {}
 
@@ -215,7 +279,12 @@ function INSTALL.binary(agent, dist, dir, done)
   if type(url) ~= 'string' or type(dist.cmd) ~= 'string' then
     return done(nil, 'its binary distribution names no archive or cmd')
   end
-  local file = dir .. '/' .. (url:match('([^/?#]+)[?#]?[^/]*$') or 'download')
+  local problem = cmd_problem(dist.cmd)
+  if problem then
+    return done(nil, ('the registry entry %s: everything it installs stays in %s'):format(problem, dir))
+  end
+  local name = url:match('([^/?#]+)[?#]?[^/]*$') or 'download'
+  local file = dir .. '/' .. ((name == '.' or name == '..') and 'download' or name)
   run({ 'curl', '-fsSL', '--max-time', '600', '-o', file, url }, {}, function(result)
     if result.code ~= 0 then
       return done(nil, ('downloading %s failed: %s'):format(url, last_lines(result)))
@@ -227,17 +296,27 @@ function INSTALL.binary(agent, dist, dir, done)
           dist.sha256))
       end
     end
-    local command = vim.fs.normalize(dir .. '/' .. dist.cmd:gsub('^%./', ''))
+    local relative = dist.cmd:gsub('^%./', '')
+    local command = vim.fs.normalize(dir .. '/' .. relative)
+    if not within(command, vim.fs.normalize(dir)) then
+      return done(nil, ('the registry entry has a cmd %q outside %s'):format(dist.cmd, dir))
+    end
     local finish = function()
-      if vim.fn.filereadable(command) == 0 then
-        return done(nil, ('the archive has no %s'):format(dist.cmd))
+      local link = escaping_link(dir)
+      if link then
+        return done(nil, ('the archive holds a link that leads outside its folder (%s): not installed'):format(link))
+      end
+      local landed = landed_problem(dir, relative)
+      if landed then
+        return done(nil, landed)
       end
       vim.uv.fs_chmod(command, tonumber('755', 8))
       done({ command = command, args = dist.args or {}, env = dist.env or {} })
     end
     local argv = unpack_argv(file, dir)
     if not argv then -- a bare executable
-      if file ~= command then
+      if file ~= command then -- the folder is new and holds only the download: no link on the way
+        vim.fn.mkdir(vim.fs.dirname(command), 'p')
         vim.fn.rename(file, command)
       end
       return finish()
@@ -267,7 +346,10 @@ function INSTALL.uvx(agent, dist, dir, done)
         if result.code ~= 0 then
           return done(nil, 'pip install failed: ' .. last_lines(result))
         end
-        local name = dist.package:match('^([%w%._-]+)')
+        local name = dist.package:match('^(%w[%w%._-]*)')
+        if not name or name:find('..', 1, true) then
+          return done(nil, ('the package name %q names no command'):format(dist.package))
+        end
         done({ command = venv .. '/bin/' .. name, args = dist.args or {}, env = dist.env or {} })
       end)
   end)
@@ -294,7 +376,7 @@ function M.install_agent(agent, done)
       M.platform()), vim.log.levels.ERROR)
     return done(false)
   end
-  if not check_id(agent.id) or type(agent.version) ~= 'string' or agent.version:find('[/\\]')
+  if not check_id(agent.id) or type(agent.version) ~= 'string' or not agent.version:match('^%w[%w%.%+_-]*$')
     or agent.version:find('%.%.') then
     say(('the registry entry %q has an id or version acp.nvim does not use as a folder name'):format(
       tostring(agent.id)), vim.log.levels.ERROR)
@@ -306,6 +388,10 @@ function M.install_agent(agent, done)
   vim.fn.mkdir(dir, 'p')
   say(('installing %s %s (%s)…'):format(agent.id, agent.version, kind))
   INSTALL[kind](agent, dist, dir, function(manifest, why)
+    local real = manifest and vim.uv.fs_realpath(manifest.command)
+    if manifest and not (real and within(real, vim.uv.fs_realpath(dir) or dir)) then
+      manifest, why = nil, ('its command %s lies outside %s'):format(tostring(manifest.command), final)
+    end
     if not manifest then
       vim.fn.delete(dir, 'rf')
       vim.fn.delete(vim.fn.fnamemodify(final, ':h'), 'd') -- its id's folder, when nothing else is in it

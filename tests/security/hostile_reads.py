@@ -8,6 +8,9 @@ got, over HTTP with the MCP SDK's client and its bearer token).
 The prompt is one JSON object:
   {"op": "read", "path": ..., "out": result-file}
   {"op": "mcp", "tool": name, "args": {...}, "out": result-file}
+  {"op": "deep", "method": ..., "depth": n, "path": ..., "out": result-file}: a request nested
+                                ``depth`` deep as a whole (in the ``_meta`` of an ``fs/read_text_file``
+                                of ``path``, or in the params of an extension method)
 The result is written as JSON to ``out``: ``ok`` and the content (read), the tool's text (mcp),
 or the error's code and message.
 """
@@ -56,6 +59,22 @@ class HostileReads(ScriptedAgent):
         except RequestError as exc:
             return {"ok": False, "code": exc.code, "message": str(exc)}
         return {"ok": True, "content": response.content}
+
+    async def _deep(self, session_id: str, request: dict[str, Any]) -> dict[str, Any]:
+        method = request["method"]
+        reading = method == "fs/read_text_file"
+        nested: Any = "bottom"
+        for level in range(request["depth"] - (3 if reading else 2)):  # the message, params (and _meta) add
+            nested = [nested] if level % 2 else {"a": nested}
+        if reading:
+            params = {"sessionId": session_id, "path": request["path"], "_meta": {"x": nested}}
+        else:
+            params = {"x": nested}
+        try:
+            await self.client._conn.send_request(method, params)
+        except RequestError as exc:
+            return {"ok": False, "code": exc.code, "message": str(exc)}
+        return {"ok": True}
 
     async def _mcp(self, session_id: str, request: dict[str, Any]) -> dict[str, Any]:
         server = next((s for s in self.servers if isinstance(s, HttpMcpServer) and s.name == "nvim"), None)

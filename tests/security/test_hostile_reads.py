@@ -219,3 +219,18 @@ def test_mcp_opens_of_fifos_devices_and_links_out_fail_at_once(nvim, workspace, 
     agent.nothing_leaked()
     assert stat.S_ISFIFO((workspace / "fifo").lstat().st_mode)
     assert tree(outside) == before
+
+
+@pytest.mark.parametrize("method", ["fs/read_text_file", "_hostile/deep"])
+def test_a_request_nested_too_deep_is_refused_as_invalid_and_the_connection_goes_on(nvim, workspace, agent, method):
+    """A value nested 900 deep would be read, then fail inside the SDK's validation as an internal
+    error; it is refused before it is handled, saying why, and the next request is answered."""
+    hello = workspace / "hello.txt"
+    for depth in (65, 900):
+        refused = agent.send({"op": "deep", "method": method, "depth": depth, "path": str(hello)})
+        assert not refused["ok"] and refused["code"] in (-32600, -32700), refused
+        assert "nested deeper than 64 levels" in refused["message"], refused
+    if method == "fs/read_text_file":
+        assert agent.send({"op": "deep", "method": method, "depth": 64, "path": str(hello)}) == {"ok": True}
+    assert agent.read(hello) == {"ok": True, "content": "hello\n"}
+    assert nvim.api.get_mode()["blocking"] is False

@@ -312,3 +312,101 @@ def test_buffer_writes_while_the_name_flips_never_end_in_internal_error(nvim, wo
     internal = [r for r in answers if r.get("code") == -32603]
     assert internal == [], internal[:3]
     assert (outside / "target.txt").read_text() == "OUTSIDE TARGET\n"
+
+
+@pytest.mark.parametrize("policy", ["auto-edit", "trust"])
+def test_a_dot_git_file_and_the_git_folder_it_names_are_reviewed_under_every_policy(nvim, workspace, tmp_path,
+                                                                                    policy):
+    """A linked worktree's ``.git`` is a file naming its git folder: pointing it at a folder the agent
+    filled (or writing that folder's ``config``) sets what git runs, like ``.git/config`` does."""
+    setup(nvim, policy)
+    pointer = workspace / ".git"
+    pointer.write_text("gitdir: meta\n")
+    meta = workspace / "meta"
+    meta.mkdir()
+    (meta / "config").write_text("[core]\n")
+    shaped = workspace / "vendor" / "lib"  # a git folder no .git file above it names
+    (shaped / "objects").mkdir(parents=True)
+    (shaped / "HEAD").write_text("ref: refs/heads/main\n")
+    plain = workspace / "plain.txt"
+    out = start(nvim, tmp_path, [
+        {"do": "write", "path": str(pointer), "content": "gitdir: evil\n"},
+        {"do": "write", "path": str(meta / "config"), "content": FSMONITOR},
+        {"do": "write", "path": str(shaped / "config"), "content": FSMONITOR},
+        {"do": "write", "path": str(plain), "content": "fine\n"}])
+    for shown in (pointer, meta / "config", shaped / "config"):
+        kind, files = answer_next(nvim, "rejected")
+        assert kind == "review" and files[0][0] == str(shown)
+    *refused, wrote_plain = results(out)
+    assert [r["ok"] for r in refused] == [False, False, False] and wrote_plain == {"ok": True}
+    assert pointer.read_text() == "gitdir: meta\n" and (meta / "config").read_text() == "[core]\n"
+    assert not (shaped / "config").exists() and plain.read_text() == "fine\n"
+
+
+WINDOW_TEXT = """
+local win = ...
+vim.cmd('redraw')
+local row, col = unpack(vim.api.nvim_win_get_position(win))
+local rows, textoff = {}, vim.fn.getwininfo(win)[1].textoff  -- the fold column is no text
+for r = 1, vim.api.nvim_win_get_height(win) do
+  local cells = {}
+  for c = textoff + 1, vim.api.nvim_win_get_width(win) do cells[#cells + 1] = vim.fn.screenstring(row + r, col + c) end
+  rows[r] = table.concat(cells)
+end
+local marks = {}
+for _, m in ipairs(vim.api.nvim_buf_get_extmarks(vim.api.nvim_win_get_buf(win), -1, 0, -1, {details = true})) do
+  for _, chunk in ipairs(m[4].virt_text or {}) do marks[#marks + 1] = chunk[1] end
+end
+return {rows = rows, wrap = vim.wo[win].wrap, marks = marks}
+"""
+PROPOSAL_WIN = """
+local r = require('acp_nvim.review').pending()[1]
+return r and r.files and r.files[1] and r.files[1].wins and r.files[1].wins[2]
+"""
+
+
+def test_every_changed_character_of_a_review_is_on_screen_before_an_accept(nvim, workspace, tmp_path):
+    """A command past column 199 of a window 40 columns wide, and characters that show as nothing
+    (an Arabic letter mark, a no-break space), are seen in the review: it wraps and marks them."""
+    nvim.command("set columns=80 lines=40")
+    setup(nvim)
+    target = workspace / "settings.py"
+    target.write_text("debug = False\n")
+    hidden = "debug = False" + " " * 190 + "; __import__('os').system('touch PWNED')"
+    out = start(nvim, tmp_path, [{"do": "ask", "id": "e1", "kind": "edit", "title": "Edit settings.py",
+                                  "diffs": [diff(target, "debug = False\n",
+                                                 f"{hidden}\nname = 'a\u061cb'\nsep = 'x\u00a0y'\n")]}])
+    win = wait_for(lambda: nvim.exec_lua(PROPOSAL_WIN), what="the review's proposal window", nvim=nvim)
+    shown = nvim.exec_lua(WINDOW_TEXT, win)
+    screen = "".join(shown["rows"])
+    assert shown["wrap"] and "__import__('os').system('touch PWNED')" in screen, shown["rows"]
+    assert "·" * 20 in screen  # the run of spaces is drawn, not blank
+    assert "⟨U+061C⟩" in shown["marks"] and "⟨U+00A0⟩" in shown["marks"], shown["marks"]
+    assert answer_next(nvim, "rejected")[0] == "review"
+    assert results(out)[0]["option"] == "no" and target.read_text() == "debug = False\n"
+
+
+LEFT_BAR = """
+local r = require('acp_nvim.review').pending()[1]
+local w = r and r.files and r.files[1] and r.files[1].wins and r.files[1].wins[1]
+return w and vim.api.nvim_win_is_valid(w) and vim.wo[w].winbar or nil
+"""
+
+
+@pytest.mark.parametrize("policy", ["ask", "auto-edit"])
+def test_a_review_names_the_file_a_link_leads_to_and_that_it_configures_execution(nvim, workspace, tmp_path,
+                                                                                   policy):
+    """"Edit docs/settings.ini" through a workspace link writes .git/config: the review says so."""
+    setup(nvim, policy)
+    (workspace / ".git").mkdir()
+    config = workspace / ".git" / "config"
+    config.write_text("[core]\n")
+    (workspace / "docs").mkdir()
+    (workspace / "docs" / "settings.ini").symlink_to(config)
+    out = start(nvim, tmp_path, [{"do": "ask", "id": "e1", "kind": "edit", "title": "Edit docs/settings.ini",
+                                  "diffs": [diff("docs/settings.ini", "[core]\n", FSMONITOR)]}])
+    bar = wait_for(lambda: nvim.exec_lua(LEFT_BAR), what="the review's winbar", nvim=nvim)
+    assert "docs/settings.ini" in bar and "[link → writes .git/config]" in bar, bar
+    assert "[configures code execution]" in bar, bar
+    assert answer_next(nvim, "rejected")[0] == "review"
+    assert results(out)[0]["option"] == "no" and config.read_text() == "[core]\n"

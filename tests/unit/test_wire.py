@@ -299,7 +299,7 @@ async def test_a_line_nested_too_deeply_is_dropped_and_the_session_goes_on():
     deep = b'{"jsonrpc":"2.0","method":"session/update","params":' + b"[" * 3000 + b"]" * 3000 + b"}\n"
     recorder, _ = await run([deep, chunk("alive")])
     assert recorder.seen == [("agent_message_chunk", "alive")]
-    assert recorder.dropped_lines[0][0] == "dropped a line from the agent: nested too deeply to read"
+    assert recorder.dropped_lines[0][0] == "dropped a line from the agent: nested deeper than 64 levels"
 
 
 async def test_a_request_nested_too_deeply_is_answered_with_an_error():
@@ -307,10 +307,10 @@ async def test_a_request_nested_too_deeply_is_answered_with_an_error():
         b"]" * 3000 + b"}\n"
     recorder, writer = await run([deep])
     assert writer.messages() == [{"jsonrpc": "2.0", "id": "r1", "error": {
-        "code": -32600, "message": "unreadable message: nested too deeply to read"}}]
+        "code": -32600, "message": "unreadable message: nested deeper than 64 levels"}}]
     summary, _, tell, _ = recorder.dropped_lines[0]
     assert summary == ("dropped a line from the agent (a method session/request_permission): "
-                       "nested too deeply to read") and tell
+                       "nested deeper than 64 levels") and tell
 
 
 @pytest.mark.parametrize("bad_id", [[1], {"a": 1}, True])
@@ -660,3 +660,18 @@ def test_a_long_text_answer_is_encoded_once_and_the_same_json_every_time(monkeyp
         "content": other}, "another text is encoded afresh"
     extra = {"jsonrpc": "2.0", "id": 6, "result": {"content": text, "_meta": {"a": 1}}}
     assert json.loads(wire.encode_line(extra)) == extra, "any other shape is encoded whole"
+
+
+def test_too_deep_counts_arrays_and_objects_not_brackets_in_strings():
+    def nested(depth: int) -> bytes:
+        value: object = 0
+        for level in range(depth):
+            value = [value] if level % 2 else {"a": value}
+        return json.dumps(value).encode()
+
+    assert not json_lines.too_deep(nested(json_lines.MAX_DEPTH))
+    assert json_lines.too_deep(nested(json_lines.MAX_DEPTH + 1)) and json_lines.too_deep(nested(900))
+    assert json_lines.too_deep(nested(900).decode())  # a WebSocket frame
+    assert not json_lines.too_deep(line({"text": "[{" * 500, "escaped": '\\"[' * 500}))
+    assert not json_lines.too_deep(line({"items": [[{"a": []}] for _ in range(1000)]}))
+    assert not json_lines.too_deep(b"[" * 100)  # not JSON: its parser says so

@@ -43,3 +43,18 @@ def test_shown_paths_are_the_diffs_the_raw_input_edits_and_the_locations(tmp_pat
 
 def test_a_request_without_files_shows_none(tmp_path):
     assert shown_paths(Shown.of(ToolCallState("t1", kind="think", title="Think")), str(tmp_path)) == []
+
+
+def test_a_dot_git_file_and_the_git_folder_it_names_configure_execution(tmp_path):
+    roots = [tmp_path]
+    (tmp_path / ".git").write_text("gitdir: meta\n")
+    (tmp_path / "meta").mkdir()
+    assert configures_execution(tmp_path / ".git", roots)
+    assert configures_execution(tmp_path / "meta" / "config", roots)
+    assert configures_execution(tmp_path / "meta" / "hooks" / "post-checkout", roots)
+    assert not configures_execution(tmp_path / "metal" / "config", roots)
+    shaped = tmp_path / "lib"
+    (shaped / "objects").mkdir(parents=True)
+    (shaped / "HEAD").write_text("ref: refs/heads/main\n")
+    assert configures_execution(shaped / "config", roots)
+    assert not configures_execution(tmp_path / "src" / "main.py", roots)

@@ -16,6 +16,20 @@ local function key(k, label)
   return ('%%#AcpNvimReviewKey#%s%%#AcpNvimReviewBar# %s'):format(k, label)
 end
 
+--- What the name leads to: the file a write lands in when the name is a link, and a flag when
+--- that file configures code execution.
+local function target(file)
+  local out = ''
+  if (file.spec.target or '') ~= '' then
+    out = (' %%#AcpNvimReviewNote#[link → writes %s]%%#AcpNvimReviewBar#'):format(
+      escape(display_name(file.spec.target)))
+  end
+  if file.spec.runs_code then
+    out = out .. ' %#AcpNvimReviewNote#[configures code execution]%#AcpNvimReviewBar#'
+  end
+  return out
+end
+
 local function left_bar(review, file)
   local multi = #review.files > 1
   local state = file.live and vim.bo[file.left].modified and ' [unsaved]' or ''
@@ -23,7 +37,8 @@ local function left_bar(review, file)
     state = state .. ' %#AcpNvimPromptLocked#[keys wait a moment]%#AcpNvimReviewBar#'
   end
   local parts = {
-    ('%%#AcpNvimReviewTitle#current%%#AcpNvimReviewBar# %s%s'):format(escape(display_name(file.spec.path)), state),
+    ('%%#AcpNvimReviewTitle#current%%#AcpNvimReviewBar# %s%s%s'):format(escape(display_name(file.spec.path)),
+      target(file), state),
     key('ga', multi and 'accept file' or 'accept'),
     key('gr', multi and 'reject file' or 'reject'),
   }

@@ -5,6 +5,13 @@ local M = {}
 local api = vim.api
 local diff = require('acp_nvim.kit.diff')
 
+--- Every character of a review can be seen before an accept counts: lines wrap (no text past the
+--- window's edge, as diff mode would leave it), tabs, runs of spaces, trailing spaces and no-break
+--- spaces show as marks, and characters that show as nothing (bidi marks, zero-width and
+--- exotic spaces Neovim prints as themselves) get a mark naming them (`hidden.mark`).
+M.OPTIONS = { wrap = true, linebreak = false, breakindent = false, list = true,
+  listchars = 'tab:→ ,trail:·,nbsp:␣,multispace:·,leadmultispace: ,extends:›,precedes:‹' }
+
 local function group_name(review)
   return 'acp_nvim_review_' .. review.id
 end
@@ -22,6 +29,13 @@ end
 function M.open(file)
   file.wins = diff.tab({ file.left, file.prop })
   file.tab = api.nvim_get_current_tabpage()
+  for _, win in ipairs(file.wins) do
+    diff.set(win, M.OPTIONS)
+  end
+  require('acp_nvim.review.hidden').mark(file.prop)
+  if not file.live then
+    require('acp_nvim.review.hidden').mark(file.left)
+  end
   first_hunk(file.wins[2])
 end
 

@@ -157,6 +157,10 @@ class FileReview:
     located: str
     note: str = ""
     snippet_old: str = ""
+    target: str = ""
+    """The file a write lands in when ``path`` leads elsewhere (a link on the way); "" when it is ``path``."""
+    runs_code: bool = False
+    """The file written configures code execution (``permissions/exec_files.py``)."""
 
     @property
     def snippet_only(self) -> bool:

@@ -12,6 +12,9 @@ Before either, :func:`too_many_items` bounds what a line may cost once parsed: a
 shorter than ``MAX_ITEMS`` bytes cannot hold more items and is not looked at; a longer one is
 counted at C speed (its ``,``, ``[`` and ``{``, strings included: an overestimate), and only
 when that count is over the bound are its strings taken out and the count made exact.
+
+:func:`too_deep` bounds its nesting the same way, before it is parsed: a value nested deeper than
+``MAX_DEPTH`` would be read, then fail deep inside the SDK's validation as an internal error.
 """
 
 from __future__ import annotations
@@ -36,6 +39,12 @@ MAX_ITEMS = 500_000
 40 MB once parsed, and far beyond any ACP message (a long text is one string)."""
 STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
 """A JSON string (the unrolled loop: runs of plain bytes at C speed)."""
+MAX_DEPTH = 64
+"""The deepest nesting of arrays and objects a message may have: far beyond any ACP message (a
+tool's raw input included), far below what a recursive reader or validator can take."""
+NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+INNERMOST = re.compile(rb"\[\]|\{\}")
+"""An empty array or object once all else is taken out: one pass removes one level."""
 
 
 def too_many_items(line: bytes | str) -> int | None:
@@ -49,6 +58,23 @@ def too_many_items(line: bytes | str) -> int | None:
     bare = STRING.sub(b'""', line)
     count = bare.count(b",") + bare.count(b"[") + bare.count(b"{")
     return count if count > MAX_ITEMS else None
+
+
+def too_deep(line: bytes | str) -> bool:
+    """Whether ``line`` nests arrays and objects deeper than ``MAX_DEPTH`` (strings not counted).
+    A line with no more brackets than that cannot, and is not looked at further; otherwise its
+    strings are taken out, then its innermost pairs, one level per pass, all at C speed."""
+    if isinstance(line, str):  # a WebSocket text frame
+        line = line.encode("utf-8", "surrogatepass")
+    if line.count(b"[") + line.count(b"{") <= MAX_DEPTH:
+        return False
+    brackets = STRING.sub(b"", line).translate(None, NOT_BRACKETS)
+    for _ in range(MAX_DEPTH):
+        fewer = INNERMOST.sub(b"", brackets)
+        if not fewer or fewer == brackets:  # all gone, or not JSON (its parser says so)
+            return False
+        brackets = fewer
+    return True
 
 
 def _loads_orjson(line: bytes) -> object:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from ..errors import AgentStartError
-from .json_lines import MAX_ITEMS, too_many_items
+from .json_lines import MAX_DEPTH, MAX_ITEMS, too_deep, too_many_items
 from .wire import Tap
 
 FRAME_LIMIT = 64 * 1024 * 1024
@@ -78,6 +78,9 @@ class WebSocketTransport:
         if items is not None:
             self._tap.noise(f"(a frame of {len(frame):,} characters dropped: {items:,} values, over the limit "
                             f"of {MAX_ITEMS:,})")
+            return None
+        if too_deep(frame):
+            self._tap.noise(f"(a frame of {len(frame):,} characters dropped: nested deeper than {MAX_DEPTH} levels)")
             return None
         try:
             message = json.loads(frame)

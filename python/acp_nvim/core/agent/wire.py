@@ -10,7 +10,8 @@ lines (an OAuth URL, a progress bar) as such, and never lets one end the connect
 - a line over the session's ``max_line_bytes`` is dropped without being held in memory, and
   the user is told; a request or response it began is answered or failed, so nobody waits;
   so is a line that holds more than ``MAX_ITEMS`` values (``json_lines.too_many_items``:
-  its parse would cost 30 times its size), before it is parsed;
+  its parse would cost 30 times its size), or that nests deeper than ``MAX_DEPTH``
+  (``json_lines.too_deep``: the SDK's validation would fail inside), before it is parsed;
 - what the SDK cannot take is dropped with a log line: a response whose id is no number or
   string, a notification nobody handles (ACP: ignore), a request whose method is no string;
 - ``$/cancel_request`` (which the SDK does not route) goes to the session's client side; every
@@ -35,7 +36,7 @@ from typing import Protocol
 
 from ..questions import AGENT_REQUEST
 from .inbound import Inbound, Streamed, Withdrawing, streamed, streamed_line, validated
-from .json_lines import MAX_ITEMS, NOT_JSON, loads_careful, loads_fast, too_many_items
+from .json_lines import MAX_DEPTH, MAX_ITEMS, NOT_JSON, loads_careful, loads_fast, too_deep, too_many_items
 
 try:
     import orjson
@@ -309,6 +310,8 @@ class WireTransport:
         items = too_many_items(line)
         if items is not None:
             return Unreadable(line[:HEAD_BYTES], len(line), f"{items:,} values, over the limit of {MAX_ITEMS:,}"), None
+        if too_deep(line):
+            return Unreadable(line[:HEAD_BYTES], len(line), f"nested deeper than {MAX_DEPTH} levels"), None
         try:
             message, note = loads_fast(line), None
         except (ValueError, RecursionError):

@@ -288,10 +288,15 @@ class PermissionBroker:
                       edits: list[ProposedEdit], offers: dict[str, RuleOffer]) -> RequestPermissionResponse:
         review = await review_model.build(self._scope.session_key, next(self._numbers), question.title,
                                           question.kind, edits,
-                                          lambda path: self._read_current(path, state.tool_call_id), self._scope.cwd)
+                                          lambda path: self._read_current(path, state.tool_call_id), self._scope.cwd,
+                                          self._files.policy.roots)
         for file in review.files:
             if file.note:
                 self._transcript.notice(f"review of {file.path}: {file.note}", "info")
+            if file.target:
+                runs = " (a file that configures code execution)" if file.runs_code else ""
+                self._transcript.notice(f"review of {file.path}: the name is a link; a write lands in "
+                                        f"{file.target}{runs}", "warn")
         verdict = await self._ask(ticket, REVIEW, lambda t: self._editor.show_review(t, question, review))
         if not isinstance(verdict, ReviewVerdict):
             return cancelled()

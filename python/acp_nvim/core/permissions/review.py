@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +23,7 @@ from ..port import FileVerdict as FileVerdict
 from ..port import Review as Review
 from ..port import ReviewVerdict as ReviewVerdict
 from ..transcript.tool_calls import ToolCallState
+from .exec_files import configures_execution
 from .text_merge import carry_over
 
 MAX_REVIEW_BYTES = 32 * 1024 * 1024
@@ -109,12 +110,22 @@ def _first_str(data: Mapping[str, object], keys: tuple[str, ...]) -> str | None:
 
 
 async def build(session_key: str, number: int, title: str, kind: str, edits: list[ProposedEdit],
-                read: CurrentReader, cwd: str) -> Review:
-    """A review with one entry per file (in the order the agent named them)."""
+                read: CurrentReader, cwd: str, roots: Sequence[Path] = ()) -> Review:
+    """A review with one entry per file (in the order the agent named them), each naming the file
+    a write would land in and whether it configures code execution."""
     review = Review(session_key, number, title, kind)
     for path, file_edits in _by_path(edits, cwd).items():
-        review.files.append(reconstruct(path, await read(path), file_edits))
+        file = reconstruct(path, await read(path), file_edits)
+        file.target, file.runs_code = await asyncio.to_thread(target_of, path, roots)
+        review.files.append(file)
     return review
+
+
+def target_of(path: str, roots: Sequence[Path] = ()) -> tuple[str, bool]:
+    """The file a write to ``path`` lands in when a link on the way leads elsewhere ("" when it is
+    ``path`` itself), and whether that file configures code execution."""
+    resolved = os.path.realpath(path)
+    return ("" if resolved == path else resolved), configures_execution(resolved, roots)
 
 
 def _by_path(edits: list[ProposedEdit], cwd: str) -> dict[str, list[ProposedEdit]]:

@@ -13,6 +13,11 @@ TIMEOUT = 30.0
 """Seconds one git command may take before it is killed."""
 ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}
 """No password prompt (nothing could answer it), messages in one language, no lock a status may leave."""
+SAFE = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
+"""Before every command: a config the agent planted (``core.fsmonitor`` runs a command at each
+``status``, a hook at each checkout) runs nothing through acp.nvim's own git calls. Git passes
+``-c`` on to the git processes it starts itself (submodules). Diffs add ``--no-ext-diff
+--no-textconv`` (``worktree.PLAIN_DIFF``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,11 +32,13 @@ class Result:
 
 
 async def run(cwd: str, *args: str, ok: tuple[int, ...] = (0,), stdin: bytes | None = None) -> Result:
-    """``git -C cwd args…``; a WorktreeError naming the command and git's message when the exit code is
-    not one of ``ok`` (or git is missing, or it takes longer than ``TIMEOUT``)."""
+    """``git <SAFE> -C cwd args…`` (the one way acp.nvim runs git); a WorktreeError naming the command
+    and git's message when the exit code is not one of ``ok`` (or git is missing, or it takes longer
+    than ``TIMEOUT``)."""
     try:
         process = await asyncio.create_subprocess_exec(
-            "git", "-C", cwd, *args, stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+            "git", *SAFE, "-C", cwd, *args,
+            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env={**os.environ, **ENV})
     except OSError as exc:
         raise WorktreeError(f"cannot run git: {exc.strerror or exc}") from None

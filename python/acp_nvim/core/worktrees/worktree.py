@@ -148,7 +148,8 @@ async def untracked(worktree: Worktree) -> list[str]:
 async def changed(worktree: Worktree) -> list[tuple[str, str]]:
     """(letter, path) of every file that differs from where it started: A added, M changed, D deleted,
     T type changed; new untracked files are A."""
-    raw = await git.run(worktree.path, "diff", "--name-status", "--no-renames", "-z", worktree.base)
+    raw = await git.run(worktree.path, "diff", *PLAIN_DIFF, "--name-status", "--no-renames", "-z",
+                        worktree.base)
     found = names.parse_name_status(raw.out)
     return found + [("A", path) for path in await untracked(worktree)]
 

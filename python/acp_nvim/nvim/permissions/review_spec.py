@@ -27,6 +27,8 @@ def _file_table(file: FileReview) -> dict[str, Any]:
         "agent": split_lines(agent),
         "located": file.located,
         "note": file.note,
+        "target": file.target,
+        "runs_code": file.runs_code,
         "newline": "\r\n" if "\r\n" in agent else "\n",
         "eol": agent.endswith("\n"),
     }
