@@ -154,12 +154,25 @@ class AgentProcess:
                 protocol_version=PROTOCOL_VERSION, client_info=CLIENT_INFO,
                 client_capabilities=CAPABILITIES.model_copy(update={"terminal": self.spec.terminal})),
                 InitializeResponse)
+            self.log.add("info", "lifecycle", _initialized_summary(self.info),
+                         raw=self.info.model_dump_json(by_alias=True, exclude_none=True))
+            self._check_version(self.info)
         except BaseException:
             await self.close()
             raise
-        self.log.add("info", "lifecycle", _initialized_summary(self.info),
-                     raw=self.info.model_dump_json(by_alias=True, exclude_none=True))
         return self.info
+
+    def _check_version(self, info: InitializeResponse) -> None:
+        """The agent answers the version it chose; one acp.nvim does not speak ends the connection
+        (the protocol: the client closes it and tells the user)."""
+        version = info.protocol_version
+        if type(version) is int and version in SPOKEN_VERSIONS:
+            return
+        ours = ", ".join(str(v) for v in SPOKEN_VERSIONS)
+        message = (f"agent {self.name!r} speaks ACP protocol version {version!r}; acp.nvim speaks version "
+                   f"{ours}: connection closed")
+        self.log.add("error", "lifecycle", message)
+        raise AgentStartError(message)
 
     async def _spawn(self) -> None:
         env = {**os.environ, **self.spec.env}
@@ -393,6 +406,10 @@ def exit_summary(code: int) -> str:
             return f"agent killed by signal {signal.Signals(-code).name}"
         return f"agent killed by signal {-code}"
     return f"agent exited with code {code}"
+
+
+SPOKEN_VERSIONS: tuple[int, ...] = (PROTOCOL_VERSION,)
+"""The ACP protocol versions acp.nvim speaks (it asks for the newest in ``initialize``)."""
 
 
 def _initialized_summary(info: InitializeResponse) -> str:
