@@ -84,6 +84,13 @@ CAPABILITIES = Advertised(
 )
 """What acp.nvim advertises in ``initialize`` (``terminal`` per agent: ``AgentSpec.terminal``)."""
 
+NOTHING_SERVED = Advertised(fs=FileSystemCapabilities(read_text_file=False, write_text_file=False), terminal=False,
+                            auth=AuthCapabilities(terminal=True))
+"""What a process started only to ask the agent something (``session/list``, ``session/delete``, its
+login methods) advertises: it serves no file, terminal or question and shows no update. ``auth.terminal``
+stays: the editor runs a terminal login method itself (:Ai login), and an agent lists those methods
+only to a client that says so."""
+
 CONNECTION_CLOSE = 1.0
 STDIN_DRAIN = 0.5
 """Seconds queued input may take to reach an agent that closes; one that stopped reading loses it."""
@@ -121,8 +128,10 @@ class AgentProcess:
     """Spawns an agent, initializes it, drains its stderr, and shuts it down, bounded."""
 
     def __init__(self, name: str, spec: AgentSpec, client: Client, log: LogRing, cwd: str,
-                 hooks: AgentHooks | None = None) -> None:
+                 hooks: AgentHooks | None = None, *, serves: Advertised | None = None) -> None:
         self.name = name
+        self.advertised = serves if serves is not None else CAPABILITIES.model_copy(update={"terminal": spec.terminal})
+        """The client capabilities ``initialize`` advertises: exactly what ``client`` serves."""
         self.spec = spec
         self.log = log
         self.cwd = spec.cwd or cwd
@@ -152,7 +161,7 @@ class AgentProcess:
             await self._spawn()
             self.info = await self.request("initialize", InitializeAdvertised(
                 protocol_version=PROTOCOL_VERSION, client_info=CLIENT_INFO,
-                client_capabilities=CAPABILITIES.model_copy(update={"terminal": self.spec.terminal})),
+                client_capabilities=self.advertised),
                 InitializeResponse)
             self.log.add("info", "lifecycle", _initialized_summary(self.info),
                          raw=self.info.model_dump_json(by_alias=True, exclude_none=True))
