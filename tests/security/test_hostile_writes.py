@@ -312,3 +312,15 @@ def test_buffer_writes_while_the_name_flips_never_end_in_internal_error(nvim, wo
     internal = [r for r in answers if r.get("code") == -32603]
     assert internal == [], internal[:3]
     assert (outside / "target.txt").read_text() == "OUTSIDE TARGET\n"
+
+
+def test_a_write_still_in_review_when_the_user_cancels_answers_request_cancelled(nvim, workspace, tmp_path):
+    setup(nvim)
+    target = workspace / "a.txt"
+    target.write_text("before\n")
+    out = start(nvim, tmp_path, [{"do": "write", "path": str(target), "content": "after\n"}])
+    wait_for(lambda: nvim.exec_lua(PENDING), what="the write's review")
+    nvim.command("Ai cancel")
+    (wrote,) = results(out)
+    assert not wrote["ok"] and wrote["code"] == -32800, wrote  # never a refusal the user did not make
+    assert target.read_text() == "before\n"
