@@ -14,6 +14,7 @@ from acp_nvim.core.connection.relay import MAX_KEPT, Relay
 from acp_nvim.core.errors import ConfigError
 from acp_nvim.core.log.ring import LogRing
 from acp_nvim.core.session.warm import spec_with
+from helpers import async_wait_for
 
 AGENT = {"command": "agent"}
 
@@ -84,7 +85,7 @@ async def test_the_relay_is_bounded_and_cancels_requests_still_waiting_when_clos
     assert relay.kept == MAX_KEPT and relay.dropped_updates == 3
     read = asyncio.ensure_future(relay.read_text_file(session_id="s1", path="/etc/passwd"))
     create = asyncio.ensure_future(relay.create_terminal(session_id="s1", command="rm"))
-    await asyncio.sleep(0)
+    await async_wait_for(lambda: sum("waits for the session" in note for note in notes) == 2, what="both waiting")
     assert not read.done() and not create.done(), "a request waits for the session that takes the process"
     relay.close()
     for request in (read, create):
@@ -105,9 +106,11 @@ class Served(Target):
 
 
 async def test_a_request_before_a_session_is_served_by_the_session_that_takes_the_process():
-    relay = Relay(WireSettings(), [].append)
+    notes: list[str] = []
+    relay = Relay(WireSettings(), notes.append)
     read = asyncio.ensure_future(relay.read_text_file(session_id="s1", path="/w/a.txt"))
-    await asyncio.sleep(0)
+    await async_wait_for(lambda: notes == ["fs/read_text_file waits for the session that takes this agent"],
+                         what="the read waiting")
     assert not read.done()
     relay.attach(Served())  # type: ignore[arg-type]
     assert (await read).content == "s1:/w/a.txt"
