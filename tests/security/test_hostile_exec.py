@@ -350,3 +350,4 @@ def test_a_command_still_asked_when_the_user_cancels_answers_request_cancelled(h
     hostile.command("Ai cancel")
     (terminal,) = run.result()["terminals"]
     assert terminal["code"] == -32800 and terminal["data"]["reason"] == "cancelled"
+    assert "⊘ execute · Run ls · cancelled" in buffer_text(hostile, CHAT), "its question's call: cancelled, not failed"

@@ -112,10 +112,11 @@ class ExecGate:
         embedded: list[ToolCallContentVariant] | None = None
         if allowed:
             embedded = [TerminalToolCallContent(type="terminal", terminal_id=spec.terminal_id)]
+        if withdrawn:
+            self._transcript.cancel_tool_call(call.tool_call_id)  # shown cancelled (⊘), not failed
+            raise Withdrawn(f"the question about {shlex.join(argv)!r} was closed unanswered")
         self._transcript.tool_call(ToolCallUpdate(tool_call_id=call.tool_call_id, content=embedded,
                                                   status="completed" if allowed else "failed"))
-        if withdrawn:
-            raise Withdrawn(f"the question about {shlex.join(argv)!r} was closed unanswered")
         return place if allowed else None
 
 

@@ -101,7 +101,8 @@ class TerminalService:
         if self.closed:
             raise _session_ended()
         if withdrawn:
-            raise RequestError(CANCELLED, f"acp.nvim: {_line(spec)!r} was not run: the turn was cancelled",
+            raise RequestError(CANCELLED, f"acp.nvim: {_line(spec)!r} was not run: its question was closed "
+                               "unanswered (the turn was cancelled, or the agent withdrew the request)",
                                {"command": spec.command, "reason": "cancelled"})
         if place is None:
             raise RequestError(DENIED, f"acp.nvim: the user did not allow running {_line(spec)!r}",
