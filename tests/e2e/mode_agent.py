@@ -5,7 +5,9 @@ Its environment says who it is and what it offers:
   ACP_TEST_MODES        comma-separated mode ids it offers (none: no modes)
   ACP_TEST_MODE         the mode it starts in (default: the first)
   ACP_TEST_ASKING       comma-separated modes in which it asks before writing (default: none)
-  ACP_TEST_MODE_OPTION  "1": the modes are offered only as a config option (category "mode")
+  ACP_TEST_MODE_OPTION  "1": the modes are offered only as a config option (category "mode");
+                        "both": as modes and as that option, and session/set_mode fails (a client
+                        that supports config options uses them exclusively)
   ACP_TEST_REFUSE_MODE  "1": switching modes fails with a JSON-RPC error
   ACP_TEST_STICKY_MODE  a mode set_config_option answers with, whatever was asked (the agent
                         switches itself back in its answer)
@@ -57,6 +59,7 @@ from acp.schema import (
 MODES = [m for m in os.environ.get("ACP_TEST_MODES", "").split(",") if m]
 ASKING = {m for m in os.environ.get("ACP_TEST_ASKING", "").split(",") if m}
 AS_OPTION = os.environ.get("ACP_TEST_MODE_OPTION") == "1"
+BOTH = os.environ.get("ACP_TEST_MODE_OPTION") == "both"
 REFUSE = os.environ.get("ACP_TEST_REFUSE_MODE") == "1"
 STICKY = os.environ.get("ACP_TEST_STICKY_MODE", "")
 OPTIONS = [PermissionOption(option_id="yes", name="Allow", kind="allow_once"),
@@ -84,7 +87,7 @@ class ModeAgent:
             return NewSessionResponse(session_id="mode-1", config_options=[self._option()])
         modes = SessionModeState(current_mode_id=self.mode,
                                  available_modes=[SessionMode(id=m, name=m.title()) for m in MODES])
-        return NewSessionResponse(session_id="mode-1", modes=modes)
+        return NewSessionResponse(session_id="mode-1", modes=modes, config_options=[self._option()] if BOTH else None)
 
     def _option(self) -> SessionConfigOptionSelect:
         return SessionConfigOptionSelect(id="mode", name="Mode", category="mode", type="select",
@@ -94,6 +97,8 @@ class ModeAgent:
     async def set_session_mode(self, mode_id: str, session_id: str, **kwargs: Any) -> SetSessionModeResponse:
         if REFUSE:
             raise RequestError.invalid_params({"reason": "modes are locked"})
+        if BOTH:
+            raise RequestError.invalid_params({"reason": "set the mode config option"})
         self.mode = mode_id
         return SetSessionModeResponse()
 

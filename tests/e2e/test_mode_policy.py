@@ -134,6 +134,33 @@ async def test_modes_offered_only_as_a_config_option_are_switched_there(tmp_path
         await session.close()
 
 
+async def test_with_modes_and_a_mode_option_the_policy_switches_the_option(tmp_path):
+    _, session = await started(tmp_path, **CLAUDE, ACP_TEST_MODE_OPTION="both")
+    try:
+        assert session.details.option("mode").current == "default" and session.view.mode == "default"
+        assert "switched to mode default" in chat(session) and "failed" not in chat(session)
+    finally:
+        await session.close()
+
+
+async def test_with_modes_and_a_mode_option_the_configured_mode_is_looked_up_in_the_option_first(tmp_path):
+    _, session = await started(tmp_path, mode="acceptEdits", **CLAUDE, ACP_TEST_MODE_OPTION="both")
+    try:
+        assert session.details.option("mode").current == "acceptEdits" and session.view.mode == "acceptEdits"
+        assert "failed" not in chat(session) and "offers no mode" not in chat(session)
+    finally:
+        await session.close()
+
+
+async def test_with_modes_and_a_mode_option_a_mode_switch_goes_through_the_option(tmp_path):
+    _, session = await started(tmp_path, policy="trust", **CLAUDE, ACP_TEST_MODE_OPTION="both")
+    try:
+        await session.set_mode("plan")  # what :Ai mode plan runs; the agent refuses session/set_mode
+        assert session.details.option("mode").current == "plan" and session.view.mode == "plan"
+    finally:
+        await session.close()
+
+
 async def test_a_refused_switch_warns_in_the_chat_and_by_notification(tmp_path):
     editor, session = await started(tmp_path, **CLAUDE, ACP_TEST_REFUSE_MODE="1")
     try:

@@ -182,3 +182,25 @@ def test_the_statusline_counts_running_subagents(nvim):
     wait_for(lambda: "subagent" not in status(nvim), what="no running subagent once the turn was cancelled")
     assert "⊘ think · Explore the demo project (Task) · cancelled" in chat(nvim)
 
+
+
+def test_a_null_title_clears_the_chat_header_and_the_board(nvim):
+    start(nvim)
+    turn(nvim, "title Named by the agent")
+    nvim.command("Ai board")
+    wait_for(lambda: "Named by the agent" in buffer_text(nvim, "acp://board"), what="the title on the board")
+    assert chat(nvim).startswith("# acp.nvim · demo/1 · Named by the agent\n")
+    turn(nvim, "title --clear", turns=2)
+    wait_for(lambda: chat(nvim).startswith("# acp.nvim · demo/1\n"), what="the header without a title")
+    wait_for(lambda: "Named by the agent" not in buffer_text(nvim, "acp://board"), what="the board without it")
+
+
+def test_a_tool_call_that_arrives_after_the_cancel_ends_cancelled(nvim):
+    start(nvim)
+    nvim.command("Ai send late-tool")
+    wait_for(lambda: "Working until you cancel." in chat(nvim), what="the turn to run")
+    nvim.command("Ai cancel")
+    wait_for(lambda: "── turn ended: cancelled" in chat(nvim), what="the cancelled turn's end")
+    wait_idle(nvim)
+    late = [t for t in blocks(nvim, "tool") if "A late tool call" in t]
+    assert late and late[0].split("\n")[0] == "⊘ read · A late tool call · cancelled", (late, chat(nvim))

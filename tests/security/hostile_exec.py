@@ -12,7 +12,7 @@ same tool call that changes its raw input (and title); then the file ``sent`` is
 ``before_terminals``: file-system moves done after the answer and before the terminals start
 (``["rename", a, b]``, ``["mkdir", a]``, ``["write", path, text]``, ``["symlink", target, name]``).
 ``terminals``: each ``terminal/create``d in turn, waited for, read and released. The outcome holds
-the permission answer and, per terminal, the error or the exit code and output.
+the permission answer and, per terminal, the error (message, code and data) or the exit code and output.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ class HostileExec(ScriptedAgent):
                                                         args=spec.get("args", []), env=env or None,
                                                         cwd=spec.get("cwd"))
         except RequestError as exc:
-            return {"error": str(exc)}
+            return {"error": str(exc), "code": exc.code, "data": exc.data}
         tid = created.terminal_id
         status = await self.client.wait_for_terminal_exit(session_id=session_id, terminal_id=tid)
         output = await self.client.terminal_output(session_id=session_id, terminal_id=tid)

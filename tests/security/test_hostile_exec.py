@@ -323,3 +323,31 @@ def test_a_workspace_script_rule_asks_again_when_the_script_changes(hostile, wor
     run.answer(asked, "reject_once")
     changed, = run.result()["terminals"]
     assert refused(changed) and not marker.exists() and snapshot(outside) == before
+
+
+# -- what terminal/create answers when nothing runs: codes as ACP defines them -----------------------------
+
+
+def test_a_refused_command_answers_a_code_that_means_refused(hostile, workspace, tmp_path):
+    run = Run(hostile, tmp_path, {"terminals": [{"command": "ls"}]})
+    run.answer(run.prompt(), "reject_once")
+    (terminal,) = run.result()["terminals"]
+    # -32000 is ACP's "authentication required": an agent could start its login flow on a "no"
+    assert refused(terminal) and terminal["code"] == -32042 and terminal["data"]["reason"] == "permission denied"
+
+
+def test_a_command_that_fails_to_start_answers_internal_error_with_the_reason(hostile, workspace, tmp_path):
+    run = Run(hostile, tmp_path, {"terminals": [{"command": "acp-nvim-no-such-command"}]})
+    run.answer(run.prompt(), "allow_once")
+    (terminal,) = run.result()["terminals"]
+    assert terminal["code"] == -32603
+    assert terminal["data"]["reason"] == "failed to start: acp-nvim-no-such-command: not executable"
+
+
+def test_a_command_still_asked_when_the_user_cancels_answers_request_cancelled(hostile, workspace, tmp_path):
+    run = Run(hostile, tmp_path, {"terminals": [{"command": "ls"}]})
+    run.prompt()
+    hostile.command("Ai cancel")
+    (terminal,) = run.result()["terminals"]
+    assert terminal["code"] == -32800 and terminal["data"]["reason"] == "cancelled"
+    assert "⊘ execute · Run ls · cancelled" in buffer_text(hostile, CHAT), "its question's call: cancelled, not failed"

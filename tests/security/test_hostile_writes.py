@@ -410,3 +410,15 @@ def test_a_review_names_the_file_a_link_leads_to_and_that_it_configures_executio
     assert "[configures code execution]" in bar, bar
     assert answer_next(nvim, "rejected")[0] == "review"
     assert results(out)[0]["option"] == "no" and config.read_text() == "[core]\n"
+
+
+def test_a_write_still_in_review_when_the_user_cancels_answers_request_cancelled(nvim, workspace, tmp_path):
+    setup(nvim)
+    target = workspace / "a.txt"
+    target.write_text("before\n")
+    out = start(nvim, tmp_path, [{"do": "write", "path": str(target), "content": "after\n"}])
+    wait_for(lambda: nvim.exec_lua(PENDING), what="the write's review")
+    nvim.command("Ai cancel")
+    (wrote,) = results(out)
+    assert not wrote["ok"] and wrote["code"] == -32800, wrote  # never a refusal the user did not make
+    assert target.read_text() == "before\n"

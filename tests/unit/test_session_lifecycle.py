@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from acp import update_agent_message_text
-from acp.schema import AvailableCommandsUpdate
+from acp import start_tool_call, update_agent_message_text, update_tool_call
+from acp.schema import AvailableCommandsUpdate, SessionInfoUpdate
 
 from acp_nvim.core.conversation.details import SessionDetails
 from acp_nvim.core.conversation.prompt import Prompt, Turn
@@ -54,14 +54,20 @@ def test_a_recovery_is_cleared_by_its_kind_never_by_its_words():
 
 
 class Turns:
+    """The prompt queue as the session builds the router: empty, hence falsy (``PromptQueue.__len__``)."""
+
     def __init__(self) -> None:
         self.cancelling = False
         self.turn: Turn | None = None
+
+    def __len__(self) -> int:
+        return 0
 
 
 def router() -> tuple[UpdateRouter, Turns, list[list[object]]]:
     ops: list[list[object]] = []
     turns = Turns()
+    assert not turns, "the stand-in is falsy, as the real queue is when the session is built"
     return UpdateRouter(Transcript(ops.append), SessionDetails(), LogRing(), [], lambda: None, turns=turns), turns, ops
 
 
@@ -72,6 +78,27 @@ def test_after_a_cancel_the_turns_late_output_is_dropped_and_counted_and_command
     stream.route(update_agent_message_text("late too"))
     stream.route(AvailableCommandsUpdate(session_update="available_commands_update", available_commands=[]))
     assert ops == [] and turns.turn.dropped == 2
+
+
+def test_a_tool_call_after_a_cancel_is_shown_cancelled_not_pending():
+    stream, turns, _ = router()
+    turns.turn, turns.cancelling = Turn(Prompt("hi")), True
+    stream.route(start_tool_call("late-1", "A late call", kind="read", status="pending"))
+    assert stream._transcript.tool_calls["late-1"].status == "cancelled"
+    stream.route(update_tool_call("late-1", status="completed"))  # what the agent says after still shows
+    assert stream._transcript.tool_calls["late-1"].status == "completed"
+
+
+def test_a_null_title_clears_it_and_an_update_without_one_keeps_it():
+    stream, _, _ = router()
+    details = stream._details
+    stream.route(SessionInfoUpdate.model_validate({"sessionUpdate": "session_info_update", "title": "Named"}))
+    assert details.title == "Named"
+    stream.route(SessionInfoUpdate.model_validate({"sessionUpdate": "session_info_update",
+                                                   "updatedAt": "2026-12-05T07:00:00Z"}))
+    assert details.title == "Named"
+    stream.route(SessionInfoUpdate.model_validate({"sessionUpdate": "session_info_update", "title": None}))
+    assert details.title == "", "cleared by the agent (not None: no older title comes back)"
 
 
 def test_a_held_replay_drops_the_conversation_until_released():

@@ -9,6 +9,7 @@ from fake_editor import FakeEditor
 
 from acp_nvim.core.files.paths import PathPolicy
 from acp_nvim.core.log.ring import LogRing
+from acp_nvim.core.questions import Withdrawn
 from acp_nvim.core.terminal.output import OutputRing
 from acp_nvim.core.terminal.place import identify
 from acp_nvim.core.terminal.service import TerminalService
@@ -43,8 +44,10 @@ def test_preview_strips_escape_sequences():
     assert ring.tail_lines(5) == ["red", "plain"]
 
 
-def _service(tmp_path, editor, allow=True):
+def _service(tmp_path, editor, allow=True, withdrawn=False):
     async def gate(spec):
+        if withdrawn:
+            raise Withdrawn("cancelled")
         return identify(spec.cwd) if allow else None
 
     refreshed: list[str] = []
@@ -128,8 +131,19 @@ async def test_bad_input_is_refused_with_a_clear_error(tmp_path):
 async def test_refused_by_the_gate_never_starts(tmp_path):
     editor = FakeEditor()
     service, _ = _service(tmp_path, editor, allow=False)
-    with pytest.raises(RequestError, match="did not allow"):
+    with pytest.raises(RequestError, match="did not allow") as refused:
         await service.create("rm", ["-rf", "x"], None, None, None)
+    assert editor.terminals == {}
+    # never -32000, which ACP defines as "authentication required"
+    assert (refused.value.code, refused.value.data["reason"]) == (-32042, "permission denied")
+
+
+async def test_a_question_closed_by_a_cancel_answers_request_cancelled(tmp_path):
+    editor = FakeEditor()
+    service, _ = _service(tmp_path, editor, withdrawn=True)
+    with pytest.raises(RequestError) as cancelled:
+        await service.create("ls", None, None, None, None)
+    assert (cancelled.value.code, cancelled.value.data["reason"]) == (-32800, "cancelled")
     assert editor.terminals == {}
 
 
@@ -137,9 +151,10 @@ async def test_start_failure_is_an_error_and_nothing_is_registered(tmp_path):
     editor = FakeEditor()
     editor.start_error = OSError("nosuch: not executable")
     service, _ = _service(tmp_path, editor)
-    with pytest.raises(RequestError, match="not executable"):
+    with pytest.raises(RequestError, match="not executable") as failed:
         await service.create("nosuch", None, None, None, None)
     assert service.live == {}
+    assert failed.value.code == -32603 and failed.value.data["reason"] == "failed to start: nosuch: not executable"
 
 
 async def test_close_all_kills_and_releases_every_terminal(tmp_path):
@@ -148,8 +163,9 @@ async def test_close_all_kills_and_releases_every_terminal(tmp_path):
     ids = [await service.create("sleep", ["100"], None, None, None) for _ in range(3)]
     await service.close_all()
     assert sorted(editor.released) == sorted(ids) and service.live == {}
-    with pytest.raises(RequestError, match="session has ended"):
+    with pytest.raises(RequestError, match="session has ended") as ended:
         await service.create("ls", None, None, None, None)
+    assert (ended.value.code, ended.value.data["reason"]) == (-32800, "session closed")
 
 
 async def test_agent_limit_is_bounded_by_the_setting(tmp_path):

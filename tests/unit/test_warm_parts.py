@@ -3,14 +3,18 @@ session until one takes the process, and the log a taking session inherits."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from acp import RequestError
+from acp.schema import ReadTextFileResponse
 
 from acp_nvim.core.config import WireSettings, parse_settings
 from acp_nvim.core.connection.relay import MAX_KEPT, Relay
 from acp_nvim.core.errors import ConfigError
 from acp_nvim.core.log.ring import LogRing
 from acp_nvim.core.session.warm import spec_with
+from helpers import async_wait_for
 
 AGENT = {"command": "agent"}
 
@@ -74,19 +78,42 @@ async def test_the_relay_keeps_updates_until_the_session_took_the_answer():
     assert target.drops == ["bad line"] and notes == []
 
 
-async def test_the_relay_is_bounded_and_refuses_requests_before_a_session():
+async def test_the_relay_is_bounded_and_cancels_requests_still_waiting_when_closed_untaken():
     notes: list[str] = []
     relay = Relay(WireSettings(), notes.append)
     relay.updates([("s1", "", object())] * (MAX_KEPT + 3))
     assert relay.kept == MAX_KEPT and relay.dropped_updates == 3
-    with pytest.raises(RequestError):
-        await relay.read_text_file(session_id="s1", path="/etc/passwd")
-    with pytest.raises(RequestError):
-        await relay.create_terminal(session_id="s1", command="rm")
-    assert notes[-2:] == ["refused fs/read_text_file: no session has taken this agent yet",
-                          "refused terminal/create: no session has taken this agent yet"]
+    read = asyncio.ensure_future(relay.read_text_file(session_id="s1", path="/etc/passwd"))
+    create = asyncio.ensure_future(relay.create_terminal(session_id="s1", command="rm"))
+    await async_wait_for(lambda: sum("waits for the session" in note for note in notes) == 2, what="both waiting")
+    assert not read.done() and not create.done(), "a request waits for the session that takes the process"
+    relay.close()
+    for request in (read, create):
+        with pytest.raises(RequestError) as cancelled:
+            await request
+        assert cancelled.value.code == -32800  # request cancelled: never a refusal of what was advertised
+    assert notes[-2:] == ["cancelled fs/read_text_file: the agent was closed before any session took it",
+                          "cancelled terminal/create: the agent was closed before any session took it"]
     relay.release()  # a cold start took over: what was kept goes nowhere
     assert relay.kept == 0
+
+
+class Served(Target):
+    """A session's client side that serves a file read."""
+
+    async def read_text_file(self, session_id: str, path: str, **kwargs: object) -> ReadTextFileResponse:
+        return ReadTextFileResponse(content=f"{session_id}:{path}")
+
+
+async def test_a_request_before_a_session_is_served_by_the_session_that_takes_the_process():
+    notes: list[str] = []
+    relay = Relay(WireSettings(), notes.append)
+    read = asyncio.ensure_future(relay.read_text_file(session_id="s1", path="/w/a.txt"))
+    await async_wait_for(lambda: notes == ["fs/read_text_file waits for the session that takes this agent"],
+                         what="the read waiting")
+    assert not read.done()
+    relay.attach(Served())  # type: ignore[arg-type]
+    assert (await read).content == "s1:/w/a.txt"
 
 
 def test_a_taking_session_gets_the_warm_log_in_order_and_bounded():

@@ -35,6 +35,12 @@ finds it."""
 Show = Callable[["Ticket"], None]
 
 
+class Withdrawn(Exception):
+    """The question was closed without the user's answer: the turn was cancelled, the session
+    ended, or the agent withdrew its request. The agent's request it served answers
+    "request cancelled" (-32800), never a refusal the user did not make."""
+
+
 class Ticket:
     """One question: its id, its owner (a session key; '' for the editor's own) and its view."""
 

@@ -98,7 +98,14 @@ async def mode(turn: Turn) -> StopReason:
 
 
 async def title(turn: Turn) -> StopReason:
-    """Set the session title (the arguments, or a default one)."""
+    """Set the session title (the arguments, or a default one); ``--clear`` sends a null title."""
+    if turn.args == ["--clear"]:
+        update = {"sessionUpdate": "session_info_update", "title": None}  # the SDK's models drop a None
+        params = {"sessionId": turn.session_id, "update": update}
+        line = {"jsonrpc": "2.0", "method": "session/update", "params": params}
+        await turn.raw_write((json.dumps(line) + "\n").encode())
+        await turn.say("Title cleared.\n")
+        return "end_turn"
     new_title = " ".join(turn.args) or f"Demo session {turn.session_id}"
     await turn.send(SessionInfoUpdate(session_update="session_info_update", title=new_title))
     await turn.say(f"Title set to: {new_title}\n")

@@ -143,3 +143,18 @@ async def subagents(turn: Turn) -> StopReason:
     await send_raw(turn, tool_call(task, "", "Task", "completed", update=True))
     await turn.say("The subagent is done.\n")
     return "end_turn"
+
+
+async def late_tool(turn: Turn) -> StopReason:
+    """Works until a cancel, then starts a tool call (pending) before it answers ``cancelled``: the
+    late output of an agent that does not stop at once."""
+    await turn.say("Working until you cancel.\n")
+    try:
+        while not turn.session.cancel_requested:
+            await asyncio.sleep(HOLD_POLL)
+    except asyncio.CancelledError:
+        pass  # the cancel: this agent still starts one more call before it answers
+    call = turn.session.next_tool_call_id("late")
+    await send_raw(turn, {"sessionUpdate": "tool_call", "toolCallId": call, "title": "A late tool call",
+                          "kind": "read", "status": "pending"})
+    return "cancelled"

@@ -69,6 +69,7 @@ SCENARIOS: dict[str, tuple[str, Scenario]] = {
     "plan-ops": ("Plans by id: plan_update (items, markdown) and plan_removed", protocol.plan_ops),
     "subagents": ("A Task call whose subagent makes tool calls (hold: it runs until cancelled)",
                   protocol.subagents),
+    "late-tool": ("Run until cancelled, then start a tool call before answering cancelled", protocol.late_tool),
 }
 
 ARGUMENT_HINTS: dict[str, str] = {
@@ -80,7 +81,7 @@ ARGUMENT_HINTS: dict[str, str] = {
     "new-file": "<abs-path>",
     "shell": "<command words...>",
     "terminal": "[--limit=N] [--cwd=DIR] [--no-ask] [--kill] [--no-wait] <command...>",
-    "title": "[title words...]",
+    "title": "[--clear | title words...]",
     "flood": "[N]",
     "slow": "[N]",
     "stderr": "[N]",

@@ -84,6 +84,13 @@ CAPABILITIES = Advertised(
 )
 """What acp.nvim advertises in ``initialize`` (``terminal`` per agent: ``AgentSpec.terminal``)."""
 
+NOTHING_SERVED = Advertised(fs=FileSystemCapabilities(read_text_file=False, write_text_file=False), terminal=False,
+                            auth=AuthCapabilities(terminal=True))
+"""What a process started only to ask the agent something (``session/list``, ``session/delete``, its
+login methods) advertises: it serves no file, terminal or question and shows no update. ``auth.terminal``
+stays: the editor runs a terminal login method itself (:Ai login), and an agent lists those methods
+only to a client that says so."""
+
 CONNECTION_CLOSE = 1.0
 STDIN_DRAIN = 0.5
 """Seconds queued input may take to reach an agent that closes; one that stopped reading loses it."""
@@ -121,8 +128,10 @@ class AgentProcess:
     """Spawns an agent, initializes it, drains its stderr, and shuts it down, bounded."""
 
     def __init__(self, name: str, spec: AgentSpec, client: Client, log: LogRing, cwd: str,
-                 hooks: AgentHooks | None = None) -> None:
+                 hooks: AgentHooks | None = None, *, serves: Advertised | None = None) -> None:
         self.name = name
+        self.advertised = serves if serves is not None else CAPABILITIES.model_copy(update={"terminal": spec.terminal})
+        """The client capabilities ``initialize`` advertises: exactly what ``client`` serves."""
         self.spec = spec
         self.log = log
         self.cwd = spec.cwd or cwd
@@ -152,14 +161,27 @@ class AgentProcess:
             await self._spawn()
             self.info = await self.request("initialize", InitializeAdvertised(
                 protocol_version=PROTOCOL_VERSION, client_info=CLIENT_INFO,
-                client_capabilities=CAPABILITIES.model_copy(update={"terminal": self.spec.terminal})),
+                client_capabilities=self.advertised),
                 InitializeResponse)
+            self.log.add("info", "lifecycle", _initialized_summary(self.info),
+                         raw=self.info.model_dump_json(by_alias=True, exclude_none=True))
+            self._check_version(self.info)
         except BaseException:
             await self.close()
             raise
-        self.log.add("info", "lifecycle", _initialized_summary(self.info),
-                     raw=self.info.model_dump_json(by_alias=True, exclude_none=True))
         return self.info
+
+    def _check_version(self, info: InitializeResponse) -> None:
+        """The agent answers the version it chose; one acp.nvim does not speak ends the connection
+        (the protocol: the client closes it and tells the user)."""
+        version = info.protocol_version
+        if type(version) is int and version in SPOKEN_VERSIONS:
+            return
+        ours = ", ".join(str(v) for v in SPOKEN_VERSIONS)
+        message = (f"agent {self.name!r} speaks ACP protocol version {version!r}; acp.nvim speaks version "
+                   f"{ours}: connection closed")
+        self.log.add("error", "lifecycle", message)
+        raise AgentStartError(message)
 
     async def _spawn(self) -> None:
         env = {**os.environ, **self.spec.env}
@@ -393,6 +415,10 @@ def exit_summary(code: int) -> str:
             return f"agent killed by signal {signal.Signals(-code).name}"
         return f"agent killed by signal {-code}"
     return f"agent exited with code {code}"
+
+
+SPOKEN_VERSIONS: tuple[int, ...] = (PROTOCOL_VERSION,)
+"""The ACP protocol versions acp.nvim speaks (it asks for the newest in ``initialize``)."""
 
 
 def _initialized_summary(info: InitializeResponse) -> str:

@@ -222,17 +222,26 @@ class AgentLink:
             details.mode = response.modes.current_mode_id
             details.modes = [(m.id, m.name) for m in response.modes.available_modes]
         details.set_options(response.config_options)
+        details.mode_from_options()  # a mode option wins over modes
         await self._select_configured_mode()
 
     async def _select_configured_mode(self) -> None:
-        """Select the agent spec's ``mode`` (presets set it so the permission policy holds)."""
+        """Select the agent spec's ``mode`` (presets set it so the permission policy holds): in the mode
+        config option where the agent offers one, else among its modes."""
         wanted, details = self.process.spec.mode, self._details
         if not wanted or wanted == details.mode:
             return
-        if wanted not in {mid for mid, _ in details.modes}:
+        if wanted not in details.mode_values():
             self._warn(f"the agent offers no mode {wanted!r}; staying in {details.mode or 'its default'}")
             return
+        option = details.mode_option()
         try:
+            if option is not None:
+                answer = await self.process.ask("session/set_config_option", self.connection.set_config_option(
+                    config_id=option.id, session_id=self.session, value=wanted))
+                details.set_options(answer.config_options)
+                details.mode_from_options()
+                return
             await self.process.ask("session/set_mode",
                                    self.connection.set_session_mode(session_id=self.session, mode_id=wanted))
         except (RequestError, AgentTimeoutError) as exc:

@@ -238,7 +238,7 @@ def _verdict(session: Target, current: str | None, configured: str | None, how: 
 async def uphold(session: Target) -> None:
     """Check the session's mode against its policy; switch to the asking mode, or warn. From here
     on the session's :class:`ModeWatch` judges every mode the agent switches to by itself."""
-    current = session.details.mode or _mode_option_current(session.details)
+    current = _mode_option_current(session.details) or session.details.mode
     verdict = _verdict(session, current, session.spec.mode, "started in")
     session.mode_watch.arm(current)
     if verdict is not None:
@@ -260,6 +260,11 @@ async def _apply(session: Target, verdict: Verdict) -> None:
 
 
 async def _switch(session: Target, mode_id: str) -> None:
+    # the mode config option first: where an agent offers it and modes, ACP says it is the one to use
+    option = session.details.mode_option()
+    if option is not None and mode_id in {v.value for v in option.values}:
+        await session.set_config_option(option.id, mode_id)
+        return
     if mode_id in {mid for mid, _ in session.details.modes}:
         await session.set_mode(mode_id)
         return

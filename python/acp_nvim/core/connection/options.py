@@ -20,6 +20,12 @@ class AgentOptions:
         self._changed = changed
 
     async def set_mode(self, mode_id: str) -> None:
+        """Switch to ``mode_id``: through the mode config option where the agent offers one (it wins
+        over modes), else ``session/set_mode``."""
+        option = self._details.mode_option()
+        if option is not None and mode_id in {v.value for v in option.values}:
+            await self.set_config_option(option.id, mode_id)
+            return
         link = self._link
         self._watch.asked(mode_id)  # before the request: agents report the new mode before they answer
         await link.process.ask("session/set_mode", link.connection.set_session_mode(

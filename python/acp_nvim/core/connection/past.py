@@ -25,7 +25,7 @@ from acp.schema import (
 )
 from pydantic import BaseModel
 
-from ..agent.process import AgentHooks, AgentProcess
+from ..agent.process import NOTHING_SERVED, AgentHooks, AgentProcess
 from ..config import AgentSpec, Settings
 from ..history.record import SessionRecord
 from ..log.redact import Redactor
@@ -165,7 +165,8 @@ async def with_agent(name: str, spec: AgentSpec, cwd: str, live: AgentProcess | 
     settings = settings or Settings()
     redact = Redactor.for_env(spec.env, patterns=settings.redaction.patterns)
     log = LogRing(1000, 1 << 20, redact=redact)
-    process = AgentProcess(name, spec, listing_client(), log, cwd, AgentHooks(timeouts=settings.timeouts))
+    process = AgentProcess(name, spec, listing_client(), log, cwd, AgentHooks(timeouts=settings.timeouts),
+                           serves=NOTHING_SERVED)
     try:
         await process.start()
         return await ask(process)

@@ -84,10 +84,22 @@ class SessionDetails:
     def set_commands(self, commands: list[AvailableCommand]) -> None:
         self.commands = [(c.name, c.description or "") for c in commands]
 
-    def mode_from_options(self) -> None:
-        """The mode as the config options say (agents that report modes only as an option)."""
+    def mode_option(self) -> ConfigOption | None:
+        """The config option of category ``mode``, if the agent offers one. Where an agent offers both
+        that option and ``modes``, the option wins: ACP says a client that supports config options
+        uses them exclusively (the mode is read from it and set through it)."""
         option = self.option("mode")
-        if option is not None and not option.is_boolean and option.category == "mode":
+        return option if option is not None and not option.is_boolean and option.category == "mode" else None
+
+    def mode_values(self) -> set[str]:
+        """The modes one can switch to: the mode option's values, else the ``modes``."""
+        option = self.mode_option()
+        return {v.value for v in option.values} if option is not None else {mid for mid, _ in self.modes}
+
+    def mode_from_options(self) -> None:
+        """The mode as the config options say (where the agent offers a mode option, it wins)."""
+        option = self.mode_option()
+        if option is not None:
             self.mode = str(option.current)
 
     def usage_update(self, update: UsageUpdate) -> None:

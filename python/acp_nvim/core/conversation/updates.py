@@ -48,9 +48,9 @@ UNKNOWN_TOLD = 20
 ToolCallObserver = Callable[[ToolCallState], None]
 ModeObserver = Callable[[str | None], None]
 REPLAYED = (UserMessageChunk, AgentMessageChunk, AgentThoughtChunk, ToolCallStart, ToolCallProgress, AgentPlanUpdate)
-LATE_AFTER_CANCEL = (AgentMessageChunk, AgentThoughtChunk, UserMessageChunk, ToolCallStart, AgentPlanUpdate,
-                     AgentPlanContentUpdate)
-"""Updates dropped between a cancel and the end of the turn (late output of the cancelled turn)."""
+LATE_AFTER_CANCEL = (AgentMessageChunk, AgentThoughtChunk, UserMessageChunk, AgentPlanUpdate, AgentPlanContentUpdate)
+"""Updates dropped between a cancel and the end of the turn (late output of the cancelled turn). A tool
+call is not dropped: it is shown, as cancelled (the user sees what the agent started after the cancel)."""
 
 
 class TurnGate(Protocol):
@@ -88,7 +88,8 @@ class UpdateRouter:
         self._transcript = transcript
         self._details = details
         self._log = log
-        self._queue: TurnGate = turns or _NoTurns()
+        # ``is None``, not ``or``: the prompt queue is empty (hence falsy) when the session is built
+        self._queue: TurnGate = turns if turns is not None else _NoTurns()
         self._on_tool_call = tuple(on_tool_call)
         self._changed = changed
         self._on_mode = on_mode
@@ -120,6 +121,9 @@ class UpdateRouter:
                 meta, running = update.field_meta, self._transcript.running_subagents()
                 state = self._transcript.tool_call(update, schema_ext.tool_name(raw),
                                                    schema_ext.parent_tool_call(meta), schema_ext.runs_subagent(meta))
+                if self._queue.cancelling and turn is not None:
+                    # it arrived after the cancel: shown as cancelled (a later completed or failed still shows)
+                    self._transcript.cancel_tool_call(state.tool_call_id)
                 for observer in self._on_tool_call:
                     observer(state)
                 if self._transcript.running_subagents() != running:
@@ -210,9 +214,10 @@ class UpdateRouter:
                 self._transcript.notice(f"mode: {update.current_mode_id}", "info")
                 self._on_mode(update.current_mode_id)
             case SessionInfoUpdate():
-                if not update.title:
-                    return
-                self._details.title = update.title
+                if "title" not in update.model_fields_set:
+                    return  # only updatedAt: the title stays
+                # null clears it; "" (not None) says the agent cleared it, so no older title comes back
+                self._details.title = update.title or ""
             case UsageUpdate():
                 self._details.usage_update(update)
             case ConfigOptionUpdate():

@@ -84,14 +84,17 @@ class PermissionBroker:
     # -- entry points ----------------------------------------------------------------
 
     async def handle(self, tool_call: ToolCallUpdate, options: list[PermissionOption], *,
-                     bases: Mapping[str, str | None] | None = None) -> RequestPermissionResponse:
+                     bases: Mapping[str, str | None] | None = None,
+                     asked: list[Ticket] | None = None) -> RequestPermissionResponse:
         """Answer one ``session/request_permission``.
 
         The request is registered before anything is prepared (rules read, review texts loaded):
         a cancel meanwhile answers it ``cancelled`` and nothing is shown. An update that changes
         what the question shows while it is asked closes it and asks again with what the request
         says now. ``bases``: the review's left side per file where it is not the file as it is
-        now (a change already on disk is reviewed against the file before it).
+        now (a change already on disk is reviewed against the file before it). ``asked`` gets
+        each ticket opened, so a caller can tell a "cancelled" the user chose from one a cancelled
+        turn, an ended session or a withdrawn request gave (``Ticket.cancelled``).
         """
         if bases:
             self._bases[tool_call.tool_call_id] = bases
@@ -101,6 +104,8 @@ class PermissionBroker:
             for _ in range(MAX_ASKS):
                 # a new ticket for each asking: an answer meant for what was shown before never counts
                 with self._questions.open(self._scope.session_key, PERMISSION) as ticket:
+                    if asked is not None:
+                        asked.append(ticket)
                     approval = self.approvals.open(state)  # what the question shows, fixed before it is built
                     for hook in self.opened:
                         hook(approval)

@@ -29,6 +29,7 @@ from acp.helpers import ToolCallContentVariant
 from acp.schema import PermissionOption, TerminalToolCallContent, ToolCallUpdate
 
 from ..port import TerminalSpec
+from ..questions import Ticket, Withdrawn
 from ..terminal.place import Place, identify
 from ..transcript.transcript import Transcript
 from .approvals import ALLOWED, Approval, outcome_of
@@ -68,7 +69,8 @@ class ExecGate:
         self._places[id(approval)] = (approval, _place(self._workspace if cwd is None else cwd))
 
     async def allow(self, spec: TerminalSpec) -> Place | None:
-        """Where ``spec`` may run (covered by an approval that holds, or allowed now), or None."""
+        """Where ``spec`` may run (covered by an approval that holds, or allowed now), or None (refused).
+        Withdrawn when its question was closed by a cancel, the session's end or the agent."""
         for approval in self._broker.approvals.held("execute"):
             place = self._place_of(approval)
             if place is not None and place.path == spec.cwd and self._usable(approval) \
@@ -102,12 +104,17 @@ class ExecGate:
             raw["env"] = dict(spec.env)
         call = ToolCallUpdate(tool_call_id=f"acp.nvim/{spec.terminal_id}/{secrets.token_hex(6)}",
                               title=f"Run {shlex.join(argv)}", kind="execute", status="pending", raw_input=raw)
-        response = await self._broker.handle(call, list(OPTIONS))
+        asked: list[Ticket] = []
+        response = await self._broker.handle(call, list(OPTIONS), asked=asked)
         held = self._broker.approvals.holding(call.tool_call_id)
         allowed = outcome_of(OPTIONS, response) == ALLOWED and held is not None
+        withdrawn = not allowed and any(ticket.cancelled for ticket in asked)
         embedded: list[ToolCallContentVariant] | None = None
         if allowed:
             embedded = [TerminalToolCallContent(type="terminal", terminal_id=spec.terminal_id)]
+        if withdrawn:
+            self._transcript.cancel_tool_call(call.tool_call_id)  # shown cancelled (⊘), not failed
+            raise Withdrawn(f"the question about {shlex.join(argv)!r} was closed unanswered")
         self._transcript.tool_call(ToolCallUpdate(tool_call_id=call.tool_call_id, content=embedded,
                                                   status="completed" if allowed else "failed"))
         return place if allowed else None

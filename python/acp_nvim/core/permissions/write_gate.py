@@ -31,11 +31,13 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
+from acp import RequestError
 from acp.helpers import tool_diff_content
 from acp.schema import PermissionOption, ToolCallLocation, ToolCallUpdate
 
 from ..files.changes import FileChange
 from ..files.service import AGENT
+from ..questions import Ticket
 from ..tasks import ErrorReporter, spawn
 from ..transcript.transcript import Transcript
 from . import review as review_model
@@ -44,6 +46,8 @@ from .approvals import ALLOWED, REJECTED, Shown, outcome_of
 from .broker import PermissionBroker
 from .exec_files import configures_execution
 
+REQUEST_CANCELLED = -32800
+"""A write whose review was closed by a cancel, the session's end or the agent (ACP: request cancelled)."""
 WRITE = "acp.nvim-write"
 REFUSE = "acp.nvim-refuse-write"
 OPTIONS = [
@@ -127,25 +131,30 @@ class WriteGate:
 
     async def _review_write(self, path: Path, key: FileKey, content: str) -> str:
         current = await self._broker.current(str(path))
-        approval, call_id = await self._ask(path, content, current.text, None)
+        asked: list[Ticket] = []
+        approval, call_id = await self._ask(path, content, current.text, None, asked)
         decision = self._accepted.decision(key)
         if approval == ALLOWED:
             if decision is None or decision.tool_call_id != call_id:
                 return content  # allowed by a rule of the user's (never for a file that configures execution)
             if decision.text is not None:
                 return decision.text
+        if approval != REJECTED and any(ticket.cancelled for ticket in asked):
+            # closed by a cancel, the session's end or the agent: "request cancelled", not a refusal
+            raise RequestError(REQUEST_CANCELLED, f"{path}: not written: the turn was cancelled",
+                               {"path": str(path), "reason": "cancelled"})
         reason = "the user rejected this write in its review" if approval == REJECTED else "its review was cancelled"
         raise refused(str(path), reason)
 
-    async def _ask(self, path: Path, content: str, base: str | None, bases: dict[str, str | None] | None
-                   ) -> tuple[str, str]:
+    async def _ask(self, path: Path, content: str, base: str | None, bases: dict[str, str | None] | None,
+                   asked: list[Ticket] | None = None) -> tuple[str, str]:
         """Put one write (or one change already on disk) to the broker as an edit request of its own."""
         call_id = f"acp.nvim/write-{next(self._numbers)}"
         name = os.path.relpath(path, self._cwd) if str(path).startswith(self._cwd.rstrip("/") + "/") else str(path)
         call = ToolCallUpdate(tool_call_id=call_id, title=f"Write {name}", kind="edit", status="pending",
                               content=[tool_diff_content(str(path), content, base)],
                               locations=[ToolCallLocation(path=str(path))])
-        response = await self._broker.handle(call, list(OPTIONS), bases=bases)
+        response = await self._broker.handle(call, list(OPTIONS), bases=bases, asked=asked)
         outcome = outcome_of(OPTIONS, response)
         self._transcript.tool_call(ToolCallUpdate(tool_call_id=call_id,
                                                   status="completed" if outcome == ALLOWED else "failed"))

@@ -123,7 +123,7 @@ class Recorder:
         entries = [*older, *reversed(newest)]
         first = first_prompt([*watched.prefix, *_first_user(blocks)])
         return SessionRecord(agent=session.agent_name, cwd=session.cwd, session_id=session.session_id or "",
-                             created=watched.created, updated=now(), title=session.details.title or watched.title,
+                             created=watched.created, updated=now(), title=_title(session, watched),
                              first_prompt=first, entries=entries,
                              dropped=skipped + (len(watched.prefix) if skipped else 0))
 
@@ -183,3 +183,9 @@ def _mark(session: Session) -> tuple[object, ...]:
     blocks = _content(session)
     last = blocks[-1] if blocks else None
     return (len(blocks), last.size() if last else 0, session.details.title, session.session_id)
+
+
+def _title(session: Session, watched: _Watched) -> str:
+    """The agent's title; the record's own only while the agent sent none ("": the agent cleared it)."""
+    title = session.details.title
+    return title if title is not None else watched.title

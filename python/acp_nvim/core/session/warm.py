@@ -223,6 +223,7 @@ class WarmPool:
                 self.changed()
 
     async def _close(self, entry: Warm) -> None:
+        entry.relay.close()  # a request still waiting for a session that takes the process: cancelled
         try:
             if entry.task is not None and not entry.task.done():
                 entry.task.cancel()

@@ -30,13 +30,15 @@ from acp.schema import (
 from ..files.paths import PathPolicy
 from ..log.ring import LogRing
 from ..port import EditorPort, TerminalSpec
+from ..questions import Withdrawn
 from .place import Place
 from .settings import TerminalSettings
 from .terminal import Terminal, TerminalSink
 
 Allow = Callable[[TerminalSpec], Awaitable[Place | None]]
 """The permission gate: where this command may run, as approved (None: it may not); it asks the user
-unless an approval, a rule or the policy answers."""
+unless an approval, a rule or the policy answers. It raises ``Withdrawn`` when its question was closed
+by a cancel, the session's end or the agent, not by the user."""
 Refresh = Callable[[str], None]
 """Re-render the chat's tool calls that embed this terminal id."""
 
@@ -49,7 +51,15 @@ class Around(Protocol):
     def after_command(self, command: str) -> None: ...
 
 REFUSED = -32602
-DENIED = -32000
+"""Invalid params: the request itself is unacceptable (command, argument, folder, environment)."""
+DENIED = -32042
+"""The user (or a rule, or the policy) did not allow the command. A server-defined code ACP gives no
+other meaning (never -32000, ACP's "authentication required": an agent could start a login)."""
+FAILED = -32603
+"""Internal error: allowed, but the editor could not start it."""
+CANCELLED = -32800
+"""Request cancelled: still pending when the turn was cancelled, the session ended or the agent
+withdrew it."""
 REFRESH_DELAY = 0.05
 _ids = itertools.count(1)
 
@@ -81,15 +91,30 @@ class TerminalService:
                      cwd: str | None, output_byte_limit: int | None) -> str:
         """Check, ask, start; the new terminal's id. RequestError says why it did not start."""
         spec = self._spec(command, list(args or []), list(env or []), cwd)
-        place = await self._allow(spec)
-        if place is None or place.path != spec.cwd:
+        try:
+            place = await self._allow(spec)
+        except Withdrawn:
+            place = None
+            withdrawn = True
+        else:
+            withdrawn = False
+        if self.closed:
+            raise _session_ended()
+        if withdrawn:
+            raise RequestError(CANCELLED, f"acp.nvim: {_line(spec)!r} was not run: its question was closed "
+                               "unanswered (the turn was cancelled, or the agent withdrew the request)",
+                               {"command": spec.command, "reason": "cancelled"})
+        if place is None:
             raise RequestError(DENIED, f"acp.nvim: the user did not allow running {_line(spec)!r}",
                                {"command": spec.command, "reason": "permission denied"})
+        if place.path != spec.cwd:
+            raise RequestError(DENIED, f"acp.nvim: not running {_line(spec)!r}: its folder is not the one "
+                               "that was approved", {"command": spec.command, "reason": "folder changed"})
         spec = replace(spec, cwd_id=place.identity)
         if self.around is not None:
             await self.around.before_command(spec.terminal_id)
         if self.closed:
-            raise RequestError(DENIED, "acp.nvim: the session has ended", {"reason": "session closed"})
+            raise _session_ended()
         terminal = Terminal(spec, self.settings.limit(output_byte_limit), self._changed)
         self.live[spec.terminal_id] = self._shown[spec.terminal_id] = terminal
         if self.around is not None:
@@ -101,8 +126,8 @@ class TerminalService:
             self.live.pop(spec.terminal_id, None)
             if self.around is not None:
                 self.around.after_command(spec.terminal_id)
-            raise RequestError(DENIED, f"acp.nvim could not run {_line(spec)!r}: {exc}",
-                               {"command": spec.command, "reason": str(exc)}) from None
+            raise RequestError(FAILED, f"acp.nvim could not run {_line(spec)!r}: {exc}",
+                               {"command": spec.command, "reason": f"failed to start: {exc}"}) from None
         self._log.add("info", "terminal", f"{spec.terminal_id}: pid {terminal.pid}: {_line(spec)} (in {spec.cwd})")
         return spec.terminal_id
 
@@ -228,3 +253,7 @@ def _env_name(name: str) -> str:
 
 def _line(spec: TerminalSpec) -> str:
     return " ".join([spec.command, *spec.args])
+
+
+def _session_ended() -> RequestError:
+    return RequestError(CANCELLED, "acp.nvim: the session has ended", {"reason": "session closed"})

@@ -11,6 +11,10 @@ from ..commands.command_context import CommandContext, CommandRequest
 def cmd_mode(ctx: CommandContext, request: CommandRequest) -> None:
     """``:Ai mode [id]``: switch mode, or pick one (current marked)."""
     session = ctx.require_current()
+    option = session.view.option("mode")
+    if option is not None and option.category == "mode" and not option.is_boolean:
+        _option(ctx, session, option, request.args)  # a mode option wins over modes (ACP)
+        return
     if session.view.modes:
         if request.args:
             ctx.spawn(_set_mode(session, request.args[0]), "set mode")
