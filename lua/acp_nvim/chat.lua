@@ -441,7 +441,8 @@ local function recovery_line(chat)
     return nil
   end
   local key = options.config.keymaps.restart
-  local how = key ~= '' and (key .. ' restarts the agent and reopens this session · :Ai restart') or ':Ai restart'
+  local how = key ~= '' and (key .. ' restarts the agent (after asking) and reopens this session · :Ai restart')
+    or ':Ai restart'
   return { { ('  ⚠ %s · %s'):format(chat.recovery, how), 'AcpNvimError' } }
 end
 
@@ -478,11 +479,7 @@ function Chat.new(key)
   markdown.attach(chat)
   prompt.attach(chat)
   turn_keys.attach(chat)
-  if keys.restart ~= '' then
-    vim.keymap.set('n', keys.restart, function()
-      vim.cmd('Ai restart')
-    end, { buffer = buf, nowait = true, desc = 'acp.nvim: restart the agent and reopen this session (:Ai restart)' })
-  end
+  require('acp_nvim.chat_actions').map(chat, 'restart', keys.restart)
   api.nvim_create_autocmd('BufWipeout', {
     buffer = buf,
     callback = function()

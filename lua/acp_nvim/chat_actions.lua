@@ -1,0 +1,235 @@
+--- The chat's actions (:help acp_nvim-plug): each is a `<Plug>(AcpNvim…)` mapping, defined in
+--- plugin/acp_nvim.lua, and by default a key of the chat buffer (`keymaps.*`) that runs the same code.
+--- No default key is a command Vim has in normal mode (:help acp_nvim-keys): `u`, `<C-r>`, `e`, `R`
+--- typed in the chat from habit do what Vim does. A restart asks first.
+local M = {}
+
+local api = vim.api
+
+local function prompt()
+  return require('acp_nvim.prompt')
+end
+
+local function host()
+  return require('acp_nvim.host')
+end
+
+--- One line that says why a key did nothing (no "Press ENTER", nothing kept in :messages).
+local function say(text)
+  api.nvim_echo({ { '[acp.nvim] ' .. text, 'WarningMsg' } }, false, {})
+end
+
+--- A failed prompt's offer (:help acp_nvim-failures) includes `action`, and the cursor is outside the
+--- prompt area.
+local function offered(chat, action)
+  local failure = chat.failure
+  return type(failure) == 'table' and type(failure.actions) == 'table' and vim.tbl_contains(failure.actions, action)
+    and not prompt().in_prompt(chat)
+end
+
+local function failure_action(action, desc)
+  return {
+    modes = { 'n' },
+    desc = 'after a failed prompt: ' .. desc,
+    chat = true,
+    ready = function(chat)
+      return offered(chat, action) or nil
+    end,
+    why_not = 'no failed prompt offers this here (:help acp_nvim-failures)',
+    run = function(chat)
+      if action == 'login' then
+        vim.cmd('Ai login')
+      else
+        host().call.chat(action, chat.key)
+      end
+    end,
+  }
+end
+
+--- Each action, by its `keymaps` name (two have no key of their own: send_cr is <CR> in the prompt area
+--- when keymaps.open is another key, revert is X).
+---   plug:    the <Plug>(AcpNvim…) name
+---   chat:    acts on the chat of the current buffer (its <Plug> says so elsewhere)
+---   ready:   (chat) → a truthy value when there is something to act on (given to run), else nil
+---   run:     (chat, ready's value)
+M.actions = {
+  send = { plug = 'Send', modes = { 'n', 'i' }, desc = 'send the prompt', chat = true, run = function(chat)
+    prompt().send(chat)
+  end },
+  send_cr = { modes = { 'n' }, desc = 'send the prompt (in the prompt area)', chat = true, run = function(chat)
+    if prompt().in_prompt(chat) then
+      prompt().send(chat)
+    else
+      vim.cmd('normal! ' .. vim.v.count1 .. '\r')
+    end
+  end },
+  open = { plug = 'Open', modes = { 'n' }, chat = true,
+    desc = 'open the block under the cursor, unfold a ▸ line (in the prompt area: send)',
+    run = function(chat)
+      prompt().open_or_send(chat)
+    end },
+  cancel = { plug = 'Cancel', modes = { 'n' }, desc = 'cancel the running turn (:Ai cancel)', run = function(chat)
+    if chat then
+      api.nvim_buf_call(chat.buf, function()
+        vim.cmd('Ai cancel')
+      end)
+    else
+      vim.cmd('Ai cancel')
+    end
+  end },
+  history_prev = { plug = 'HistoryPrev', modes = { 'n', 'i' }, desc = 'previous sent prompt', chat = true,
+    run = function(chat)
+      prompt().browse(chat, -1)
+    end },
+  history_next = { plug = 'HistoryNext', modes = { 'n', 'i' }, desc = 'next sent prompt', chat = true,
+    run = function(chat)
+      prompt().browse(chat, 1)
+    end },
+  locations = { plug = 'Locations', modes = { 'n' }, desc = 'tool call locations to the quickfix list', chat = true,
+    run = function(chat)
+      prompt().locations(chat)
+    end },
+  permissions = { plug = 'Permissions', modes = { 'n', 'i' },
+    desc = 'go to the pending permission prompt or review (:Ai permissions)', run = function()
+      require('acp_nvim.permission').show()
+    end },
+  restart = { plug = 'Restart', modes = { 'n' },
+    desc = 'restart the agent and reopen this session, after asking (:Ai restart)', run = function(chat)
+      M.restart(chat)
+    end },
+  steer = { plug = 'Steer', modes = { 'n', 'i' }, desc = 'the next prompt during a turn: steer or queue', chat = true,
+    run = function(chat)
+      host().call.chat('steer', chat.key)
+    end },
+  retry = failure_action('retry', 'send it again'),
+  login = failure_action('login', ':Ai login'),
+  new_session = failure_action('new_session', 'a new session that gets the prompt'),
+  wait = failure_action('wait', 'retry when the usage limit resets'),
+  next_waiting = { plug = 'NextWaiting', modes = { 'n' }, desc = 'the next session waiting for you (:Ai next)',
+    run = function()
+      vim.cmd('Ai next')
+    end },
+  prev_waiting = { plug = 'PrevWaiting', modes = { 'n' }, desc = 'the previous session waiting for you (:Ai prev)',
+    run = function()
+      vim.cmd('Ai prev')
+    end },
+  edit_prompt = { plug = 'EditPrompt', modes = { 'n' }, chat = true,
+    desc = 'on a "## You" line: edit the prompt and run it again from before its turn',
+    ready = function(chat)
+      return prompt().prompt_at_cursor(chat)
+    end,
+    why_not = 'the cursor is not on a "## You" line',
+    run = function(chat, id)
+      prompt().edit(chat, id)
+    end },
+  revert = { plug = 'Revert', modes = { 'n' }, chat = true, desc = 'on a "not reviewed" warning: revert the file',
+    ready = function(chat)
+      return prompt().warning_at_cursor(chat)
+    end,
+    why_not = 'the cursor is not on a "not reviewed" warning',
+    run = function(chat, id)
+      prompt().revert(chat, id)
+    end },
+}
+
+local function chat_here()
+  return require('acp_nvim.chat').of_buffer(api.nvim_get_current_buf())
+end
+
+--- Run action `name` as its <Plug> mapping does: on the chat of the current buffer.
+function M.plug(name)
+  local action = M.actions[name]
+  local chat = chat_here()
+  if action.chat and not chat then
+    return say(('<Plug>(AcpNvim%s) works in a chat buffer (:Ai opens one)'):format(action.plug))
+  end
+  local value = true
+  if action.ready then
+    value = action.ready(chat)
+    if not value then
+      return say(action.why_not)
+    end
+  end
+  action.run(chat, value)
+end
+
+--- Whether `lhs` starts with a leader (or is a <Plug>): typed when nothing is there to act on, the
+--- keys after the leader would run Vim's commands (`\r` would replace a character).
+local function own_key(lhs)
+  local head = lhs:lower()
+  return vim.startswith(head, '<leader>') or vim.startswith(head, '<localleader>') or vim.startswith(head, '<plug>')
+end
+
+--- Map `lhs` in `chat`'s buffer to action `name` ('' maps nothing). An action that may have nothing to
+--- act on (a failure's keys, edit_prompt, revert) lets a key Vim uses itself do what Vim does then,
+--- with its count; a leader key says why it did nothing instead.
+function M.map(chat, name, lhs)
+  if (lhs or '') == '' then
+    return
+  end
+  local action = M.actions[name]
+  local opts = { buffer = chat.buf, nowait = true, desc = 'acp.nvim: ' .. action.desc }
+  if name == 'open' and lhs ~= '<CR>' then
+    vim.keymap.set('n', lhs, function()
+      if prompt().in_prompt(chat) then
+        vim.cmd('normal! ' .. vim.keycode(lhs))
+      else
+        prompt().open(chat)
+      end
+    end, opts)
+    return
+  end
+  if not action.ready then
+    vim.keymap.set(action.modes, lhs, function()
+      action.run(chat, true)
+    end, opts)
+    return
+  end
+  opts.expr = true
+  vim.keymap.set(action.modes, lhs, function()
+    local value = action.ready(chat)
+    if value then
+      vim.schedule(function() -- an expression mapping may not change buffers
+        action.run(chat, value)
+      end)
+      return ''
+    end
+    if own_key(lhs) then
+      vim.schedule(function()
+        say(action.why_not)
+      end)
+      return ''
+    end
+    return lhs -- the count typed before it still applies
+  end, opts)
+end
+
+--- Ask before restarting the agent of `chat`'s session (or the current session's): a restart ends the
+--- process, and with it a running turn. Confirmed, it is :Ai restart run from that chat.
+function M.restart(chat)
+  local state = require('acp_nvim.state')
+  local key = chat and chat.key or state.current_key()
+  local s = key and state.sessions[key]
+  if not s then
+    return say('no session to restart (:Ai opens one)')
+  end
+  local agent = (s.agent or '') ~= '' and s.agent or key
+  local ends = s.state == 'running' and 'its running turn is cancelled' or 'its agent process is ended'
+  local question = ('Restart %s (session %s)? %s and the session reopens in a new process.'):format(agent, key,
+    ends:sub(1, 1):upper() .. ends:sub(2))
+  vim.ui.select({ 'Restart ' .. agent, 'Do not restart' }, { prompt = question, kind = 'acp_nvim.restart' },
+    function(_, index)
+      if index ~= 1 then
+        return
+      end
+      if chat and api.nvim_buf_is_valid(chat.buf) then
+        api.nvim_buf_call(chat.buf, function()
+          vim.cmd('Ai restart')
+        end)
+      else
+        vim.cmd('Ai restart')
+      end
+    end)
+end
+
+return M
