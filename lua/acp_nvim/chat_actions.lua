@@ -27,8 +27,9 @@ local function offered(chat, action)
     and not prompt().in_prompt(chat)
 end
 
-local function failure_action(action, desc)
+local function failure_action(action, plug, desc)
   return {
+    plug = plug,
     modes = { 'n' },
     desc = 'after a failed prompt: ' .. desc,
     chat = true,
@@ -46,8 +47,8 @@ local function failure_action(action, desc)
   }
 end
 
---- Each action, by its `keymaps` name (two have no key of their own: send_cr is <CR> in the prompt area
---- when keymaps.open is another key, revert is X).
+--- Each action, by its `keymaps` name (send_cr, which has no option, is <CR> in the prompt area when
+--- keymaps.open is another key).
 ---   plug:    the <Plug>(AcpNvim…) name
 ---   chat:    acts on the chat of the current buffer (its <Plug> says so elsewhere)
 ---   ready:   (chat) → a truthy value when there is something to act on (given to run), else nil
@@ -101,10 +102,10 @@ M.actions = {
     run = function(chat)
       host().call.chat('steer', chat.key)
     end },
-  retry = failure_action('retry', 'send it again'),
-  login = failure_action('login', ':Ai login'),
-  new_session = failure_action('new_session', 'a new session that gets the prompt'),
-  wait = failure_action('wait', 'retry when the usage limit resets'),
+  retry = failure_action('retry', 'Retry', 'send it again'),
+  login = failure_action('login', 'Login', ':Ai login'),
+  new_session = failure_action('new_session', 'NewSession', 'a new session that gets the prompt'),
+  wait = failure_action('wait', 'Wait', 'retry when the usage limit resets'),
   next_waiting = { plug = 'NextWaiting', modes = { 'n' }, desc = 'the next session waiting for you (:Ai next)',
     run = function()
       vim.cmd('Ai next')

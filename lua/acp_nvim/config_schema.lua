@@ -53,6 +53,7 @@ return {
       new_session = '<LocalLeader>n',
       edit_prompt = '<LocalLeader>e',
       wait = '<LocalLeader>w',
+      revert = '<LocalLeader>x',
     },
     timeouts = { handshake = 60, login = 300, notice = 8, cancel = 5 },
   },
@@ -289,6 +290,7 @@ return {
     { path = 'keymaps.new_session', type = 'string', may_be_false = true },
     { path = 'keymaps.edit_prompt', type = 'string', may_be_false = true },
     { path = 'keymaps.wait', type = 'string', may_be_false = true },
+    { path = 'keymaps.revert', type = 'string', may_be_false = true },
     { path = 'timeouts', type = 'section', keys = { 'handshake', 'login', 'notice', 'cancel' } },
     {
       path = 'timeouts.handshake',

@@ -210,13 +210,12 @@ local function set_keymaps(chat)
   local keys = require('acp_nvim.options').config.keymaps
   local actions = require('acp_nvim.chat_actions')
   for _, name in ipairs({ 'send', 'open', 'cancel', 'history_prev', 'history_next', 'locations', 'permissions',
-    'edit_prompt' }) do
+    'edit_prompt', 'revert' }) do
     actions.map(chat, name, keys[name])
   end
   if keys.open ~= '<CR>' then
     actions.map(chat, 'send_cr', '<CR>')
   end
-  actions.map(chat, 'revert', 'X')
 end
 
 --- Set up a new chat buffer: keys, completion, the session it belongs to.

@@ -18,7 +18,6 @@ CHAT = "acp://chat/demo/1"
 ALLOWED = {
     "<CR>": "keymaps.open acts on what is under the cursor (a block, a → location) and sends in the prompt "
             "area, as the issue asks (`gf`/`<CR>` open what the agent sent)",
-    "X": "revert: only on a '⚠ not reviewed' line, Vim's X elsewhere; it has no keymaps option yet",
 }
 """Chat keys that are Vim keys on purpose; nothing else may be one."""
 
@@ -38,7 +37,7 @@ def vim_keys(index_txt: str) -> set[str]:
         if len(columns) < 2:
             continue
         char = columns[1].strip()
-        if "not used" in line or "see |" in line and " below" in line or "window commands, see" in line:
+        if "not used" in line or ("see |" in line and " below" in line) or "window commands, see" in line:
             continue  # g{char}, z{char}, [{char}, ]{char}, CTRL-W {char}: the index lists each one below
         char = char.replace('["x]', "").removeprefix("N").strip() or char
         char = _ARG.sub("", char)
@@ -174,3 +173,20 @@ def test_a_leader_key_with_nothing_to_act_on_types_nothing(nvim):
     nvim.command("Ai send echo after the keys")  # runs after the keys: the typeahead is empty by now
     wait_for(lambda: buffer_text(nvim, CHAT).count("── turn ended") == 2, what="a turn after the keys", nvim=nvim)
     assert nvim.current.buffer[0] == before[0], "r replaced a character"
+
+
+def test_every_keymaps_action_has_its_plug_mapping(nvim):
+    """Each `keymaps` option's action is a <Plug>(AcpNvim…) mapping in the same modes (plugin/acp_nvim.lua
+    lists them so that nothing loads at startup; acp_nvim.chat_actions runs them)."""
+    actions = nvim.exec_lua("""local out = {}
+      for name, a in pairs(require('acp_nvim.chat_actions').actions) do
+        if a.plug then out[name] = { plug = a.plug, modes = a.modes } end
+      end
+      return out""")
+    options = nvim.exec_lua("return vim.tbl_keys(require('acp_nvim').config.keymaps)")
+    assert set(options) == set(actions), "an option without a <Plug>, or a <Plug> without an option"
+    for name, action in actions.items():
+        lhs = f"<Plug>(AcpNvim{action['plug']})"
+        for mode in ("n", "i"):
+            defined = nvim.exec_lua("local lhs, mode = ...; return vim.fn.maparg(lhs, mode) ~= ''", lhs, mode)
+            assert defined == (mode in action["modes"]), f"{lhs} in mode {mode} ({name})"

@@ -337,6 +337,9 @@ class KeymapSettings(BaseModel):
         "rewinds to before its turn first (|acp_nvim-rewind|)."))
     wait: str = Field(default="<LocalLeader>w", json_schema_extra={"may_be_false": True}, description=(
         "After a usage limit with a known reset time: retry automatically then (as retry)."))
+    revert: str = Field(default="<LocalLeader>x", json_schema_extra={"may_be_false": True}, description=(
+        "Normal mode on a \"⚠ not reviewed\" line: put the file back as it was before the turn "
+        "(|acp_nvim-unreviewed|)."))
 
     @field_validator("*", mode="before")
     @classmethod
