@@ -205,8 +205,21 @@ function M.map(chat, name, lhs)
   end, opts)
 end
 
---- Ask before restarting the agent of `chat`'s session (or the current session's): a restart ends the
---- process, and with it a running turn. Confirmed, it is :Ai restart run from that chat.
+--- Ask before restarting the agent of session `key` (`agent`; `running`: a turn is under way): a restart
+--- ends the process, and with it a running turn. `on_yes` runs when the answer is to restart.
+function M.confirm_restart(key, agent, running, on_yes)
+  local ends = running and 'Its running turn is cancelled and its agent process is ended'
+    or 'Its agent process is ended'
+  local question = ('Restart %s (session %s)? %s; the session reopens in a new process.'):format(agent, key, ends)
+  vim.ui.select({ 'Restart ' .. agent, 'Do not restart' }, { prompt = question, kind = 'acp_nvim.restart' },
+    function(_, index)
+      if index == 1 then
+        on_yes()
+      end
+    end)
+end
+
+--- The restart key: ask, then :Ai restart from `chat` (or for the current session).
 function M.restart(chat)
   local state = require('acp_nvim.state')
   local key = chat and chat.key or state.current_key()
@@ -214,23 +227,15 @@ function M.restart(chat)
   if not s then
     return say('no session to restart (:Ai opens one)')
   end
-  local agent = (s.agent or '') ~= '' and s.agent or key
-  local ends = s.state == 'running' and 'its running turn is cancelled' or 'its agent process is ended'
-  local question = ('Restart %s (session %s)? %s and the session reopens in a new process.'):format(agent, key,
-    ends:sub(1, 1):upper() .. ends:sub(2))
-  vim.ui.select({ 'Restart ' .. agent, 'Do not restart' }, { prompt = question, kind = 'acp_nvim.restart' },
-    function(_, index)
-      if index ~= 1 then
-        return
-      end
-      if chat and api.nvim_buf_is_valid(chat.buf) then
-        api.nvim_buf_call(chat.buf, function()
-          vim.cmd('Ai restart')
-        end)
-      else
+  M.confirm_restart(key, (s.agent or '') ~= '' and s.agent or key, s.state == 'running', function()
+    if chat and api.nvim_buf_is_valid(chat.buf) then
+      api.nvim_buf_call(chat.buf, function()
         vim.cmd('Ai restart')
-      end
-    end)
+      end)
+    else
+      vim.cmd('Ai restart')
+    end
+  end)
 end
 
 return M

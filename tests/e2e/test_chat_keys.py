@@ -156,6 +156,24 @@ def test_the_restart_key_asks_first_and_the_plug_mapping_works(nvim):
     assert buffer_text(nvim, CHAT).count("agent restarted") == 1, "the declined restart did not happen"
 
 
+def test_the_restart_key_during_a_turn_says_it_ends_the_turn_and_escape_keeps_it(nvim):
+    start_chat(nvim)
+    nvim.exec_lua(ASKED)
+    nvim.command("Ai send slow 60")
+    wait_for(lambda: "tick 3" in buffer_text(nvim, CHAT), what="the slow turn to stream", nvim=nvim)
+    nvim.command(f"call win_gotoid(bufwinid('{CHAT}'))")
+    nvim.input("\\R")
+    wait_asked(nvim)
+    nvim.input("<Esc>")
+    wait_answered(nvim)
+    [asked] = nvim.exec_lua("return _G.asked")
+    assert "running turn is cancelled" in asked["prompt"], asked["prompt"]
+    wait_for(lambda: buffer_text(nvim, CHAT).count("── turn ended") == 2, what="the slow turn's end", nvim=nvim)
+    text = buffer_text(nvim, CHAT)
+    assert "turn ended: end_turn" in text.rsplit("## You", 1)[1], "the turn ran to its end"
+    assert "agent restarted" not in text
+
+
 def test_plug_send_from_a_key_of_your_own(nvim):
     start_chat(nvim)
     nvim.exec_lua("vim.keymap.set({ 'n', 'i' }, '<F8>', '<Plug>(AcpNvimSend)')")

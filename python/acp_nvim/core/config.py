@@ -417,7 +417,9 @@ class Settings(BaseModel):
     registry: RegistrySettings = Field(default_factory=RegistrySettings, description=(
         "Where agents are installed from (|acp_nvim-registry|)."))
     keymaps: KeymapSettings = Field(default_factory=KeymapSettings, description=(
-        "The chat's keys; each is a key sequence as for |:map|."))
+        "The chat's keys; each is a key sequence as for |:map|, false (or '') for none. No default is a "
+        "command Vim has in normal mode (|acp_nvim-keys|); every action also has a <Plug> mapping "
+        "(|acp_nvim-plug|)."))
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings, description=(
         "How long acp.nvim waits for an agent, in seconds (|acp_nvim-faults|)."))
 
