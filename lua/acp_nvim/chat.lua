@@ -478,8 +478,7 @@ function Chat.new(key)
   M.chats[key] = chat
   markdown.attach(chat)
   prompt.attach(chat)
-  turn_keys.attach(chat)
-  require('acp_nvim.chat_actions').map(chat, 'restart', keys.restart)
+  require('acp_nvim.chat_actions').attach(chat)
   api.nvim_create_autocmd('BufWipeout', {
     buffer = buf,
     callback = function()
@@ -593,6 +592,7 @@ end
 ---@param s acp_nvim.SessionState
 function Chat:set_state(s)
   local chat, key = self, self.key
+  chat.session = s -- what the restart question names (acp_nvim.chat_actions)
   local title = (s.title or '') ~= '' and (' · ' .. s.title) or ''
   local header = ('# acp.nvim · %s%s'):format(key, title)
   if api.nvim_buf_get_lines(chat.buf, 0, 1, false)[1] ~= header then

@@ -94,7 +94,7 @@ M.actions = {
     desc = 'go to the pending permission prompt or review (:Ai permissions)', run = function()
       require('acp_nvim.permission').show()
     end },
-  restart = { plug = 'Restart', modes = { 'n' },
+  restart = { plug = 'Restart', modes = { 'n' }, chat = true,
     desc = 'restart the agent and reopen this session, after asking (:Ai restart)', run = function(chat)
       M.restart(chat)
     end },
@@ -133,8 +133,11 @@ M.actions = {
     end },
 }
 
+---@type table<integer, acp_nvim.Chat> the chats whose keys are mapped, by buffer
+local chats = setmetatable({}, { __mode = 'v' })
+
 local function chat_here()
-  return require('acp_nvim.chat').of_buffer(api.nvim_get_current_buf())
+  return chats[api.nvim_get_current_buf()]
 end
 
 --- Run action `name` as its <Plug> mapping does: on the chat of the current buffer.
@@ -205,6 +208,19 @@ function M.map(chat, name, lhs)
   end, opts)
 end
 
+--- Map `chat`'s keys (keymaps.*) in its buffer.
+function M.attach(chat)
+  chats[chat.buf] = chat
+  local keys = require('acp_nvim.options').config.keymaps
+  for _, name in ipairs({ 'send', 'open', 'cancel', 'history_prev', 'history_next', 'locations', 'permissions',
+    'restart', 'steer', 'retry', 'login', 'new_session', 'wait', 'edit_prompt', 'revert' }) do
+    M.map(chat, name, keys[name])
+  end
+  if keys.open ~= '<CR>' then
+    M.map(chat, 'send_cr', '<CR>')
+  end
+end
+
 --- Ask before restarting the agent of session `key` (`agent`; `running`: a turn is under way): a restart
 --- ends the process, and with it a running turn. `on_yes` runs when the answer is to restart.
 function M.confirm_restart(key, agent, running, on_yes)
@@ -219,21 +235,15 @@ function M.confirm_restart(key, agent, running, on_yes)
     end)
 end
 
---- The restart key: ask, then :Ai restart from `chat` (or for the current session).
+--- The restart key: ask, then :Ai restart from `chat`.
 function M.restart(chat)
-  local state = require('acp_nvim.state')
-  local key = chat and chat.key or state.current_key()
-  local s = key and state.sessions[key]
-  if not s then
-    return say('no session to restart (:Ai opens one)')
-  end
-  M.confirm_restart(key, (s.agent or '') ~= '' and s.agent or key, s.state == 'running', function()
-    if chat and api.nvim_buf_is_valid(chat.buf) then
+  local s = chat.session or {}
+  local agent = type(s.agent) == 'string' and s.agent ~= '' and s.agent or chat.key
+  M.confirm_restart(chat.key, agent, s.state == 'running', function()
+    if api.nvim_buf_is_valid(chat.buf) then
       api.nvim_buf_call(chat.buf, function()
         vim.cmd('Ai restart')
       end)
-    else
-      vim.cmd('Ai restart')
     end
   end)
 end

@@ -206,25 +206,12 @@ end
 
 M.in_prompt = in_prompt
 
-local function set_keymaps(chat)
-  local keys = require('acp_nvim.options').config.keymaps
-  local actions = require('acp_nvim.chat_actions')
-  for _, name in ipairs({ 'send', 'open', 'cancel', 'history_prev', 'history_next', 'locations', 'permissions',
-    'edit_prompt', 'revert' }) do
-    actions.map(chat, name, keys[name])
-  end
-  if keys.open ~= '<CR>' then
-    actions.map(chat, 'send_cr', '<CR>')
-  end
-end
-
---- Set up a new chat buffer: keys, completion, the session it belongs to.
+--- Set up a new chat buffer: completion, the session it belongs to (acp_nvim.chat_actions maps its keys).
 ---@param chat acp_nvim.Chat
 function M.attach(chat)
   chats[chat.buf] = chat
   vim.b[chat.buf].acp_nvim_session = chat.key
   vim.bo[chat.buf].omnifunc = "v:lua.require'acp_nvim.prompt'.omnifunc"
-  set_keymaps(chat)
   api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI' }, {
     buffer = chat.buf,
     callback = function()

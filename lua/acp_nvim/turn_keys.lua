@@ -1,18 +1,9 @@
 --- The chat's keys for the next prompt and a failed one (:help acp_nvim-steering, acp_nvim-failures):
 --- keymaps.steer switches the next prompt between steered and queued; after a failed prompt,
 --- keymaps.retry / login / new_session / wait act on it, outside the prompt area while a failure is
---- offered (acp_nvim.chat_actions; their defaults are <LocalLeader> keys, never Vim's own).
+--- offered. The keys themselves are acp_nvim.chat_actions'.
 local M = {}
 
-
---- Map the keys in `chat`'s buffer.
-function M.attach(chat)
-  local keys = require('acp_nvim.options').config.keymaps
-  local actions = require('acp_nvim.chat_actions')
-  for _, action in ipairs({ 'steer', 'retry', 'login', 'new_session', 'wait' }) do
-    actions.map(chat, action, keys[action])
-  end
-end
 
 --- Take the session's failure offer and steering choice; true when the prompt area must change.
 function M.update(chat, s)
