@@ -35,3 +35,29 @@ vim.api.nvim_create_autocmd('UIEnter', {
     end, 100)
   end,
 })
+
+-- <Plug>(AcpNvim…): every action a chat key has, for keys of your own (:help acp_nvim-plug). They
+-- run acp_nvim.chat_actions, loaded on first use; the chat's default keys run the same code.
+for _, plug in ipairs({
+  { 'Send', 'send', { 'n', 'i' } },
+  { 'Cancel', 'cancel', { 'n' } },
+  { 'Open', 'open', { 'n' } },
+  { 'Locations', 'locations', { 'n' } },
+  { 'HistoryPrev', 'history_prev', { 'n', 'i' } },
+  { 'HistoryNext', 'history_next', { 'n', 'i' } },
+  { 'Permissions', 'permissions', { 'n', 'i' } },
+  { 'Restart', 'restart', { 'n' } },
+  { 'Steer', 'steer', { 'n', 'i' } },
+  { 'Retry', 'retry', { 'n' } },
+  { 'Login', 'login', { 'n' } },
+  { 'NewSession', 'new_session', { 'n' } },
+  { 'Wait', 'wait', { 'n' } },
+  { 'NextWaiting', 'next_waiting', { 'n' } },
+  { 'PrevWaiting', 'prev_waiting', { 'n' } },
+  { 'EditPrompt', 'edit_prompt', { 'n' } },
+  { 'Revert', 'revert', { 'n' } },
+}) do
+  vim.keymap.set(plug[3], '<Plug>(AcpNvim' .. plug[1] .. ')', function()
+    require('acp_nvim.chat_actions').plug(plug[2])
+  end, { desc = 'acp.nvim: ' .. plug[2]:gsub('_', ' ') })
+end

@@ -363,8 +363,10 @@ local ACTIONS = {
     run_for(row.key, { 'close' })
   end, true), 'close the session' },
   r = { on_row(function(row)
-    run_for(row.key, { 'restart' })
-  end, true), 'restart its agent' },
+    require('acp_nvim.chat_actions').confirm_restart(row.key, row.agent, row.state == 'running', function()
+      run_for(row.key, { 'restart' })
+    end)
+  end, true), 'restart its agent, after asking' },
   n = { function()
     local board = M.board
     local row, past = board and board:row_at_cursor()

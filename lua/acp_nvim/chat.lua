@@ -441,7 +441,8 @@ local function recovery_line(chat)
     return nil
   end
   local key = options.config.keymaps.restart
-  local how = key ~= '' and (key .. ' restarts the agent and reopens this session · :Ai restart') or ':Ai restart'
+  local how = key ~= '' and (key .. ' restarts the agent (after asking) and reopens this session · :Ai restart')
+    or ':Ai restart'
   return { { ('  ⚠ %s · %s'):format(chat.recovery, how), 'AcpNvimError' } }
 end
 
@@ -477,12 +478,7 @@ function Chat.new(key)
   M.chats[key] = chat
   markdown.attach(chat)
   prompt.attach(chat)
-  turn_keys.attach(chat)
-  if keys.restart ~= '' then
-    vim.keymap.set('n', keys.restart, function()
-      vim.cmd('Ai restart')
-    end, { buffer = buf, nowait = true, desc = 'acp.nvim: restart the agent and reopen this session (:Ai restart)' })
-  end
+  require('acp_nvim.chat_actions').attach(chat)
   api.nvim_create_autocmd('BufWipeout', {
     buffer = buf,
     callback = function()
@@ -596,6 +592,7 @@ end
 ---@param s acp_nvim.SessionState
 function Chat:set_state(s)
   local chat, key = self, self.key
+  chat.session = s -- what the restart question names (acp_nvim.chat_actions)
   local title = (s.title or '') ~= '' and (' · ' .. s.title) or ''
   local header = ('# acp.nvim · %s%s'):format(key, title)
   if api.nvim_buf_get_lines(chat.buf, 0, 1, false)[1] ~= header then

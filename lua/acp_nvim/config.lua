@@ -262,7 +262,13 @@ function M.build(opts)
   merged.agents = vim.deepcopy((opts or {}).agents or {})
   -- a server replaces wholesale too (a user's http server must not inherit a default's keys)
   merged.mcp_servers = vim.deepcopy((opts or {}).mcp_servers or {})
-  return M.validate(merged)
+  M.validate(merged)
+  for name, lhs in pairs(merged.keymaps) do
+    if lhs == false then -- false turns a key off, as '' does; the views test for ''
+      merged.keymaps[name] = ''
+    end
+  end
+  return merged
 end
 
 return M

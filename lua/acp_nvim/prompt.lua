@@ -147,7 +147,9 @@ end
 
 -- Keys -----------------------------------------------------------------------------
 
-local function open_key(chat)
+--- `keymaps.open` (<CR>) outside the prompt area: follow a "→ path" line, fold a ▸/▾ line, or show the
+--- block under the cursor.
+function M.open(chat)
   local row = api.nvim_win_get_cursor(0)[1] - 1
   local line = api.nvim_get_current_line()
   local path, lnum = line:match('^%s*→ (.-):(%d+)$')
@@ -165,95 +167,51 @@ local function open_key(chat)
   end
 end
 
-local function locations_key(chat)
+--- `keymaps.open` in the chat: in the prompt area <CR> sends; elsewhere it opens what is under the cursor.
+function M.open_or_send(chat)
+  if in_prompt(chat) then
+    M.send(chat)
+  else
+    M.open(chat)
+  end
+end
+
+function M.locations(chat)
   local id = chat:block_at(api.nvim_win_get_cursor(0)[1] - 1)
   require('acp_nvim.host').call.chat('locations', chat.key, id or 0)
 end
 
---- X on a "not reviewed" warning reverts the file the agent changed unasked; elsewhere, X is X.
-local function revert_key(chat)
+--- The "not reviewed" warning block under the cursor (outside the prompt area), or nil.
+function M.warning_at_cursor(chat)
   local id = not in_prompt(chat) and chat:block_at(api.nvim_win_get_cursor(0)[1] - 1)
-  if id and chat.kinds[id] == 'error' then
-    require('acp_nvim.host').call.chat('revert', chat.key, id)
-  else
-    vim.cmd('normal! ' .. vim.v.count1 .. 'X')
-  end
+  return id and chat.kinds[id] == 'error' and id or nil
 end
 
---- `e` on the heading of a prompt (a "## You" line) edits it to run it again; elsewhere `e` is `e`.
-local function edit_key(chat, lhs)
-  vim.keymap.set('n', lhs, function()
-    local row = api.nvim_win_get_cursor(0)[1] - 1
-    local id = not in_prompt(chat) and chat:block_at(row)
-    if id and chat.kinds[id] == 'user' and chat:block_range(id) == row then
-      vim.schedule(function()
-        require('acp_nvim.host').call.chat('edit_turn', chat.key, { block = id })
-      end)
-      return ''
-    end
-    return lhs -- the count typed before it still applies
-  end, { buffer = chat.buf, expr = true, nowait = true, desc = 'acp.nvim: on a "## You" line: edit the prompt '
-    .. 'and run it again from before its turn' })
+--- Revert the file a "not reviewed" warning names (block `id`).
+function M.revert(chat, id)
+  require('acp_nvim.host').call.chat('revert', chat.key, id)
 end
 
-local function set_keymaps(chat)
-  local keys = require('acp_nvim.options').config.keymaps
-  local function map(modes, lhs, rhs, desc)
-    if lhs and lhs ~= '' then
-      vim.keymap.set(modes, lhs, rhs, { buffer = chat.buf, desc = 'acp.nvim: ' .. desc, nowait = true })
-    end
-  end
-  map({ 'n', 'i' }, keys.send, function()
-    M.send(chat)
-  end, 'send the prompt')
-  map('n', keys.open, function()
-    if not in_prompt(chat) then
-      open_key(chat)
-    elseif keys.open == '<CR>' then
-      M.send(chat)
-    else
-      vim.cmd('normal! ' .. vim.keycode(keys.open))
-    end
-  end, 'open the block under the cursor, unfold a ▸ line (in the prompt area: <CR> sends)')
-  if keys.open ~= '<CR>' then
-    map('n', '<CR>', function()
-      if in_prompt(chat) then
-        M.send(chat)
-      else
-        vim.cmd('normal! \r')
-      end
-    end, 'send the prompt (in the prompt area)')
-  end
-  map('n', keys.cancel, function()
-    vim.cmd('Ai cancel')
-  end, 'cancel the running turn')
-  map({ 'n', 'i' }, keys.history_prev, function()
-    M.browse(chat, -1)
-  end, 'previous sent prompt')
-  map({ 'n', 'i' }, keys.history_next, function()
-    M.browse(chat, 1)
-  end, 'next sent prompt')
-  map('n', keys.locations, function()
-    locations_key(chat)
-  end, 'tool call locations to the quickfix list')
-  map('n', 'X', function()
-    revert_key(chat)
-  end, 'on a "not reviewed" warning: revert the file')
-  map({ 'n', 'i' }, keys.permissions, function()
-    require('acp_nvim.permission').show()
-  end, 'go to the pending permission prompt or review')
-  if (keys.edit_prompt or '') ~= '' then
-    edit_key(chat, keys.edit_prompt)
-  end
+--- The prompt block whose heading (a "## You" line) is under the cursor, or nil.
+function M.prompt_at_cursor(chat)
+  local row = api.nvim_win_get_cursor(0)[1] - 1
+  local id = not in_prompt(chat) and chat:block_at(row)
+  return id and chat.kinds[id] == 'user' and chat:block_range(id) == row and id or nil
 end
 
---- Set up a new chat buffer: keys, completion, the session it belongs to.
+--- Put prompt block `id` in the prompt area to run it again from before its turn.
+function M.edit(chat, id)
+  require('acp_nvim.host').call.chat('edit_turn', chat.key, { block = id })
+end
+
+M.in_prompt = in_prompt
+
+--- Set up a new chat buffer: completion, the session it belongs to (acp_nvim.chat_actions maps its keys).
 ---@param chat acp_nvim.Chat
 function M.attach(chat)
   chats[chat.buf] = chat
   vim.b[chat.buf].acp_nvim_session = chat.key
   vim.bo[chat.buf].omnifunc = "v:lua.require'acp_nvim.prompt'.omnifunc"
-  set_keymaps(chat)
   api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI' }, {
     buffer = chat.buf,
     callback = function()

@@ -1,60 +1,9 @@
 --- The chat's keys for the next prompt and a failed one (:help acp_nvim-steering, acp_nvim-failures):
 --- keymaps.steer switches the next prompt between steered and queued; after a failed prompt,
---- keymaps.retry / login / new_session / wait act on it. Those four are plain normal-mode keys
---- (R, L, N, W): they act only outside the prompt area while a failure is offered, and do what
---- they always do otherwise.
+--- keymaps.retry / login / new_session / wait act on it, outside the prompt area while a failure is
+--- offered. The keys themselves are acp_nvim.chat_actions'.
 local M = {}
 
-local api = vim.api
-
-local ACTIONS = { retry = 'retry', login = 'login', new_session = 'new_session', wait = 'wait' }
-
-local function offered(chat, action)
-  local failure = chat.failure
-  if type(failure) ~= 'table' or type(failure.actions) ~= 'table' then
-    return false
-  end
-  return vim.tbl_contains(failure.actions, action)
-end
-
-local function in_prompt(chat)
-  return api.nvim_win_get_cursor(0)[1] - 1 >= chat:prompt_row()
-end
-
-local function run(chat, action)
-  if action == 'login' then
-    vim.cmd('Ai login')
-  else
-    require('acp_nvim.host').call.chat(action, chat.key)
-  end
-end
-
-local function action_key(chat, action, lhs)
-  vim.keymap.set('n', lhs, function()
-    if offered(chat, action) and not in_prompt(chat) then
-      vim.schedule(function()
-        run(chat, action)
-      end)
-      return ''
-    end
-    return lhs -- the count typed before it still applies
-  end, { buffer = chat.buf, expr = true, nowait = true, desc = 'acp.nvim: after a failed prompt: ' .. action })
-end
-
---- Map the keys in `chat`'s buffer.
-function M.attach(chat)
-  local keys = require('acp_nvim.options').config.keymaps
-  if (keys.steer or '') ~= '' then
-    vim.keymap.set({ 'n', 'i' }, keys.steer, function()
-      require('acp_nvim.host').call.chat('steer', chat.key)
-    end, { buffer = chat.buf, nowait = true, desc = 'acp.nvim: the next prompt during a turn: steer or queue' })
-  end
-  for action in pairs(ACTIONS) do
-    if (keys[action] or '') ~= '' then
-      action_key(chat, action, keys[action])
-    end
-  end
-end
 
 --- Take the session's failure offer and steering choice; true when the prompt area must change.
 function M.update(chat, s)

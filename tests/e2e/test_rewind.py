@@ -133,10 +133,12 @@ def test_a_past_prompt_edited_and_sent_again(nvim, workspace):
     lines = nvim.current.buffer[:]
     row = max(i for i, line in enumerate(lines) if line == "## You")  # turn 2's prompt heading (0-based)
     nvim.api.win_set_cursor(0, [row + 2, 0])
-    nvim.input("e")  # on the prompt's text, not its heading: e is the motion
-    assert nvim.api.win_get_cursor(0)[0] == row + 2 and nvim.current.buffer[-1] == ""
+    nvim.input("\\e")  # <LocalLeader>e on the prompt's text, not its heading: nothing to edit
+    nvim.input("e")  # e is Vim's motion in the chat
+    wait_for(lambda: nvim.api.win_get_cursor(0) == [row + 2, len("echo") - 1], what="e to move to the word's end")
+    assert nvim.current.buffer[-1] == ""
     nvim.api.win_set_cursor(0, [row + 1, 0])
-    nvim.input("e")
+    nvim.input("\\e")
     prompt = wait_for(lambda: "echo second prompt" in nvim.current.buffer[-1] and nvim.current.buffer[-1],
                       what="the prompt of turn 2 in the prompt area")
     assert prompt == "echo second prompt"

@@ -182,16 +182,17 @@ def test_crash_notice_then_a_prompt_or_the_restart_key_brings_the_agent_back(nvi
     wait_for(lambda: "agent exited with code 3" in buffer_text(nvim, CHAT), timeout=20)
     text = buffer_text(nvim, CHAT)
     assert "demo agent: crashing on purpose" in text, "the crash notice holds the stderr tail"
-    assert "<C-r> restarts the agent and reopens this session" in text
+    assert "<LocalLeader>R restarts the agent (after asking) and reopens this session" in text
     nvim.command("Ai send kept while down")
     wait_for(lambda: "You said: kept while down" in buffer_text(nvim, CHAT), timeout=30,
              what="a prompt to a stopped agent restarts it and is sent")
     nvim.command("Ai send crash")
     wait_for(lambda: buffer_text(nvim, CHAT).count("agent exited with code 3") == 2, timeout=20)
     nvim.command(f"buffer {CHAT}")
-    desc = nvim.exec_lua("return vim.fn.maparg('<C-r>', 'n', false, true).desc")
+    desc = nvim.exec_lua("return vim.fn.maparg('<LocalLeader>R', 'n', false, true).desc")
     assert "restart" in desc
-    nvim.input("<C-r>")
+    nvim.exec_lua("vim.ui.select = function(items, opts, on_choice) on_choice(items[1], 1) end")  # yes
+    nvim.input("\\R")  # <LocalLeader>R: the default maplocalleader is a backslash
     wait_for(lambda: buffer_text(nvim, CHAT).count("agent restarted") == 2, timeout=30,
              what="the restart key restarted the agent")
     nvim.command("Ai send after the key")

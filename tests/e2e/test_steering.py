@@ -111,8 +111,9 @@ def test_a_usage_limit_offers_retry_and_the_retry_succeeds(nvim):
     wait_for(lambda: "prompt failed · usage limit" in chat(nvim), timeout=20, what="the typed failure")
     offer = wait_for(lambda: next((line for line in virt_lines(nvim) if "⚠ prompt failed · usage limit" in line),
                                   None), timeout=10, what="the offer above the prompt")
-    assert "R retries" in offer and "W retries when the limit resets" in offer and "resets at" in offer
-    press_in_chat(nvim, "R")
+    assert "<LocalLeader>r retries" in offer and "<LocalLeader>w retries when the limit resets" in offer
+    assert "resets at" in offer
+    press_in_chat(nvim, "\\r")  # <LocalLeader>r: the default maplocalleader is a backslash
     wait_for(lambda: "limit lifted: the retried prompt went through" in chat(nvim), timeout=20,
              what="the retried prompt to succeed")
     wait_for(lambda: not any("⚠ prompt failed" in line for line in virt_lines(nvim)), timeout=10,
@@ -122,15 +123,16 @@ def test_a_usage_limit_offers_retry_and_the_retry_succeeds(nvim):
 def test_w_retries_when_the_limit_resets(nvim):
     start(nvim, {})
     nvim.command("Ai send limit 1")
-    wait_for(lambda: any("W retries when the limit resets" in line for line in virt_lines(nvim)), timeout=20,
-             what="the offer with W")
-    press_in_chat(nvim, "W")
+    wait_for(lambda: any("<LocalLeader>w retries when the limit resets" in line for line in virt_lines(nvim)),
+             timeout=20, what="the offer with <LocalLeader>w")
+    press_in_chat(nvim, "\\w")
     wait_for(lambda: "limit lifted: the retried prompt went through" in chat(nvim), timeout=20,
              what="the automatic retry at the reset")
 
 
 def test_the_failure_keys_are_plain_keys_when_nothing_failed(nvim):
-    start(nvim, {})
+    """A failure key the user set to a Vim key (W here; no default is one) is Vim's when nothing failed."""
+    start(nvim, {}, {"keymaps": {"wait": "W"}})
     nvim.command("Ai send echo hello")
     wait_for(lambda: turns(nvim) == 1, timeout=20, what="a turn")
     press_in_chat(nvim, "G")

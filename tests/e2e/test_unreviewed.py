@@ -94,3 +94,12 @@ def test_a_change_no_review_can_be_shown_for_is_flagged():
     assert flagged is change and "⚠ not reviewed: the agent changed /ws/a.txt on disk" in text
     assert "it cannot be put back from here" in text
     assert unreviewed.reverted(block) is change and unreviewed.reverted(block) is None
+
+
+def test_the_flag_names_the_revert_key():
+    transcript = Transcript()
+    UnreviewedEdits(transcript).flag(FileChange("/ws/a.txt", "before\n", True, "after\n", "disk"), "why")
+    UnreviewedEdits(transcript, "").flag(FileChange("/ws/b.txt", "before\n", True, "after\n", "disk"), "why")
+    text = "\n".join(b.text() for b in transcript.blocks)
+    assert "<LocalLeader>x on this line reverts it" in text, "keymaps.revert's default, never Vim's X"
+    assert ":Ai changes revert /ws/b.txt reverts it" in text, "the key turned off: the command"

@@ -152,7 +152,7 @@ class Ctx:
 
     def usable(self) -> bool:
         """The same chat works: a follow-up prompt is answered there, or one key (a chat map
-        whose description mentions "restart") restarts and re-attaches it so that it is."""
+        whose description mentions "restart", answered yes when it asks) restarts and re-attaches it so that it is."""
         self.book.usable = self._usable()
         if not self.book.usable:
             self.fail("the chat is not usable afterwards (follow-up unanswered, no working restart key)")
@@ -168,7 +168,7 @@ class Ctx:
             return False
         self.mark(f"restart key {key}")
         self.ed.lua("vim.api.nvim_set_current_win(vim.fn.bufwinid(...))", self.ed.CHAT)
-        self.ed.keys(key)
+        self.ed.keys(key + "1<CR>")  # the key asks first (vim.ui.select); 1 is "Restart <agent>"
         if self.answered(marker, START_WITHIN):
             return True
         if not self.ed.wait_state(("idle",), START_WITHIN):

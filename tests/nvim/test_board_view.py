@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import buffer_text
+from helpers import buffer_text, wait_for
 from helpers.lua import call_recorder
 
 pytestmark = pytest.mark.timeout(30)
@@ -72,6 +72,9 @@ def test_keys_run_their_command_for_the_row_under_the_cursor(board):
     board.command("call cursor(5, 1)")
     for key in ("c", "x", "r"):
         board.input(key)
+    wait_for(lambda: board.api.get_mode()["mode"] == "c", what="r to ask before restarting")
+    board.input("1<CR>")  # "Restart demo"
+    wait_for(lambda: board.api.get_mode()["mode"] == "n", what="the answer")
     board.command("call cursor(4, 1)")
     board.input("<CR>")
     commands = board.eval("g:commands")

@@ -61,7 +61,7 @@ def test_setup_errors_name_the_key_path(nvim, opts, message):
 
 def test_the_defaults_are_the_generated_schemas(nvim):
     defaults = nvim.exec_lua("return require('acp_nvim').config")
-    assert defaults["keymaps"]["restart"] == "<C-r>" and defaults["timeouts"]["handshake"] == 60
+    assert defaults["keymaps"]["restart"] == "<LocalLeader>R" and defaults["timeouts"]["handshake"] == 60
     assert defaults["permissions"]["rejected"]["max_bytes"] == 50 * 1024 * 1024
 
 
@@ -122,3 +122,10 @@ def test_checkhealth_names_what_is_missing_and_the_one_command_that_fixes_it(nvi
     nvim.command("checkhealth acp_nvim")
     text = "\n".join(nvim.api.buf_get_lines(0, 0, -1, False))
     assert "what is missing is fixed by: :Ai deps" in text
+
+
+def test_a_key_set_to_false_is_off(nvim):
+    assert setup_error(nvim, "{keymaps = {restart = false, retry = false}}") == ""
+    keymaps = nvim.exec_lua("return require('acp_nvim').config.keymaps")
+    assert keymaps["restart"] == "" and keymaps["retry"] == "", "false is off, as '' is"
+    assert keymaps["send"] == "<C-s>", "the other keys keep their defaults"

@@ -90,7 +90,7 @@ def test_a_past_prompt_edited_and_sent_again(agent: AgentDriver) -> None:
         lines = agent.nvim.current.buffer[:]
         heading = max(i for i, line in enumerate(lines) if line == "## You")
         agent.nvim.api.win_set_cursor(0, [heading + 1, 0])
-        agent.nvim.input("e")
+        agent.nvim.input("\\e")  # <LocalLeader>e: the default maplocalleader is a backslash
         agent.wait(lambda: agent.nvim.current.buffer[-1] == "[scenario=text] remember=second-2",
                    "turn 2's prompt in the prompt area")
         agent.nvim.current.buffer[-1] = "[scenario=recall_all] remember=edited-3"

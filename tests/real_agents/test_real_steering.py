@@ -55,12 +55,12 @@ def test_a_usage_limit_offers_retry_and_the_retry_succeeds(agent: AgentDriver) -
         before = agent.send("[scenario=limit_once id=claude-1] say something")
         agent.wait_chat("prompt failed · usage limit", timeout=90)
         agent.wait_turn_end(before)
-    with agent.step("limit: the chat offers R, the prompt is kept"):
+    with agent.step("limit: the chat offers <LocalLeader>r, the prompt is kept"):
         line = agent.wait(lambda: offer_line(agent), "the offer above the prompt")
-        agent.check("R retries" in line, f"no retry in the offer: {line!r}")
-    with agent.step("limit: R retries and the retry reaches the model"):
+        agent.check("<LocalLeader>r retries" in line, f"no retry in the offer: {line!r}")
+    with agent.step("limit: <LocalLeader>r retries and the retry reaches the model"):
         agent.nvim.command(f"call win_gotoid(bufwinid('{agent.chat_name}'))")
         agent.nvim.api.win_set_cursor(0, [1, 0])
-        agent.nvim.input("R")
+        agent.nvim.input("\\r")  # <LocalLeader>r: the default maplocalleader is a backslash
         agent.wait_chat("limit-lifted-reply: the retried prompt reached the model.", timeout=90)
         agent.wait(lambda: not offer_line(agent), "the offer to go")

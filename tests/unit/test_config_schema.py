@@ -50,7 +50,7 @@ def test_lua_defaults_are_the_models_defaults():
     settings = Settings()
     assert defaults["permissions"]["arm_ms"] == settings.permissions.arm_ms
     assert defaults["timeouts"]["handshake"] == settings.timeouts.handshake
-    assert defaults["keymaps"]["restart"] == settings.restart_key == "<C-r>"
+    assert defaults["keymaps"]["restart"] == settings.restart_key == "<LocalLeader>R"
     assert "enabled" not in defaults["history"]
     assert parse_settings(defaults).model_dump() == settings.model_dump()
 

@@ -177,8 +177,10 @@ def test_timeouts_and_the_restart_key_are_configuration():
     settings = parse_settings({"timeouts": {"handshake": 5, "notice": 1}, "keymaps": {"restart": "<leader>r"}})
     assert settings.timeouts.handshake == 5 and settings.timeouts.login == 300
     assert settings.restart_key == "<leader>r"
-    assert parse_settings({"timeouts": [], "keymaps": []}).restart_key == "<C-r>"
+    assert parse_settings({"timeouts": [], "keymaps": []}).restart_key == "<LocalLeader>R"
     assert parse_settings({"keymaps": {"restart": ""}}).restart_key == "", "disabled: notices name :Ai restart"
+    assert parse_settings({"keymaps": {"restart": False}}).restart_key == "", "false disables a key as '' does"
+    assert parse_settings({"keymaps": {"retry": False}}).action_keys["retry"] == ""
 
 
 @pytest.mark.parametrize("bad", [{"handshake": 0}, {"cancel": -1}, {"notice": 4000}, {"typo": 3}])

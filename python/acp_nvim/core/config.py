@@ -291,43 +291,61 @@ class ChatSettings(BaseModel):
 
 
 class KeymapSettings(BaseModel):
-    """``keymaps`` in ``setup()``: the chat's keys (used in Lua; the core names the restart key)."""
+    """``keymaps`` in ``setup()``: the chat's keys (used in Lua; the core names the restart key).
+
+    No default shadows a command Vim has in normal mode (|acp_nvim-keys|): the chat is a buffer the user
+    edits, and ``u``, ``<C-r>``, ``e`` or ``R`` typed from habit must do what Vim does. Each action also has a
+    ``<Plug>(AcpNvim…)`` mapping (|acp_nvim-plug|); false or '' turns a key off.
+    """
 
     model_config = ConfigDict(extra="ignore")
 
-    send: str = Field(default="<C-s>", description=(
+    send: str = Field(default="<C-s>", json_schema_extra={"may_be_false": True}, description=(
         "Send the prompt: normal and insert mode in the chat buffer (<CR> in normal mode in the prompt "
         "area too)."))
-    cancel: str = Field(default="<C-c>", description="Cancel the turn: normal mode in the chat buffer.")
-    open: str = Field(default="<CR>", description=(
+    cancel: str = Field(default="<LocalLeader>c", json_schema_extra={"may_be_false": True}, description=(
+        "Cancel the turn: normal mode in the chat buffer."))
+    open: str = Field(default="<CR>", json_schema_extra={"may_be_false": True}, description=(
         "Normal mode on a block: its full text, its diff, or the location under the cursor."))
-    locations: str = Field(default="gl", description="Normal mode: the tool calls' locations to the quickfix "
-                                                     "list.")
-    history_prev: str = Field(default="<M-p>", description="Normal and insert mode: the previous sent prompt.")
-    history_next: str = Field(default="<M-n>", description="Normal and insert mode: the next sent prompt.")
-    permissions: str = Field(default="<M-a>", description=(
+    locations: str = Field(default="gl", json_schema_extra={"may_be_false": True}, description=(
+        "Normal mode: the tool calls' locations to the quickfix list."))
+    history_prev: str = Field(default="<M-p>", json_schema_extra={"may_be_false": True}, description=(
+        "Normal and insert mode: the previous sent prompt."))
+    history_next: str = Field(default="<M-n>", json_schema_extra={"may_be_false": True}, description=(
+        "Normal and insert mode: the next sent prompt."))
+    permissions: str = Field(default="<M-a>", json_schema_extra={"may_be_false": True}, description=(
         "Normal and insert mode: go to the pending permission prompt or review."))
-    restart: str = Field(default="<C-r>", description=(
-        "Normal mode: restart the agent and reopen the session (like :Ai restart); the chat's notices name "
-        "it ('' disables it)."))
-    steer: str = Field(default="<M-s>", description=(
+    restart: str = Field(default="<LocalLeader>R", json_schema_extra={"may_be_false": True}, description=(
+        "Normal mode: asks, then restarts the agent and reopens the session (like :Ai restart); the chat's "
+        "notices name it."))
+    steer: str = Field(default="<M-s>", json_schema_extra={"may_be_false": True}, description=(
         "Normal and insert mode: the next prompt during a turn is queued instead of steered (or back)."))
-    retry: str = Field(default="R", description=(
-        "After a failed prompt (|acp_nvim-failures|), normal mode outside the prompt area: send it again; "
-        "elsewhere, and when nothing failed, the key does what it always does."))
-    login: str = Field(default="L", description="After a failed prompt: :Ai login (as retry).")
-    next_waiting: str = Field(default="]w", description=(
+    retry: str = Field(default="<LocalLeader>r", json_schema_extra={"may_be_false": True}, description=(
+        "After a failed prompt (|acp_nvim-failures|), normal mode outside the prompt area: send it again. "
+        "A key Vim uses itself (if you choose one) does what it always does when nothing failed."))
+    login: str = Field(default="<LocalLeader>l", json_schema_extra={"may_be_false": True}, description=(
+        "After a failed prompt: :Ai login (as retry)."))
+    next_waiting: str = Field(default="]w", json_schema_extra={"may_be_false": True}, description=(
         "Normal mode, in any buffer while a session runs (unless the key is mapped already) and in the "
-        "board: go to the next session waiting for you, like :Ai next ('' disables it) (|acp_nvim-board|)."))
-    prev_waiting: str = Field(default="[w", description=(
+        "board: go to the next session waiting for you, like :Ai next (|acp_nvim-board|)."))
+    prev_waiting: str = Field(default="[w", json_schema_extra={"may_be_false": True}, description=(
         "The same, to the previous session waiting for you (:Ai prev)."))
-    new_session: str = Field(default="N", description=(
+    new_session: str = Field(default="<LocalLeader>n", json_schema_extra={"may_be_false": True}, description=(
         "After a failed prompt: a new session of the same agent, which gets the failed prompt (as retry)."))
-    edit_prompt: str = Field(default="e", description=(
+    edit_prompt: str = Field(default="<LocalLeader>e", json_schema_extra={"may_be_false": True}, description=(
         "Normal mode on a prompt's \"## You\" line: put the prompt in the prompt area to edit it; sending it "
-        "rewinds to before its turn first (|acp_nvim-rewind|). Elsewhere the key does what it always does."))
-    wait: str = Field(default="W", description=(
+        "rewinds to before its turn first (|acp_nvim-rewind|)."))
+    wait: str = Field(default="<LocalLeader>w", json_schema_extra={"may_be_false": True}, description=(
         "After a usage limit with a known reset time: retry automatically then (as retry)."))
+    revert: str = Field(default="<LocalLeader>x", json_schema_extra={"may_be_false": True}, description=(
+        "Normal mode on a \"⚠ not reviewed\" line: put the file back as it was before the turn "
+        "(|acp_nvim-unreviewed|)."))
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _off(cls, value: object) -> object:
+        """false turns a key off, as '' does."""
+        return "" if value is False else value
 
     @property
     def actions(self) -> dict[str, str]:
@@ -399,7 +417,9 @@ class Settings(BaseModel):
     registry: RegistrySettings = Field(default_factory=RegistrySettings, description=(
         "Where agents are installed from (|acp_nvim-registry|)."))
     keymaps: KeymapSettings = Field(default_factory=KeymapSettings, description=(
-        "The chat's keys; each is a key sequence as for |:map|."))
+        "The chat's keys; each is a key sequence as for |:map|, false (or '') for none. No default is a "
+        "command Vim has in normal mode (|acp_nvim-keys|); every action also has a <Plug> mapping "
+        "(|acp_nvim-plug|)."))
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings, description=(
         "How long acp.nvim waits for an agent, in seconds (|acp_nvim-faults|)."))
 

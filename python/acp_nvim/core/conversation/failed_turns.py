@@ -79,7 +79,7 @@ class FailedTurns:
         self._cancel_timer()
         self._timer = tasks.spawn(self._retry_after(delay), self._report, "retry at the limit's reset")
         self._transcript.notice(f"retrying the kept prompt in {delay:.0f} s, when the limit resets "
-                                f"({self._keys.get('retry', 'R')} retries now)", "info")
+                                f"({self._keys.get('retry', '<LocalLeader>r')} retries now)", "info")
         self._changed()
         return delay
 

@@ -49,7 +49,7 @@ class Guards:
         permissions = PermissionBroker(
             Scope(key, agent, cwd), settings.permissions, questions=questions, editor=editor, transcript=transcript,
             files=files, accepted=AcceptedEdits(policy), report=report, waiting=waiting)
-        unreviewed = UnreviewedEdits(transcript)
+        unreviewed = UnreviewedEdits(transcript, settings.keymaps.revert)
         write_gate = WriteGate(permissions, transcript, cwd, report, unreviewed.flag, side.ledger.view_open)
         files.gate = write_gate
         files.changes.listeners.append(write_gate.disk_changed)

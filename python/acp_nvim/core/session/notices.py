@@ -17,7 +17,7 @@ def way_back(key: str) -> str:
     """How to restart: the chat's key (``keymaps.restart``; '' when disabled) and ``:Ai restart``."""
     if not key:
         return ":Ai restart restarts the agent and reopens this session"
-    return f"{key} restarts the agent and reopens this session (or :Ai restart)"
+    return f"{key} restarts the agent (after asking) and reopens this session (or :Ai restart)"
 
 
 def slow(method: str, waited: float, limit: float, key: str) -> str:

@@ -1,4 +1,4 @@
-"""The chat's keys on a "⚠ not reviewed" flag (core/permissions/unreviewed.py): ``X`` reverts the
+"""The chat's keys on a "⚠ not reviewed" flag (core/permissions/unreviewed.py): ``keymaps.revert`` reverts the
 file as ``:Ai changes``' ``X`` does, the ``open`` key shows its diff against the turn's start."""
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ def revert_flagged(ctx: CommandContext, session: Session, block_id: int) -> None
     """Put the flagged file back as it was before the turn (one undo step, saved)."""
     change = session.unreviewed.flags.get(block_id)
     if change is None:
-        ctx.notify(f"{session.key}: X reverts a file on a '⚠ not reviewed' line of the chat")
+        ctx.notify(f"{session.key}: nothing to revert here: the revert key acts on a '⚠ not reviewed' line of "
+                   "the chat")
         return
     if ctx.nvim.exec_lua(REVERT_LUA, _entry(change)):
         session.unreviewed.reverted(block_id)
