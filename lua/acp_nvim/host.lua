@@ -64,7 +64,7 @@ local function keep_stderr(_, data)
   end
 end
 
---- The one line said when the host's Python lacks acp.nvim's packages (|acp_nvim-deps|).
+--- The one line said when the host's Python lacks acp.nvim's packages (|acp_nvim-first-start|).
 M.MISSING = "acp.nvim's Python packages are missing: run :Ai deps"
 
 --- Where a host's exit and its last stderr lines (a Python traceback) are written.
@@ -208,7 +208,9 @@ end
 local function flush(ok)
   local calls = queued
   queued = {}
-  if not ok then
+  if exiting or vim.v.exiting ~= vim.NIL then
+    return -- no host is started for an editor that quits
+  elseif not ok then
     return #calls > 0 and say_missing(false)
   end
   for _, call in ipairs(calls) do
