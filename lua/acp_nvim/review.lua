@@ -144,7 +144,6 @@ local function next_queued(in_flow)
   end
 end
 
-
 --- What the user is told of a review that did not open: one line (no hit-enter prompt).
 local function waiting_notice(title)
   local focus = (require('acp_nvim.options').config.permissions or {}).focus
