@@ -175,6 +175,9 @@ local function ready()
     parts[#parts + 1] = ('%s %s'):format(M.name(spec), type(version) == 'string' and version or 'missing')
   end
   local host = package.loaded['acp_nvim.host']
+  if host then
+    host.packages = {} -- checked again before the next host starts (acp_nvim.host.check)
+  end
   local python, source = M.host_python()
   local note = ' (the Python host starts from it)'
   if python ~= M.python() then

@@ -19,13 +19,15 @@ local function check_python()
   local prog, source = require('acp_nvim.host').python()
   health.info(('the Python host runs %s (from %s; the venv of :Ai deps is %s)'):format(prog, source,
     vim.fn.fnamemodify(deps.venv(), ':~')))
+  local missing_line = require('acp_nvim.host').MISSING
   if vim.fn.executable(prog) == 0 then
-    health.error(('Python %q is not executable'):format(prog), { 'run :Ai deps (or set g:acp_nvim_python)' })
+    health.error(('%s (Python %q is not executable)'):format(missing_line, prog),
+      { 'run :Ai deps (or set g:acp_nvim_python)' })
     return
   end
   local found, problem = deps.versions(prog)
   if not found then
-    health.error(('Python %s does not answer: %s'):format(prog, problem), { 'run :Ai deps' })
+    health.error(('%s (Python %s does not answer: %s)'):format(missing_line, prog, problem), { 'run :Ai deps' })
     return
   end
   local missing = {}
@@ -54,7 +56,7 @@ local function check_python()
     check(spec, true)
   end
   if #missing > 0 then
-    health.error('what is missing is fixed by: ' .. deps_fix(prog, source, missing))
+    health.error(require('acp_nvim.host').MISSING, { 'what is missing is fixed by: ' .. deps_fix(prog, source, missing) })
   end
 end
 
@@ -96,7 +98,8 @@ local function check_host()
     health.error(
       ('the Python host exited with code %d (%s, from %s)'):format(host.exit_code, host.started.python,
         host.started.source),
-      vim.list_extend({ 'its last lines on stderr:' }, vim.list_slice(host.stderr, math.max(1, #host.stderr - 9)))
+      vim.list_extend({ 'its last lines on stderr (all of them in ' .. host.log_file() .. '):' },
+        vim.list_slice(host.stderr, math.max(1, #host.stderr - 9)))
     )
   else
     health.info(("the Python host is not started yet (it starts when Neovim is idle, or on the first :Ai): "

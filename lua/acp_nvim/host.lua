@@ -64,19 +64,53 @@ local function keep_stderr(_, data)
   end
 end
 
+--- The one line said when the host's Python lacks acp.nvim's packages (|acp_nvim-first-start|).
+M.MISSING = "acp.nvim's Python packages are missing: run :Ai deps"
+
+--- Where a host's exit and its last stderr lines (a Python traceback) are written.
+function M.log_file()
+  return vim.fn.stdpath('log') .. '/acp_nvim_host.log'
+end
+
+local function log_exit(code)
+  pcall(function()
+    local lines = { ('%s the Python host exited with code %d (%s); its last lines on stderr:'):format(
+      os.date('%Y-%m-%d %H:%M:%S'), code, M.started and M.started.python or '?') }
+    for _, line in ipairs(M.stderr) do
+      lines[#lines + 1] = '  ' .. line
+    end
+    vim.fn.mkdir(vim.fn.fnamemodify(M.log_file(), ':h'), 'p')
+    vim.fn.writefile(lines, M.log_file(), 'a')
+  end)
+end
+
+--- Whether the host's stderr says a package is missing (it died importing pynvim or the SDK).
+local function missing_module()
+  for _, line in ipairs(M.stderr) do
+    if line:find('ModuleNotFoundError', 1, true) or line:find('No module named', 1, true) then
+      return true
+    end
+  end
+  return false
+end
+
 local function on_exit(_, code)
   M.channel, M.exit_code = nil, code
   if exiting or vim.v.exiting ~= vim.NIL then
     return
   end
-  local tail = table.concat(vim.list_slice(M.stderr, math.max(1, #M.stderr - 4)), '\n')
-  vim.notify(
-    ('[acp.nvim] the Python host exited (code %d)%s\nIts sessions are gone; the next :Ai starts a new host. See :checkhealth acp_nvim'):format(
-      code,
-      tail ~= '' and (':\n' .. tail) or ''
-    ),
-    vim.log.levels.ERROR
-  )
+  -- one line that fits the command line (no hit-enter prompt); the traceback goes to the log file
+  -- and :checkhealth, never to a message
+  log_exit(code)
+  if missing_module() then
+    if M.started then
+      M.packages[M.started.python] = false
+    end
+    vim.notify(M.MISSING, vim.log.levels.WARN)
+  else
+    vim.notify(('[acp.nvim] the Python host exited (code %d): :checkhealth acp_nvim'):format(code),
+      vim.log.levels.ERROR)
+  end
   for _, gone in ipairs(M.on_gone) do
     gone()
   end
@@ -107,14 +141,100 @@ function M.start()
   return chan
 end
 
---- Send notification `method` with its arguments to the host (starting it if needed); never blocks.
-function M.notify(method, ...)
+-- Whether an interpreter has acp.nvim's packages is checked before a host is started on it
+-- (|acp_nvim-first-start|): one short Python process run with vim.system, its answer awaited
+-- without blocking (calls made meanwhile wait in order). Not a stamp file of :Ai deps: the host
+-- may run any interpreter (g:acp_nvim_python, setup({ python }), python3 on PATH), and a stamp
+-- says nothing of a venv broken or upgraded since. A module is only found, not imported (~40 ms).
+local CHECK = table.concat({
+  'import importlib.util, sys',
+  'sys.path[:] = [p for p in sys.path if p not in ("", ".")]', -- as the host: never the cwd
+  'sys.exit(0 if all(importlib.util.find_spec(n) for n in ("pynvim", "acp", "pydantic", "mcp")) else 3)',
+}, '; ')
+
+---@type table<string, boolean> per interpreter: whether it has the packages (once checked)
+M.packages = {}
+---@type table<string, fun(ok: boolean)[]> the checks under way, and who waits for each
+local checking = {}
+---@type table[] calls made while the interpreter is checked: { method, args }, in order
+local queued = {}
+local told = false
+
+--- Say M.MISSING (the prestart: once per Neovim; a command's answer: each time).
+local function say_missing(once)
+  if once and told then
+    return
+  end
+  told = true
+  vim.notify(M.MISSING, vim.log.levels.WARN)
+end
+
+--- Check whether `python` has acp.nvim's packages without waiting; `done(ok)` runs on the main loop.
+function M.check(python, done)
+  if checking[python] then
+    table.insert(checking[python], done)
+    return
+  end
+  checking[python] = { done }
+  local function finish(ok)
+    M.packages[python] = ok
+    local waiting = checking[python] or {}
+    checking[python] = nil
+    for _, fn in ipairs(waiting) do
+      fn(ok)
+    end
+  end
+  local ok = pcall(vim.system, { python, '-c', CHECK }, { text = true }, function(result)
+    vim.schedule(function()
+      finish(result.code == 0)
+    end)
+  end)
+  if not ok then -- not executable: no host can start on it either
+    vim.schedule(function()
+      finish(false)
+    end)
+  end
+end
+
+local function send(method, args)
   local chan = M.start()
-  local ok, err = pcall(vim.rpcnotify, chan, method, ...)
+  local ok, err = pcall(vim.rpcnotify, chan, method, unpack(args, 1, args.n))
   if not ok then
     M.channel = nil
     error(('acp.nvim: the Python host is gone (%s); try again'):format(err), 0)
   end
+end
+
+local function flush(ok)
+  local calls = queued
+  queued = {}
+  if exiting or vim.v.exiting ~= vim.NIL then
+    return -- no host is started for an editor that quits
+  elseif not ok then
+    return #calls > 0 and say_missing(false)
+  end
+  for _, call in ipairs(calls) do
+    local sent, err = pcall(send, call[1], call[2])
+    if not sent then
+      return vim.notify('[acp.nvim] ' .. tostring(err):gsub('\n.*', ''), vim.log.levels.ERROR)
+    end
+  end
+end
+
+--- Send notification `method` with its arguments to the host (starting it if needed); never
+--- blocks. The first call on an interpreter not known to have the packages waits for their check
+--- (M.check); without them the call is dropped and M.MISSING said, and no host starts.
+function M.notify(method, ...)
+  local args = { n = select('#', ...), ... }
+  if M.channel then
+    return send(method, args)
+  end
+  local python = M.python()
+  if M.packages[python] == true then
+    return send(method, args)
+  end
+  queued[#queued + 1] = { method, args }
+  M.check(python, flush) -- checked again after a "missing": the user may have installed them since
 end
 
 --- Ask the host and wait for its answer: only for editor exit (nothing else may block Neovim).
@@ -163,9 +283,10 @@ function M.shutdown()
 end
 
 --- Start the host and have it load the protocol while Neovim is idle (the first :Ai is then ready
---- sooner). Called once after the first UI attached (acp_nvim.idle); `prestart = false` in setup()
---- turns it off. Whether it started the host.
-function M.prestart()
+--- sooner), then run `after`. Called once after the first UI attached (acp_nvim.idle);
+--- `prestart = false` in setup() turns it off. Without acp.nvim's Python packages no host starts:
+--- M.MISSING is said once per Neovim. Whether it went on to start the host.
+function M.prestart(after)
   local ok, config = pcall(function()
     return require('acp_nvim.options').config
   end)
@@ -175,7 +296,16 @@ function M.prestart()
   end
   require('acp_nvim.highlights').setup()
   if config.prestart and not M.channel and vim.v.exiting == vim.NIL then
-    pcall(M.call.warm)
+    M.check(M.python(), function(ready)
+      if not ready then
+        return say_missing(true)
+      elseif vim.v.exiting == vim.NIL then
+        pcall(M.call.warm)
+        if after then
+          after()
+        end
+      end
+    end)
     return true
   end
   return false

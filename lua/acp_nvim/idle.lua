@@ -34,9 +34,11 @@ end
 --- The first idle moment after the first UI attached (plugin/acp_nvim.lua): the host starts and loads
 --- the protocol (acp_nvim.host.prestart), and the warm agents start.
 function M.prestart()
-  if require('acp_nvim.host').prestart() and M.wanted(require('acp_nvim.options').config) then
-    pcall(M.tell)
-  end
+  require('acp_nvim.host').prestart(function()
+    if M.wanted(require('acp_nvim.options').config) then
+      pcall(M.tell)
+    end
+  end)
 end
 
 --- The warm agents as the host has them now.

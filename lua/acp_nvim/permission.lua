@@ -6,7 +6,8 @@
 --- Nothing is answered by accident (|acp_nvim-permission-keys|):
 ---   - the prompt enters its window only when the user is idle in normal mode; otherwise it shows
 ---     in the top-right corner and the cursor stays where they type (`:Ai permissions` or the chat's
----     `keymaps.permissions` key goes to it);
+---     `keymaps.permissions` key goes to it), and it enters by itself once they are idle (not with
+---     `permissions.focus = 'never'`), its keys waiting `arm_ms` from then;
 ---   - its keys count only once it has been visible `permissions.arm_ms` with no key typed in the
 ---     `permissions.quiet_ms` before (acp_nvim.guard); until then the last line says keys wait;
 ---   - an "always" answer shows the exact rule it stores and asks `y` first; an "always" option
@@ -22,6 +23,7 @@ local M = {}
 
 local api = vim.api
 local float = require('acp_nvim.kit.float')
+local oneline = require('acp_nvim.kit.oneline')
 local guard = require('acp_nvim.guard')
 local options = require('acp_nvim.options')
 local pending = require('acp_nvim.pending')
@@ -93,6 +95,7 @@ end
 function Prompt:focused()
   return self:is_open() and api.nvim_get_current_win() == self.win
 end
+
 
 local function reach_hint()
   local key = (options.config.keymaps or {}).permissions
@@ -504,9 +507,28 @@ local function ask(id, q)
   local enter = guard.may_focus()
   prompt:display(pending.first('prompt'), enter)
   if not enter then
-    vim.notify(('[acp.nvim] %s asks permission: %s — %s'):format(M.clean(q.session), M.clean(q.title),
-      vim.trim(reach_hint())), vim.log.levels.INFO)
+    local focus = (options.config.permissions or {}).focus
+    vim.notify(oneline.fit(('[acp.nvim] %s asks: '):format(M.clean(q.session)), M.clean(q.title),
+      focus == 'never' and ' (:Ai permissions)' or ' (comes when you pause)'), vim.log.levels.INFO)
+    guard.when_idle(function()
+      return prompt:enter_when_idle()
+    end)
   end
+end
+
+--- The user is idle: the prompt shown beside them takes the cursor, its keys waiting
+--- `permissions.arm_ms` from now. Not when it was hidden (`q`), answered, or is entered already.
+function Prompt:enter_when_idle()
+  if not (self.view and self:is_open()) or self:focused() or self.view.confirm then
+    return false
+  end
+  local entry = self.view.entry
+  if not find(entry.id) then
+    return false
+  end
+  entry.shown_at = guard.now() -- it only now comes before the keys the user types
+  self:display(entry, true)
+  return true
 end
 
 --- A new request from Python: shown at once, beside the user when they are typing (or queued

@@ -1,7 +1,8 @@
 --- The agent's questions (ACP elicitation, |acp_nvim-questions|): a form, or a link to open.
 ---
 --- A form is a scratch buffer `acp://question/<agent>/<n>` opened in the chat's window column
---- (below the chat), never taking the cursor while the user types (acp_nvim.guard). It has the
+--- (below the chat), never taking the cursor while the user types (acp_nvim.guard; it takes it
+--- once they are idle, unless `permissions.focus = 'never'`). It has the
 --- agent's message, then one line per field, `<title>: <value>`; the user edits the value part
 --- like any text. Type, choices, default and a required mark are virtual text at the end of the
 --- line; `<CR>` on a choice line picks with vim.ui.select (a multi-select toggles one choice per
@@ -13,6 +14,7 @@ local M = {}
 
 local api = vim.api
 local guard = require('acp_nvim.guard')
+local oneline = require('acp_nvim.kit.oneline')
 local scratch = require('acp_nvim.kit.scratch')
 
 local NS = api.nvim_create_namespace('acp_nvim_question')
@@ -34,7 +36,8 @@ local function notify(text, level)
 end
 
 local function reach_hint()
-  return ':Ai questions goes to it (it does not take the keys you type)'
+  local focus = (require('acp_nvim.options').config.permissions or {}).focus
+  return focus == 'never' and ':Ai questions' or 'comes when you pause'
 end
 
 local function forget(id)
@@ -326,11 +329,28 @@ local function open(id, q)
   map_keys(entry)
   local enter = guard.may_focus()
   show_window(entry, enter)
-  if enter and first and #q.fields > 0 then
-    api.nvim_win_set_cursor(0, { first + 1, #prefix(q.fields[1]) })
+  local function to_first_field()
+    if first and #q.fields > 0 then
+      api.nvim_win_set_cursor(0, { first + 1, #prefix(q.fields[1]) })
+    end
   end
-  if not enter then
-    notify(('%s asks a question: %s — %s'):format(clean(q.session), clean(q.message), reach_hint()))
+  if enter then
+    to_first_field()
+  else
+    vim.notify(oneline.fit(('[acp.nvim] %s asks: '):format(clean(q.session)), clean(q.message),
+      ' (' .. reach_hint() .. ')'), vim.log.levels.INFO)
+    -- once the user is idle the form takes the cursor (where it is shown; one they closed stays
+    -- closed), its keys waiting `permissions.arm_ms` from then
+    guard.when_idle(function()
+      local win = M.open_questions[id] == entry and api.nvim_buf_is_valid(buf) and vim.fn.bufwinid(buf) or -1
+      if win == -1 or win == api.nvim_get_current_win() then
+        return false
+      end
+      entry.shown_at = guard.now()
+      api.nvim_set_current_win(win)
+      to_first_field()
+      return true
+    end)
   end
 end
 

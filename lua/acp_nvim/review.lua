@@ -14,6 +14,7 @@ local api = vim.api
 local guard = require('acp_nvim.guard')
 local buffers = require('acp_nvim.review.buffers')
 local keys = require('acp_nvim.review.keys')
+local oneline = require('acp_nvim.kit.oneline')
 local queue = require('acp_nvim.review.queue')
 local winbars = require('acp_nvim.review.winbars')
 local windows = require('acp_nvim.review.windows')
@@ -143,9 +144,11 @@ local function next_queued(in_flow)
   end
 end
 
-local function reach_hint()
-  local key = (require('acp_nvim.options').config.keymaps or {}).permissions
-  return (key and key ~= '' and (key .. ' in the chat or ') or '') .. ':Ai permissions opens it'
+--- What the user is told of a review that did not open: one line (no hit-enter prompt).
+local function waiting_notice(title)
+  local focus = (require('acp_nvim.options').config.permissions or {}).focus
+  return oneline.fit('[acp.nvim] review waiting: ', title,
+    focus == 'never' and '; :Ai permissions opens it' or '; opens when you pause')
 end
 
 function forget(review)
@@ -179,19 +182,28 @@ local function record(file, decision)
   file.text = decision == 'accepted' and buffers.proposal_text(file) or nil
 end
 
---- A new review from Python: shown at once when the user is not typing, else (and behind an open
---- review) it waits in arrival order, and the user is told how to reach it.
+--- A new review from Python: shown at once when the user is not typing; else (and behind an open
+--- review) it waits in arrival order, the user is told how to reach it, and it opens by itself as
+--- soon as they are idle, however long that takes (acp_nvim.guard.when_idle; not with
+--- `permissions.focus = 'never'`). A review the user hid stays hidden.
 function M.open(id, spec)
   guard.start()
   local review = { id = id, spec = spec, state = 'queued' }
   queue.add(review)
   if queue.active() then
     refresh_active()
-    notify(('another review is waiting: %s (:Ai permissions)'):format(spec.title))
+    vim.notify(oneline.fit('[acp.nvim] another review waiting: ', spec.title, ' (:Ai permissions)'))
   elseif guard.may_focus() then
     show_safely(queue.next_queued())
   else
-    notify(('a review is waiting: %s — %s (it does not take the keys you type)'):format(spec.title, reach_hint()))
+    vim.notify(waiting_notice(spec.title), vim.log.levels.INFO)
+    guard.when_idle(function()
+      if review.state ~= 'queued' or not queue.find(review.id) or queue.active() then
+        return false
+      end
+      show_safely(queue.next_queued())
+      return true
+    end)
   end
 end
 

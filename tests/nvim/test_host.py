@@ -48,6 +48,8 @@ def test_commands_sent_while_the_host_starts_arrive_in_order(nvim):
 @pytest.mark.cold_python  # reads the host's own memory maps
 def test_prestart_starts_the_host_and_loads_the_protocol_while_idle(nvim):
     nvim.exec_lua("require('acp_nvim.host').prestart()")
+    # first the interpreter's packages are checked (a short process, not waited for), then the host starts
+    wait_for(lambda: nvim.exec_lua("return require('acp_nvim.host').channel"), what="the prestarted host")
     pid = host_pid(nvim)
     # the ACP SDK's models are pydantic's: its compiled core is mapped once the protocol is loaded
     wait_for(lambda: "pydantic_core" in open(f"/proc/{pid}/maps").read(), 20, what="the host to load the ACP SDK")
@@ -67,17 +69,37 @@ def test_prestart_can_be_turned_off_and_reports_a_bad_config(nvim):
     assert nvim.exec_lua("return require('acp_nvim.host').channel") is None
 
 
-def test_a_host_that_cannot_start_is_reported_with_its_stderr(nvim, tmp_path):
+def test_a_host_that_cannot_start_is_one_line_and_its_stderr_goes_to_the_log(nvim, tmp_path):
+    """An interpreter that passes the packages' check yet dies at start: the message is one line
+    (no traceback, no hit-enter prompt); its stderr is in the log file and :checkhealth."""
     fake = tmp_path / "python"
-    fake.write_text("#!/bin/sh\necho 'ModuleNotFoundError: No module named pynvim' >&2\nexit 3\n")
+    fake.write_text("#!/bin/sh\ncase \"$2\" in *find_spec*) exit 0;; esac\n"
+                    "echo 'Traceback (most recent call last):' >&2\necho 'RuntimeError: broken' >&2\nexit 3\n")
     fake.chmod(0o755)
     nvim.vars["acp_nvim_python"] = str(fake)
     nvim.command("Ai send hello")
-    wait_for(lambda: "the Python host exited (code 3)" in messages(nvim), 20, what="the exit message")
-    assert "No module named pynvim" in messages(nvim)
+    wait_for(lambda: "the Python host exited (code 3)" in messages(nvim), what="the exit message")
+    said = [line for line in messages(nvim).splitlines() if "acp.nvim" in line]
+    assert len(said) == 1 and "Traceback" not in messages(nvim) and "broken" not in messages(nvim)
+    assert len(said[0]) <= 68, "fits v:echospace at 80 columns (ruler and showcmd on): no hit-enter prompt"
+    log = nvim.exec_lua("return require('acp_nvim.host').log_file()")
+    assert "RuntimeError: broken" in open(log).read()
     nvim.command("checkhealth acp_nvim")
     health = "\n".join(nvim.api.buf_get_lines(0, 0, -1, False))
-    assert "the Python host exited with code 3" in health and "No module named pynvim" in health
+    assert "the Python host exited with code 3" in health and "RuntimeError: broken" in health
+
+
+def test_an_interpreter_without_the_packages_starts_no_host_and_names_ai_deps(nvim, tmp_path):
+    fake = tmp_path / "python"
+    fake.write_text(f"#!/bin/sh\necho started >> {tmp_path / 'runs'}\n"
+                    "echo 'ModuleNotFoundError: No module named pynvim' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    nvim.vars["acp_nvim_python"] = str(fake)
+    nvim.command("Ai send hello")
+    wait_for(lambda: "acp.nvim's Python packages are missing: run :Ai deps" in messages(nvim), what="the line")
+    assert (tmp_path / "runs").read_text() == "started\n", "only the check ran: no host was started"
+    assert nvim.exec_lua("return require('acp_nvim.host').started") is None
+    assert "No module named" not in messages(nvim) and "Traceback" not in messages(nvim)
 
 
 def test_an_interpreter_that_is_not_there_names_the_setting(nvim):
@@ -102,7 +124,7 @@ def test_a_host_that_dies_is_reported_and_the_next_command_starts_a_new_one(nvim
 
 def test_lua_calls_python_through_the_entry_points_and_defines_no_vim_function(nvim):
     nvim.exec_lua("require('acp_nvim.host').call.answer(999, vim.NIL)")  # nobody waits for it: ignored
-    assert nvim.exec_lua("return require('acp_nvim.host').channel") is not None
+    wait_for(lambda: nvim.exec_lua("return require('acp_nvim.host').channel") is not None, what="the host")
     assert nvim.funcs.exists("*AcpNvimAnswer") == 0 and nvim.funcs.exists("#FuncUndefined#AcpNvimAnswer") == 0
     error = nvim.exec_lua("local ok, err = pcall(function() return require('acp_nvim.host').call.nope end)"
                           "; return err")
@@ -114,7 +136,7 @@ def test_lua_calls_python_through_the_entry_points_and_defines_no_vim_function(n
 
 def test_the_host_is_pynvims_own_started_on_the_plugin_path(nvim):
     nvim.exec_lua("require('acp_nvim.host').call.warm()")
-    chan = nvim.exec_lua("return require('acp_nvim.host').channel")
+    chan = wait_for(lambda: nvim.exec_lua("return require('acp_nvim.host').channel"), what="the host")
     # pynvim's client names itself python3-client, then the host, once the plugin is loaded
     client = wait_for(lambda: (nvim.api.get_chan_info(chan).get("client") or {}).get("type") == "host"
                       and nvim.api.get_chan_info(chan)["client"], 20, what="the host's client info")

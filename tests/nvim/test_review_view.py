@@ -388,7 +388,7 @@ def test_a_review_never_takes_the_cursor_from_typing(view, workspace):
     wait_for(lambda: view.api.get_current_line() == "Also hello")
     assert view.api.get_mode()["mode"] == "i" and len(view.api.list_tabpages()) == 1
     assert view.exec_lua("return require('acp_nvim.review').list()[1].state") == "queued"
-    assert any("a review is waiting" in m and ":Ai permissions opens it" in m for m in view.exec_lua("return _G.msgs"))
+    assert any("review waiting" in m and "when you pause" in m for m in view.exec_lua("return _G.msgs"))
     view.input("<Esc>")
     view.command("Ai permissions")
     assert view.api.buf_get_name(0).endswith("/a.txt (review 1 of demo:1)")

@@ -192,3 +192,20 @@ def test_close_closes_the_windows_but_never_the_last_one(nvim):
     nvim.command("tabonly")
     assert nvim.exec_lua(f"return {KIT}.diff.close(...)", wins) == [wins[-1]]
     assert not win_opt(nvim, wins[-1], "diff")
+
+
+# -- one-line messages -------------------------------------------------------------------------
+
+
+def test_a_message_is_cut_to_fit_the_command_line_keeping_its_ends(nvim):
+    nvim.command("set columns=80 ruler showcmd")
+    room = nvim.eval("v:echospace")
+    before, after = "[acp.nvim] review waiting: ", "; opens when you pause"
+    title = "Edit " + "very/long/path/" * 10 + "file.py"
+    line = nvim.exec_lua(f"return {KIT}.oneline.fit(...)", before, title, after)
+    assert line.startswith(before + "Edit very/") and line.endswith("…" + after)
+    assert nvim.funcs.strdisplaywidth(line) <= room
+    assert nvim.exec_lua(f"return {KIT}.oneline.fit(...)", before, "Edit a.txt", after) == before + "Edit a.txt" + after
+    nvim.command("set columns=30")  # not even the ends fit: the whole is cut
+    line = nvim.exec_lua(f"return {KIT}.oneline.fit(...)", before, title, after)
+    assert nvim.funcs.strdisplaywidth(line) <= max(nvim.eval("v:echospace"), 20) and line.endswith("…")

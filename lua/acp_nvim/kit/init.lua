@@ -5,6 +5,7 @@
 ---   float    centred floats
 ---   scrolled one WinScrolled autocommand per kind of view
 ---   parked   many edits to a buffer, one view update per window that follows it
+---   oneline  messages that fit the command line (no hit-enter prompt)
 return {
   scratch = require('acp_nvim.kit.scratch'),
   winopts = require('acp_nvim.kit.winopts'),
@@ -12,4 +13,5 @@ return {
   float = require('acp_nvim.kit.float'),
   scrolled = require('acp_nvim.kit.scrolled'),
   parked = require('acp_nvim.kit.parked'),
+  oneline = require('acp_nvim.kit.oneline'),
 }

@@ -12,7 +12,7 @@ from .rules import PATH_KINDS, Rule
 
 POLICIES = ("ask", "auto-edit", "trust")
 FOCUS = ("idle", "never")
-"""When a prompt or review enters its window: only when the user is idle in normal mode, or never."""
+"""When a prompt, review or question enters its window: as soon as the user is idle in normal mode, or never."""
 ALLOW_ONCE_FIRST = ("allow_once", "allow_always")
 ALLOW_ALWAYS_FIRST = ("allow_always", "allow_once")
 REJECT_ONCE_FIRST = ("reject_once", "reject_always")
@@ -42,8 +42,9 @@ class PermissionSettings(BaseModel):
     close_is_reject: bool = Field(default=True, description=(
         "Closing a review view rejects it; false hides it, still pending."))
     focus: str = Field(default="idle", json_schema_extra={"choices": list(FOCUS)}, description=(
-        "When a prompt or review enters its window: idle, only when you are in normal mode and not typing; "
-        "never, go to it with :Ai permissions or keymaps.permissions (|acp_nvim-permission-keys|)."))
+        "When a prompt, review or question enters its window: idle, as soon as you are in normal mode and "
+        "not typing, however long after it came; never, go to it with :Ai permissions or keymaps.permissions "
+        "(|acp_nvim-focus|)."))
     arm_ms: int = Field(default=500, ge=0, le=10_000, description=(
         "A prompt's keys count only once it has been visible this long (milliseconds) ..."))
     quiet_ms: int = Field(default=300, ge=0, le=10_000, description=(
