@@ -275,6 +275,15 @@ def _next_waiting(w: World) -> None:
     wait_for(lambda: "[acp.nvim] no session is waiting for you" in w.notes(), timeout=10, what="the message")
 
 
+def _restarted(w: World) -> None:
+    w.wait_chat("agent restarted")
+    w.idle()
+
+
+def _nothing_pending(w: World) -> None:
+    wait_for(lambda: "[acp.nvim] no permission request is pending" in w.notes(), what="the message")
+
+
 @dataclass(frozen=True)
 class Promise:
     check: Callable[[World], None]
@@ -298,6 +307,8 @@ PROMISES: dict[str, Promise] = {
     ":Ai rewind undo": Promise(_rewind_undone, before=_session_rewound),
     ":Ai board": Promise(_board),
     ":Ai next": Promise(_next_waiting),
+    ":Ai restart": Promise(_restarted, before=_start_session),
+    ":Ai permissions": Promise(_nothing_pending),
 }
 
 
@@ -392,7 +403,15 @@ def _check_needs_you_event(w: World) -> None:
     w.turns(1)
 
 
+def _check_plug_mappings(w: World) -> None:
+    """The snippet's keys lead to the <Plug> mappings it names, and those exist."""
+    for lhs, plug in (("<leader>ar", "<Plug>(AcpNvimRestart)"), ("<leader>as", "<Plug>(AcpNvimSend)")):
+        assert w.nvim.funcs.maparg(lhs, "n") == plug
+        assert w.nvim.funcs.maparg(plug, "n") != "", f"{plug} is not defined"
+
+
 SNIPPET_CHECKS: dict[str, Callable[[World], None]] = {
+    "<Plug>(AcpNvimRestart)": _check_plug_mappings,
     "vim.o.statusline": _check_statusline,
     "AcpNvimTurnEnd": _check_turn_end_event,
     "AcpNvimNeedsYou": _check_needs_you_event,
