@@ -167,6 +167,9 @@ def path_problem(word: str, cwd: str | None, workspace: str) -> str | None:
     base = cwd if cwd and os.path.isabs(cwd) else root
     joined = os.path.join(base, word)
     inside = root.rstrip("/") + "/"
+    real = os.path.realpath(root).rstrip("/") + "/"  # a folder named by its real path (terminals are)
+    if real != inside and (joined + "/").startswith(real):
+        joined = inside + joined[len(real):]
     current, entered = "/", False
     info: os.stat_result | None = None
     for part in joined.split("/"):
