@@ -178,6 +178,9 @@ class Restorer:
                 return Outcome(step.path, SKIPPED, f"turn {step.turn} created it, but it holds something else "
                                                    "than the turn left (changed since): not deleted; delete it "
                                                    "yourself if you want it gone")
+            if now.data is not None and (step.expect is None or not step.expect.restorable):
+                return Outcome(step.path, SKIPPED, f"turn {step.turn} created it, but what the turn left was not "
+                                                   "kept, so whether it changed since cannot be told: not deleted")
             return "remove"
         assert want is not None
         if _text(want) is None:
