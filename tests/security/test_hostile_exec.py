@@ -363,3 +363,25 @@ def test_a_read_only_rule_reads_nothing_through_a_link_or_outside(hostile, works
     assert allowed.get("exit") == 0 and "notes" in allowed["output"]
     assert all(refused(t) for t in others), others
     assert not any("PRIVATE KEY" in t.get("output", "") for t in others)
+
+
+def test_a_file_made_a_link_after_the_answer_is_asked_again(hostile, workspace, outside, tmp_path):
+    """G2: `cat notes.txt` allowed once while notes.txt was a file; the agent then makes it a link to a
+    private key before it starts the command: the terminal is asked again, saying so."""
+    secret = outside / "id_ed25519"
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY----- secret\n")
+    notes_file = workspace / "notes.txt"
+    notes_file.write_text("notes\n")
+    run = Run(hostile, tmp_path, {
+        "ask": {"command": ["cat", "notes.txt"]},
+        "before_terminals": [["rename", str(notes_file), str(workspace / "old.txt")],
+                             ["symlink", str(secret), str(notes_file)]],
+        "terminals": [{"command": "cat", "args": ["notes.txt"], "cwd": str(workspace)}]})
+    asked = run.prompt()
+    assert "⚠" not in asked["detail"], asked["detail"]
+    run.answer(asked, "allow_once")
+    again = run.prompt()
+    assert f"⚠ `notes.txt` is a link (notes.txt → {secret})" in again["detail"], again["detail"]
+    run.answer(again, "reject_once")
+    terminal, = run.result()["terminals"]
+    assert refused(terminal) and "PRIVATE KEY" not in terminal.get("output", "")
