@@ -22,6 +22,13 @@ local function say(msg, level)
   vim.notify('[acp.nvim] ' .. msg, level or vim.log.levels.INFO)
 end
 
+--- Ask `prompt` with `choices` (texts) through vim.ui.select (non-blocking); `done(index | nil)`.
+local function confirm(prompt, choices, done)
+  vim.ui.select(choices, { prompt = prompt }, function(_, index)
+    done(index)
+  end)
+end
+
 local function waits()
   return #vim.api.nvim_list_uis() == 0
 end
@@ -260,21 +267,74 @@ end
 -- each installer: (agent, dist, dir, done(manifest | nil, why))
 local INSTALL = {}
 
+-- The lifecycle scripts npm runs on install: code from the package (and its dependencies), run as you.
+local INSTALL_SCRIPTS = { 'preinstall', 'install', 'postinstall', 'prepare' }
+
+--- The installed packages of `dir` that have install scripts npm left out: { 'name (postinstall: …)' }.
+local function skipped_scripts(dir)
+  local found = {}
+  local files = vim.fn.glob(dir .. '/node_modules/*/package.json', false, true)
+  vim.list_extend(files, vim.fn.glob(dir .. '/node_modules/@*/*/package.json', false, true))
+  for _, file in ipairs(files) do
+    local info = read_json(file) or {}
+    local scripts = type(info.scripts) == 'table' and info.scripts or {}
+    for _, name in ipairs(INSTALL_SCRIPTS) do
+      if type(scripts[name]) == 'string' then
+        found[#found + 1] = ('%s (%s: %s)'):format(tostring(info.name or vim.fs.basename(vim.fs.dirname(file))),
+          name, scripts[name])
+      end
+    end
+    if scripts.install == nil and vim.uv.fs_stat(vim.fs.dirname(file) .. '/binding.gyp') then
+      found[#found + 1] = ('%s (install: node-gyp rebuild)'):format(tostring(info.name))
+    end
+  end
+  return found
+end
+
+M.RUN_SCRIPTS = 'run their install scripts (npm rebuild): code from those packages runs as you'
+M.SKIP_SCRIPTS = 'leave the scripts out (the agent may not work without them)'
+
 function INSTALL.npx(agent, dist, dir, done)
-  run({ 'npm', 'install', '--prefix', dir, '--no-fund', '--no-audit', '--loglevel=error', dist.package }, {},
-    function(result)
+  -- --ignore-scripts: nothing of the package runs while it is installed unless you say so below
+  run({ 'npm', 'install', '--prefix', dir, '--ignore-scripts', '--no-fund', '--no-audit', '--loglevel=error',
+    dist.package }, {}, function(result)
       if result.code ~= 0 then
         return done(nil, 'npm install failed: ' .. last_lines(result))
       end
-      local bin = npm_bin(dir, dist.package)
-      if not bin or vim.fn.executable(bin) == 0 then
-        return done(nil, ('npm installed %s, but it has no executable'):format(dist.package))
+      local finish = function()
+        local bin = npm_bin(dir, dist.package)
+        if not bin or vim.fn.executable(bin) == 0 then
+          return done(nil, ('npm installed %s, but it has no executable'):format(dist.package))
+        end
+        done({ command = bin, args = dist.args or {}, env = dist.env or {} })
       end
-      done({ command = bin, args = dist.args or {}, env = dist.env or {} })
+      local scripts = skipped_scripts(dir)
+      if #scripts == 0 then
+        return finish()
+      end
+      confirm(('%s: npm left out the install scripts of %s. Running them runs code from those packages as you. '
+        .. 'Run them?'):format(dist.package, table.concat(scripts, ', ')), { M.SKIP_SCRIPTS, M.RUN_SCRIPTS },
+        function(choice)
+          if choice ~= 2 then
+            say(('%s installed without its install scripts'):format(dist.package))
+            return finish()
+          end
+          run({ 'npm', 'rebuild', '--prefix', dir, '--no-fund', '--no-audit', '--loglevel=error' }, {},
+            function(rebuilt)
+              if rebuilt.code ~= 0 then
+                return done(nil, 'the install scripts failed: ' .. last_lines(rebuilt))
+              end
+              finish()
+            end)
+        end)
     end)
 end
 
-function INSTALL.binary(agent, dist, dir, done)
+M.INSTALL_UNCHECKED = 'install it unchecked'
+M.REFUSE_UNCHECKED = 'do not install it'
+
+-- `unchecked`: you accepted a download without a sha256 (never a field of the entry: the registry writes those)
+function INSTALL.binary(agent, dist, dir, done, unchecked)
   local url = dist.archive
   if type(url) ~= 'string' or type(dist.cmd) ~= 'string' then
     return done(nil, 'its binary distribution names no archive or cmd')
@@ -283,13 +343,24 @@ function INSTALL.binary(agent, dist, dir, done)
   if problem then
     return done(nil, ('the registry entry %s: everything it installs stays in %s'):format(problem, dir))
   end
+  local checked = type(dist.sha256) == 'string' and dist.sha256 ~= ''
+  if not checked and not unchecked then
+    return confirm(('%s %s: the registry gives no sha256 for %s: what is downloaded cannot be checked, and it '
+      .. 'runs as you. Install it unchecked?'):format(agent.id, agent.version, url),
+      { M.REFUSE_UNCHECKED, M.INSTALL_UNCHECKED }, function(choice)
+        if choice ~= 2 then
+          return done(nil, 'the registry gives no sha256 for its download, and you did not accept it unchecked')
+        end
+        INSTALL.binary(agent, dist, dir, done, true)
+      end)
+  end
   local name = url:match('([^/?#]+)[?#]?[^/]*$') or 'download'
   local file = dir .. '/' .. ((name == '.' or name == '..') and 'download' or name)
   run({ 'curl', '-fsSL', '--max-time', '600', '-o', file, url }, {}, function(result)
     if result.code ~= 0 then
       return done(nil, ('downloading %s failed: %s'):format(url, last_lines(result)))
     end
-    if type(dist.sha256) == 'string' and dist.sha256 ~= '' then
+    if checked then
       local sum = sha256(file)
       if not sum or sum:lower() ~= dist.sha256:lower() then
         return done(nil, ('%s has sha256 %s, the registry says %s: not installed'):format(url, tostring(sum),
@@ -432,7 +503,36 @@ function M.install(words)
   end)
 end
 
---- :Ai update [id]: the installed agents (or {id}) whose registry version differs.
+--- How `new` relates to `old`: 'an upgrade', 'a downgrade', or why it cannot be told.
+function M.direction(old, new)
+  local a, b = vim.version.parse(tostring(old or ''), { strict = false }),
+    vim.version.parse(tostring(new or ''), { strict = false })
+  if not a or not b then
+    return 'another version (which is newer cannot be told)'
+  end
+  local order = vim.version.cmp(a, b)
+  return order < 0 and 'an upgrade' or order > 0 and 'a DOWNGRADE' or 'the same version number, other text'
+end
+
+M.KEEP = 'keep the installed version'
+
+--- Replace the installed `old` (manifest) with `agent` (a registry entry) once you say so; `done(ok)`.
+function M.confirm_update(old, agent, done)
+  done = done or function() end
+  local direction = M.direction(old.version, agent.version)
+  local update = ('replace %s %s with %s (%s)'):format(agent.id, tostring(old.version), agent.version, direction)
+  confirm(('update %s: the registry has %s, %s is installed: %s'):format(agent.id, agent.version,
+    tostring(old.version), direction), { M.KEEP, update }, function(choice)
+    if choice ~= 2 then
+      say(('kept %s %s'):format(agent.id, tostring(old.version)))
+      return done(false)
+    end
+    M.install_agent(agent, done)
+  end)
+end
+
+--- :Ai update [id]: the installed agents (or {id}) whose registry version differs, each replaced once
+--- you confirm what replaces what (a downgrade says so).
 function M.update(words)
   local only = words and words[1]
   local installed = M.installed()
@@ -453,9 +553,18 @@ function M.update(words)
     if #todo == 0 then
       return say('every installed agent is the registry\'s version')
     end
-    for _, agent in ipairs(todo) do
-      M.install_agent(agent)
+    table.sort(todo, function(a, b)
+      return a.id < b.id
+    end)
+    local function next_one(i)
+      local agent = todo[i]
+      if agent then
+        M.confirm_update(installed[agent.id], agent, function()
+          next_one(i + 1)
+        end)
+      end
     end
+    next_one(1)
   end, true)
 end
 
@@ -490,7 +599,9 @@ function M.pick()
         return M.describe(agent, installed)
       end,
     }, function(agent)
-      if agent and (installed[agent.id] or {}).version ~= agent.version then
+      if agent and installed[agent.id] and installed[agent.id].version ~= agent.version then
+        M.confirm_update(installed[agent.id], agent)
+      elseif agent and not installed[agent.id] then
         M.install_agent(agent)
       elseif agent then
         say(('%s %s is installed: :Ai new %s'):format(agent.id, agent.version, agent.id))

@@ -97,7 +97,7 @@ def test_a_fast_key_does_nothing_and_always_shows_the_rule_first(nvim, workspace
     nvim.input("A")
     wait_for(lambda: "Remember this answer?" in float_text(nvim), timeout=5, what="the confirmation")
     assert ("always allow execute `git status -s …` (with further file or ref names; no other option, "
-                                  "no path outside)") in float_text(nvim)
+                                  "no path outside, no link)") in float_text(nvim)
     typed(nvim, "y")
     assert "s more:" in float_text(nvim), "the confirmation's key was turned away"
     assert len(queued(nvim)) == 1

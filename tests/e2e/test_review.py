@@ -251,7 +251,7 @@ def test_always_answers_become_rules(nvim, workspace):
     answer_keys(nvim, "A")  # "always" shows the rule first ...
     lines = wait_for(lambda: "Remember this answer?" in "\n".join(prompt_lines(nvim)) and prompt_lines(nvim))
     assert any(("always allow execute `git status -s …` (with further file or ref names; no other option, "
-                                "no path outside)") in line for line in lines)
+                                "no path outside, no link)") in line for line in lines)
     answer_keys(nvim, "y")  # ... and stores it on y
     text = wait_turn_end(nvim)
     assert "remembered: always allow execute `git status -s …`" in text

@@ -351,3 +351,68 @@ def test_a_command_still_asked_when_the_user_cancels_answers_request_cancelled(h
     (terminal,) = run.result()["terminals"]
     assert terminal["code"] == -32800 and terminal["data"]["reason"] == "cancelled"
     assert "⊘ execute · Run ls · cancelled" in buffer_text(hostile, CHAT), "its question's call: cancelled, not failed"
+
+
+# -- G2: what a rule admits --------------------------------------------------------------------------------
+
+
+def test_a_read_only_rule_reads_nothing_through_a_link_or_outside(hostile, workspace, outside, tmp_path):
+    """G2: an "always" on `cat README.md` admits other names inside the workspace, never a link to a
+    private key outside, a link to the editor's environment, a path through a linked folder, a hard
+    link, or a path outside; the prompt says where each leads."""
+    secret = outside / "id_ed25519"
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY----- secret\n")
+    (workspace / "README.md").write_text("readme\n")
+    (workspace / "notes.txt").write_text("notes\n")
+    run = Run(hostile, tmp_path, {"terminals": [{"command": "cat", "args": ["README.md"]}]})
+    asked = run.prompt()
+    run.answer(asked, "allow_always")
+    first, = run.result()["terminals"]
+    assert first.get("exit") == 0 and "readme" in first["output"]
+    hard = workspace / "hard.txt"
+    os.link(secret, hard)
+    attempts = [["key.txt"], ["env.txt"], ["linked/id_ed25519"], ["hard.txt"], [str(secret)],
+                [f"../{outside.name}/id_ed25519"]]
+    run = Run(hostile, tmp_path, {
+        "before_terminals": [["symlink", str(secret), str(workspace / "key.txt")],
+                             ["symlink", "/proc/self/environ", str(workspace / "env.txt")],
+                             ["symlink", str(outside), str(workspace / "linked")]],
+        "terminals": [{"command": "cat", "args": ["notes.txt"]},  # inside the rule: runs unasked
+                      *({"command": "cat", "args": args} for args in attempts)]})
+    warnings = {"key.txt": f"⚠ `key.txt` is a link (key.txt → {secret})",
+                "env.txt": "⚠ `env.txt` is a link (env.txt → /proc/self/environ)",
+                "linked/id_ed25519": f"⚠ `linked/id_ed25519` is a link (linked → {outside})",
+                "hard.txt": "⚠ `hard.txt` has 2 names (hard links)",
+                str(secret): f"⚠ `{secret}` leads outside the workspace",
+                f"../{outside.name}/id_ed25519": "leads outside the workspace"}
+    for args in attempts:
+        asked = run.prompt()
+        assert asked["detail"].startswith("$ " + shlex.join(["cat", *args])), asked["detail"]
+        assert warnings[args[0]] in asked["detail"], asked["detail"]
+        run.answer(asked, "reject_once")
+    allowed, *others = run.result()["terminals"]
+    assert allowed.get("exit") == 0 and "notes" in allowed["output"]
+    assert all(refused(t) for t in others), others
+    assert not any("PRIVATE KEY" in t.get("output", "") for t in others)
+
+
+def test_a_file_made_a_link_after_the_answer_is_asked_again(hostile, workspace, outside, tmp_path):
+    """G2: `cat notes.txt` allowed once while notes.txt was a file; the agent then makes it a link to a
+    private key before it starts the command: the terminal is asked again, saying so."""
+    secret = outside / "id_ed25519"
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY----- secret\n")
+    notes_file = workspace / "notes.txt"
+    notes_file.write_text("notes\n")
+    run = Run(hostile, tmp_path, {
+        "ask": {"command": ["cat", "notes.txt"]},
+        "before_terminals": [["rename", str(notes_file), str(workspace / "old.txt")],
+                             ["symlink", str(secret), str(notes_file)]],
+        "terminals": [{"command": "cat", "args": ["notes.txt"], "cwd": str(workspace)}]})
+    asked = run.prompt()
+    assert "⚠" not in asked["detail"], asked["detail"]
+    run.answer(asked, "allow_once")
+    again = run.prompt()
+    assert f"⚠ `notes.txt` is a link (notes.txt → {secret})" in again["detail"], again["detail"]
+    run.answer(again, "reject_once")
+    terminal, = run.result()["terminals"]
+    assert refused(terminal) and "PRIVATE KEY" not in terminal.get("output", "")

@@ -21,7 +21,7 @@ from acp_nvim.core.transcript.transcript import Transcript
 from helpers import async_wait_for
 
 pytestmark = pytest.mark.timeout(10)
-FURTHER = "(with further file or ref names; no other option, no path outside)"
+FURTHER = "(with further file or ref names; no other option, no path outside, no link)"
 
 OPTIONS = [
     PermissionOption(option_id="demo-yes", name="Allow once", kind="allow_once"),

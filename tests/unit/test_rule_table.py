@@ -12,7 +12,7 @@ from acp_nvim.core.permissions.exec_tables import SCOPED
 from acp_nvim.core.permissions.rules import Rule, RuleRequest, RuleStore, offer
 
 AGENT, WS = "demo", "/ws"
-FURTHER = "(with further file or ref names; no other option, no path outside)"
+FURTHER = "(with further file or ref names; no other option, no path outside, no link)"
 APPROVED = ["git status -s", "rm -rf build", "npm test", "ls -la", "cargo test --all", "docker compose up -d"]
 """Commands the user answered "always allow"; each stores the rule its scope says."""
 

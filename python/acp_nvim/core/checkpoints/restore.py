@@ -6,12 +6,13 @@ file holds now is kept as the undo record (durably: it may be the only copy of t
 text). Then each file goes through the same path as ``:Ai changes`` revert (the write gate,
 the opener, a clean buffer taking the text as one undo step):
 
-- a file the turn created is removed (not under unsaved changes: then it stays);
+- a file the turn created is removed (not under unsaved changes, and not when it holds something
+  else than the turn left: then it stays, and the rewind names it);
 - a file whose buffer has unsaved changes gets its content on disk, and the buffer keeps the
   changes: a three-way view (base: the disk before, mine: the buffer, theirs: the content before
   the turn) lets the user take the rest;
 - a file changed since the turn left it (the user saved it, another program) is set back only
-  as the user decides in a three-way view;
+  as the user decides in a three-way view (a file that is not text, which has none, stays as it is);
 - a file the checkpoint did not keep (too large, never seen, not text and open in a buffer) is
   left as it is, and the rewind says so; so is a file whose content now cannot be kept for undo.
 """
@@ -168,14 +169,27 @@ class Restorer:
             return Outcome(step.path, SKIPPED, f"what it holds now cannot be kept for :Ai rewind undo ({now.problem})")
         if (want is None and now.data is None) or (want is not None and now.data == want):
             return Outcome(step.path, SAME)
+        changed = now.data is not None and _changed_since(step.expect, now.data)
         if step.want.state == ABSENT:
             if dirty:
                 return Outcome(step.path, SKIPPED, f"turn {step.turn} created it, but its buffer has unsaved changes: "
                                                    "not deleted")
+            if changed:  # the user's text, saved since: a deletion has no three-way view to take it back
+                return Outcome(step.path, SKIPPED, f"turn {step.turn} created it, but it holds something else "
+                                                   "than the turn left (changed since): not deleted; delete it "
+                                                   "yourself if you want it gone")
+            if now.data is not None and (step.expect is None or not step.expect.restorable):
+                return Outcome(step.path, SKIPPED, f"turn {step.turn} created it, but what the turn left was not "
+                                                   "kept, so whether it changed since cannot be told: not deleted")
             return "remove"
         assert want is not None
         if _text(want) is None:
-            return Outcome(step.path, SKIPPED, "it is not text, and a buffer holds it") if loaded else "bytes"
+            if loaded:
+                return Outcome(step.path, SKIPPED, "it is not text, and a buffer holds it")
+            if changed:
+                return Outcome(step.path, SKIPPED, f"changed since turn {step.turn} left it, and it is not text "
+                                                   "(no three-way view): not overwritten")
+            return "bytes"
         if dirty:
             return "unsaved"
         if now.data is not None and _changed_since(step.expect, now.data):

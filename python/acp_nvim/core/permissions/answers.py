@@ -12,7 +12,7 @@ from acp.schema import AllowedOutcome, DeniedOutcome, PermissionOption, RequestP
 
 from ..port import PermissionChoice, PermissionQuestion
 from ..transcript.tool_calls import ToolCallState
-from .command import env_pairs
+from .command import env_pairs, from_input, path_problems
 from .exec_tables import changes_what_runs
 from .rules import RuleOffer
 
@@ -23,10 +23,11 @@ COMMAND_KEYS = ("command", "cmd")
 
 
 def question_for(session_key: str, state: ToolCallState, options: list[PermissionOption],
-                 offers: dict[str, RuleOffer] | None = None) -> PermissionQuestion:
+                 offers: dict[str, RuleOffer] | None = None, workspace: str | None = None) -> PermissionQuestion:
     """The question the user is asked about a tool call and the agent's options.
 
-    ``offers`` holds, per "always" kind, the rule that answer would store (or why none).
+    ``offers`` holds, per "always" kind, the rule that answer would store (or why none);
+    ``workspace`` the folder a command's path words are checked against (links, paths outside).
     """
     choices = tuple(PermissionChoice(o.option_id, o.name, o.kind) for o in options)
     offered = {c.kind for c in choices}
@@ -39,17 +40,21 @@ def question_for(session_key: str, state: ToolCallState, options: list[Permissio
         elif offer.reason:
             reasons.append(offer.reason)
     return PermissionQuestion(session_key=session_key, title=visible(state.shown_title()), kind=state.kind,
-                              detail=describe_request(state), choices=choices, rules=rules,
+                              detail=describe_request(state, workspace), choices=choices, rules=rules,
                               no_rule=reasons[0] if reasons else "")
 
 
-def describe_request(state: ToolCallState) -> str:
-    """What the prompt shows, in full: an execute request's command (argv or shell lines), folder
-    and environment, or any other raw input as indented JSON; then the locations. Every character
-    that does not print as itself is shown escaped (``visible``)."""
+def describe_request(state: ToolCallState, workspace: str | None = None) -> str:
+    """What the prompt shows, in full: an execute request's command (argv or shell lines), folder,
+    environment and the words that name a link or a path outside ``workspace``, or any other raw
+    input as indented JSON; then the locations. Every character that does not print as itself is
+    shown escaped (``visible``)."""
     raw = state.raw_input
     if isinstance(raw, dict) and any(isinstance(raw.get(k), (str, list)) and raw.get(k) for k in COMMAND_KEYS):
         lines = _execute_lines(raw)
+        command = from_input(raw) if workspace else None
+        if command is not None and workspace:
+            lines += [visible(f"⚠ {problem}") for problem in path_problems(command, workspace)]
     elif raw not in (None, {}):
         lines = [visible(line) for line in json.dumps(raw, indent=2, ensure_ascii=False, default=str).split("\n")]
     else:

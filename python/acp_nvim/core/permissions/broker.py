@@ -178,7 +178,7 @@ class PermissionBroker:
                       options: list[PermissionOption]) -> RequestPermissionResponse:
         command = from_input(state.raw_input) if state.kind == "execute" else None
         offers = self._offers(state.kind, command)
-        question = question_for(self._scope.session_key, state, options, offers)
+        question = question_for(self._scope.session_key, state, options, offers, self._scope.cwd)
         edits = review_model.proposed_edits(state, earlier)
         auto = await self._automatic(question, state, command, edits)
         if ticket.cancelled:

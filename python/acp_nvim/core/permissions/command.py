@@ -27,6 +27,7 @@ import hashlib
 import os
 import re
 import shlex
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -43,6 +44,8 @@ from .exec_tables import (
 
 MAX_SUBCOMMAND_WORDS = 2
 MAX_SCRIPT_BYTES = 1024 * 1024
+MAX_PATH_WORDS = 256
+"""A command with more words than this is not checked word by word: no rule admits it."""
 SUBCOMMAND = re.compile(r"^[a-z][a-z0-9_:-]*$")
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 
@@ -141,13 +144,75 @@ class Scope:
         if self.exact:
             return f"`{shlex.join(self.words)}` (exactly this command)"
         text = shlex.join((*self.words, *self.options))
-        return f"`{text} …` (with further file or ref names; no other option, no path outside)"
+        return f"`{text} …` (with further file or ref names; no other option, no path outside, no link)"
 
     def runs_workspace_code(self) -> str | None:
         """What workspace code the program runs, when it does (the confirmation says so)."""
         program = _basename(self.words[0]) if self.words else ""
         what = RUNS_WORKSPACE_CODE.get(program)
         return f"`{program}` runs code from the workspace ({what}), which the agent can change" if what else None
+
+
+def path_problem(word: str, cwd: str | None, workspace: str) -> str | None:
+    """Why ``word``, read as a path, is not one a rule admits (None: it is not a link, it has no link
+    on the way and it stays inside the workspace, or it names nothing).
+
+    Resolved without following links, as it is now: every component below the workspace root is
+    ``lstat``ed in turn (a ``..`` after a link would go where the link points, so none is allowed),
+    and a file with other names (hard links) may be a file outside. The folders above the root are
+    the user's own layout and may be links."""
+    if not word or "\0" in word:
+        return None
+    root = os.path.normpath(workspace)
+    base = cwd if cwd and os.path.isabs(cwd) else root
+    joined = os.path.join(base, word)
+    inside = root.rstrip("/") + "/"
+    real = os.path.realpath(root).rstrip("/") + "/"  # a folder named by its real path (terminals are)
+    if real != inside and (joined + "/").startswith(real):
+        joined = inside + joined[len(real):]
+    current, entered = "/", False
+    info: os.stat_result | None = None
+    for part in joined.split("/"):
+        if part in ("", "."):
+            continue
+        current = os.path.dirname(current) if part == ".." else os.path.join(current, part)
+        if not current.startswith(inside):
+            if entered:  # it left the workspace on the way: where it lands depends on the root
+                return f"`{word}` leads outside the workspace ({current})" if os.path.lexists(joined) else None
+            info = None
+            continue
+        entered = True
+        try:
+            info = os.lstat(current)
+        except OSError:
+            return None  # nothing by that name: nothing to read
+        if stat.S_ISLNK(info.st_mode):
+            try:
+                target = os.readlink(current)
+            except OSError:
+                target = "?"
+            return f"`{word}` is a link ({os.path.relpath(current, root)} → {target})"
+    if current != root and not current.startswith(inside):
+        return f"`{word}` leads outside the workspace ({current})" if os.path.lexists(joined) else None
+    if info is not None and not stat.S_ISDIR(info.st_mode) and info.st_nlink > 1:
+        return f"`{word}` has {info.st_nlink} names (hard links): it may be a file outside the workspace"
+    return None
+
+
+def path_problems(command: Command, workspace: str) -> list[str]:
+    """``path_problem`` of each word after the program (an option's value after ``=`` included)."""
+    if len(command.texts) > MAX_PATH_WORDS:
+        return [f"it has more than {MAX_PATH_WORDS} words: its paths are not checked one by one"]
+    problems = []
+    for text in command.texts[1:]:
+        if text.startswith("-"):
+            if "=" not in text:
+                continue
+            text = text.split("=", 1)[1]
+        problem = path_problem(text, command.cwd, workspace)
+        if problem:
+            problems.append(problem)
+    return problems
 
 
 def never_in(words: Sequence[str]) -> str | None:

@@ -12,7 +12,9 @@ update, of this turn, its tool call not finished) covers one terminal, and only 
 - the environment is exactly the approved one (none when none was shown);
 - the folder is the one shown: its real path and identity (``terminal/place.py``), taken when the
   question was shown (the broker tells the gate, ``opened``), or the session's folder when the
-  request named none.
+  request named none;
+- its words name no link and no path outside the workspace that the prompt did not name
+  (``command.path_problems``, checked again now, without following links).
 
 Any other command is put to the broker as an execute request of its own, showing argv, real folder
 and environment (rules and the policy answer it first, as for any; an environment that changes
@@ -34,7 +36,7 @@ from ..terminal.place import Place, identify
 from ..transcript.transcript import Transcript
 from .approvals import ALLOWED, Approval, outcome_of
 from .broker import PermissionBroker
-from .command import env_pairs, shell_script
+from .command import Command, env_pairs, from_input, parse, path_problems, shell_script
 
 FINISHED = ("completed", "failed")
 RUN = "acp.nvim-run"
@@ -56,6 +58,8 @@ class ExecGate:
         self._workspace = workspace
         self._places: dict[int, tuple[Approval, Place | None]] = {}
         """The folder each execute request showed, by approval (identity kept: ids are reused)."""
+        self._shown_paths: dict[int, frozenset[str]] = {}
+        """The links and paths outside each execute request's prompt named, by approval."""
         self._used: list[Approval] = []
         broker.opened.append(self.opened)
 
@@ -67,6 +71,8 @@ class ExecGate:
         cwd = raw.get("cwd") if isinstance(raw, dict) else None
         self._forget_old()
         self._places[id(approval)] = (approval, _place(self._workspace if cwd is None else cwd))
+        command = from_input(raw)
+        self._shown_paths[id(approval)] = frozenset(path_problems(command, self._workspace) if command else ())
 
     async def allow(self, spec: TerminalSpec) -> Place | None:
         """Where ``spec`` may run (covered by an approval that holds, or allowed now), or None (refused).
@@ -74,7 +80,7 @@ class ExecGate:
         for approval in self._broker.approvals.held("execute"):
             place = self._place_of(approval)
             if place is not None and place.path == spec.cwd and self._usable(approval) \
-                    and covers(approval.shown.raw_input, spec):
+                    and covers(approval.shown.raw_input, spec) and self._same_paths(approval, spec):
                 self._used.append(approval)
                 return place
         return await self._ask(spec)
@@ -82,6 +88,13 @@ class ExecGate:
     def _place_of(self, approval: Approval) -> Place | None:
         kept = self._places.get(id(approval))
         return kept[1] if kept is not None and kept[0] is approval else None
+
+    def _same_paths(self, approval: Approval, spec: TerminalSpec) -> bool:
+        """Whether the command's words name no link or path outside that its prompt did not show:
+        a file made a link after the answer (checked now, without following links) is asked again."""
+        parsed = parse([spec.command, *spec.args])
+        now = path_problems(Command(parsed.shown, parsed.words, None, spec.cwd), self._workspace)
+        return set(now) <= self._shown_paths.get(id(approval), frozenset())
 
     def _usable(self, approval: Approval) -> bool:
         if any(used is approval for used in self._used):
@@ -92,6 +105,7 @@ class ExecGate:
     def _forget_old(self) -> None:
         turn = self._broker.approvals.turn
         self._places = {k: v for k, v in self._places.items() if v[0].turn == turn}
+        self._shown_paths = {k: v for k, v in self._shown_paths.items() if k in self._places}
         self._used = [a for a in self._used if a.turn == turn]
 
     async def _ask(self, spec: TerminalSpec) -> Place | None:

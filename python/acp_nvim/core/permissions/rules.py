@@ -6,6 +6,9 @@ than what the user saw.
   (operators, substitutions, wrappers, options that run code, environment variables, …) never match
   a rule and never make one; a request without a command makes none. A rule for a workspace script
   holds the sha256 of the script's content when it was offered and matches only while it is the same.
+- An execute rule admits a command only while each of its words that names a path names one inside
+  the workspace, with no link on the way, checked without following links when the command is
+  matched (``command.path_problem``): a link or a path outside is put to the user, who is told so.
 - A read/edit/delete/move/search rule answers only requests whose every path lies inside the
   workspace roots (a reject rule applies everywhere: it can only say no).
 - Other kinds get no rule: there is nothing to scope one to.
@@ -32,7 +35,7 @@ from pathlib import Path
 from typing import ClassVar, TypeVar
 
 from ..errors import AcpNvimError
-from .command import Command, Scope, parse_shell, scope_of, script_paths, scripts_of
+from .command import Command, Scope, parse_shell, path_problems, scope_of, script_paths, scripts_of
 
 FILE_VERSION = 3
 DECISIONS = ("allow", "reject")
@@ -112,6 +115,8 @@ class Rule:
             command = request.command
             if scope is None or command is None or not scope.allows(command):
                 return False
+            if path_problems(command, self.workspace):
+                return False  # a link, or a path outside: the user sees where it leads
             return scripts_of(command.texts, command.cwd, self.workspace) == self.scripts
         return request.inside or self.decision == "reject"
 
