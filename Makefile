@@ -26,16 +26,17 @@ demo: $(STAMP)
 agents:
 	bash scripts/install_test_agents.sh
 
-# The suite mostly waits (on Neovim, agents, the scripted model): TEST_WORKERS pytest-xdist workers run
-# it (4 on 2 cores: about 10 minutes instead of 33), then the tests marked `serial` (typed keys racing
-# timers, a turn that must still stream) run alone. TEST_WORKERS=0 runs everything in one process.
-# TEST_ARGS: more pytest options (a path, -k, -x).
+# The suite waits on Neovim, agents and the scripted model as much as it computes: TEST_WORKERS
+# pytest-xdist workers run it, an idle one taking tests from a busy one's share (worksteal: the
+# slow real-agent tests do not leave a tail on one worker). No test depends on the machine's speed,
+# so none runs alone. TEST_WORKERS=0 runs everything in one process. TEST_ARGS: more pytest options
+# (a path, -k, -x).
 TEST_WORKERS ?= 4
 test: $(STAMP) agents
 	$(PY) -m ruff check python tests scripts bench
 	$(PY) -m mypy
 	MYPYPATH=python:tests $(PY) -m mypy tests/faults tests/fuzz
-	$(PY) -m pytest -n $(TEST_WORKERS) $(TEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) $(if $(filter 0,$(TEST_WORKERS)),,--dist worksteal) $(TEST_ARGS)
 
 # The edit loop's tier, under a minute: `make lint` and the tests that start no process (no Neovim, no agent).
 CHECK_TESTS := tests/unit tests/test_hygiene.py tests/faults/test_registry.py \
