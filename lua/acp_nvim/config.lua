@@ -27,6 +27,9 @@ end
 local problems
 
 local function report(path, msg)
+  if not problems then -- outside M.build (M.validate called alone): raise, as a check does
+    error(('acp_nvim.setup: %s: %s'):format(path, msg), 0)
+  end
   table.insert(problems, ('%s: %s'):format(path, msg))
 end
 
