@@ -289,6 +289,18 @@ local function check_many()
   end
 end
 
+-- setup()'s options: each problem, the key on its default meanwhile (|acp_nvim-config|)
+local function check_config()
+  local options = require('acp_nvim.options')
+  local _ = options.config -- builds it (and says its problems) when nothing read it yet
+  if #options.problems == 0 then
+    health.ok('setup() options: no problem found')
+  end
+  for _, problem in ipairs(options.problems) do
+    health.warn('setup(): ' .. problem)
+  end
+end
+
 function M.check()
   health.start('acp.nvim')
   if vim.fn.has('nvim-0.10') == 0 then
@@ -296,6 +308,7 @@ function M.check()
   end
   check_python()
   check_host()
+  check_config()
   check_agents()
   check_mcp()
   check_checkpoints()

@@ -4,7 +4,8 @@
 local M = {}
 
 --- The configuration (acp_nvim.options): setup()'s options merged over the defaults and checked key
---- by key when first read (an invalid option raises, naming its key path); the defaults without setup().
+--- by key when first read (a problem is said once, naming its key path, and that key keeps its default;
+--- nothing raises); the defaults without setup().
 setmetatable(M, {
   __index = function(_, key)
     if key == 'config' then
@@ -15,7 +16,8 @@ setmetatable(M, {
 
 --- Configure agents and behaviour. Safe to call more than once. It only records `opts` (nothing is
 --- loaded at startup): they are checked when first used, once Neovim is idle after startup (the
---- prestart) or at the first :Ai, and an invalid option is reported then, naming its key path.
+--- prestart) or at the first :Ai; a problem is reported then, in one line naming its key path, and that
+--- key keeps its default (:help acp_nvim-config-check).
 ---@param opts table|nil
 function M.setup(opts)
   require('acp_nvim.options').set(opts)

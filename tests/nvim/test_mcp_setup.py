@@ -13,9 +13,9 @@ SERVERS = """{
 
 
 def setup_error(nvim, opts_lua: str) -> str:
-    """The error the options raise when first used (setup() only records them)."""
-    return nvim.exec_lua(f"""local m = require('acp_nvim'); m.setup({opts_lua})
-        local ok, err = pcall(function() return m.config end); return ok and '' or err""")
+    """The problems the options have when first used (setup() only records them), one per line."""
+    return nvim.exec_lua(f"""local m = require('acp_nvim'); m.setup({opts_lua}); local _ = m.config
+        return table.concat(require('acp_nvim.options').problems, '\\n')""")
 
 
 def test_servers_are_accepted_globally_and_per_agent(nvim):

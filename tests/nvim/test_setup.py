@@ -8,14 +8,18 @@ from pathlib import Path
 import pytest
 
 from conftest import NVIM, ROOT
+from helpers import buffer_text, wait_for
+
+CHAT = "acp://chat/demo/1"
 
 pytestmark = pytest.mark.timeout(30)
 
 
 def setup_error(nvim, opts_lua: str) -> str:
-    """The error the options raise when first used (setup() only records them: nothing loads at startup)."""
-    return nvim.exec_lua(f"""local m = require('acp_nvim'); m.setup({opts_lua})
-        local ok, err = pcall(function() return m.config end); return ok and '' or err""")
+    """The problems the options have when first used (setup() only records them: nothing loads at startup):
+    one per line, each naming its key path; reading the configuration never raises."""
+    return nvim.exec_lua(f"""local m = require('acp_nvim'); m.setup({opts_lua}); local _ = m.config
+        return table.concat(require('acp_nvim.options').problems, '\\n')""")
 
 
 def test_setup_without_call_uses_demo(nvim):
@@ -129,3 +133,90 @@ def test_a_key_set_to_false_is_off(nvim):
     keymaps = nvim.exec_lua("return require('acp_nvim').config.keymaps")
     assert keymaps["restart"] == "" and keymaps["retry"] == "", "false is off, as '' is"
     assert keymaps["send"] == "<C-s>", "the other keys keep their defaults"
+
+
+@pytest.mark.parametrize(("opts", "message"), [
+    ("{keymap = {send = '<C-x>'}}", "keymap: unknown key; did you mean keymaps?"),
+    ("{defualt_agent = 'demo'}", "defualt_agent: unknown key; did you mean default_agent?"),
+    ("{chat = {positon = 'left'}}", "chat.positon: unknown key; did you mean position?"),
+    ("{keymaps = {sned = '<C-x>'}}", "keymaps.sned: unknown key; did you mean send?"),
+    ("{agents = {g = {comand = 'x', command = 'x'}}}", "agents.g.comand: unknown key; did you mean command?"),
+    ("{mcp_servers = {m = {command = 'x', agrs = {}}}}", "mcp_servers.m.agrs: unknown key; did you mean args?"),
+    ("{agents = {g = {command = 'x', mcp_servers = {m = {type = 'http', url = 'http://h', header = {}}}}}}",
+     "agents.g.mcp_servers.m.header: unknown key; did you mean headers?"),
+    ("{permissions = {polciy = 'ask'}}", "permissions.polciy: unknown key; did you mean policy?"),
+    ("{permissions = {rejected = {max_file = 3}}}",
+     "permissions.rejected.max_file: unknown key; did you mean max_files?"),
+    ("{timeouts = {handshak = 3}}", "timeouts.handshak: unknown key; did you mean handshake?"),
+    ("{notify = {wehn = 'always'}}", "notify.wehn: unknown key; did you mean when?"),
+])
+def test_typos_at_every_level_name_the_path_and_the_nearest_key(nvim, opts, message):
+    assert setup_error(nvim, opts) == message
+    assert nvim.exec_lua("return require('acp_nvim').config") is not None, "the plugin runs on"
+
+
+def test_an_unknown_key_far_from_any_known_one_lists_them_instead_of_guessing(nvim):
+    assert setup_error(nvim, "{chat = {zzzz = 1}}") == (
+        "chat.zzzz: unknown key (known: position, width, height, max_block_lines, max_line_chars, steer)")
+
+
+def test_a_bad_value_gets_its_default_and_the_rest_is_kept(nvim):
+    problems = setup_error(nvim, "{permissions = {policy = 'yolo', focus = 'never'}, chat = {width = 'wide'},"
+                                 " agents = {g = {command = 'g', args = {1}}, h = {args = {}}}, default_agent = 'h'}")
+    assert "permissions.policy: expected one of ask, auto-edit, trust; using the default" in problems
+    assert "chat.width: expected number, got string; using the default" in problems
+    assert "agents.g.args[1]: expected string, got number; left out" in problems
+    assert "agents.h.command: expected string, got nil; agents.h left out" in problems
+    assert "default_agent: no agent named \"h\" in agents; using 'demo'" in problems
+    config = nvim.exec_lua("return require('acp_nvim').config")
+    assert config["permissions"]["policy"] == "ask" and config["permissions"]["focus"] == "never"
+    assert config["chat"]["width"] == 0.4 and config["default_agent"] == "demo"
+    assert config["agents"] == {"g": {"command": "g"}}
+
+
+def messages(nvim) -> str:
+    return nvim.api.exec2("messages", {"output": True})["output"]
+
+
+@pytest.mark.timeout(200)
+def test_a_bad_value_is_said_once_in_one_line_and_ai_runs_on_the_default(nvim):
+    """setup({ permissions = { policy = 'yolo' } }): every :Ai used to raise a Lua stack trace (and the
+    Python side, given the same table, an "invalid configuration" error)."""
+    nvim.exec_lua("require('acp_nvim').setup({ permissions = { policy = 'yolo' } })")
+    nvim.command("Ai send first")
+    wait_for(lambda: "turn ended" in buffer_text(nvim, CHAT), what="the first turn", nvim=nvim)
+    nvim.command("Ai send second")
+    wait_for(lambda: buffer_text(nvim, CHAT).count("turn ended") == 2, what="the second turn", nvim=nvim)
+    nvim.command("Ai cancel")
+    text = messages(nvim)
+    assert "stack traceback" not in text and "Error executing" not in text and "invalid configuration" not in text
+    said = [line for line in text.splitlines() if "acp.nvim] setup" in line]
+    assert said == ["[acp.nvim] setup: permissions.policy: expected one of ask, auto-edit, trust; using the default"]
+    assert "You said: second" in buffer_text(nvim, CHAT)
+    assert nvim.exec_lua("return require('acp_nvim').config.permissions.policy") == "ask"
+
+
+def test_several_problems_are_one_line_and_checkhealth_lists_them_all(nvim):
+    nvim.command("set columns=80")
+    nvim.exec_lua("require('acp_nvim').setup({ chat = { positon = 'left' }, permissions = { policy = 'yolo' },"
+                  " keymap = {} })")
+    nvim.exec_lua("return require('acp_nvim').config")
+    said = [line for line in messages(nvim).splitlines() if "acp.nvim] setup" in line]
+    assert len(said) == 1 and said[0].startswith("[acp.nvim] setup: keymap: unknown"), "cut to fit, never two lines"
+    assert said[0].endswith("(+2 more: :checkhealth acp_nvim)")
+    assert nvim.funcs.strdisplaywidth(said[0]) <= nvim.eval("v:echospace"), "no Press ENTER prompt"
+    nvim.command("checkhealth acp_nvim")
+    health = "\n".join(nvim.api.buf_get_lines(0, 0, -1, False))
+    assert "keymap: unknown key; did you mean keymaps?" in health
+    assert "chat.positon: unknown key; did you mean position?" in health
+    assert "permissions.policy: expected one of ask, auto-edit, trust; using the default" in health
+
+
+def test_setup_again_says_the_new_problems_once(nvim):
+    nvim.exec_lua("require('acp_nvim').setup({ log = { level = 'loud' } })")
+    for _ in range(3):
+        nvim.exec_lua("return require('acp_nvim').config.log.level")
+    nvim.exec_lua("require('acp_nvim').setup({ log = { level = 'louder' } })")
+    nvim.exec_lua("return require('acp_nvim').config.log.level")
+    said = [line for line in messages(nvim).splitlines() if "log.level" in line]
+    assert len(said) == 2 and said[0].endswith("using the default")

@@ -46,7 +46,7 @@ class Key:
     choices: tuple[str, ...] = ()
     may_be_false: bool = False
     closed: tuple[str, ...] = ()
-    """For a table that takes no other keys: the keys it knows (internal ones too)."""
+    """For a section: the keys it knows (internal ones too); any other key is reported as unknown."""
     optional: bool = False
 
     @property
@@ -71,9 +71,8 @@ def _key(path: str, info: FieldInfo, extra: dict[str, Any]) -> Iterator[Key]:
     bounds = {type(m).__name__.lower(): bound for m in info.metadata if (bound := _bound(m)) is not None}
     choices = tuple(extra.get("choices", ())) or _literal_choices(annotation)
     section = inner if isinstance(inner, type) and issubclass(inner, BaseModel) else None
-    closed: tuple[str, ...] = ()
-    if section is not None and section.model_config.get("extra") == "forbid":
-        closed = tuple(section.model_fields)
+    # every section's keys, closed or not: Lua reports a key no section knows (a typo), with the nearest
+    closed: tuple[str, ...] = tuple(section.model_fields) if section is not None else ()
     yield Key(path, kind, _plain(default), info.description or "", bounds, str(extra.get("unit", "")), choices,
               bool(extra.get("may_be_false")), closed, optional)
     if section is not None:
@@ -220,6 +219,7 @@ def schema_lua() -> str:
     data = {
         "defaults": _defaults(),
         "checks": [_check(k) for k in keys() if k.generic],
+        "top_keys": list(Settings.model_fields),
         "agent_keys": list(AgentSpec.model_fields),
         "mcp_keys": {"stdio": list(McpStdioSpec.model_fields), "remote": list(McpRemoteSpec.model_fields)},
     }
