@@ -240,7 +240,7 @@ def assert_valid(outdir: Path, *expected: str) -> Counter[str]:
 
 
 def test_the_outgoing_traffic_of_the_demo_agents_scenarios_is_valid_acp_v1(nvim, tmp_path, workspace):
-    outdir, _ = start(nvim, tmp_path)
+    outdir, _ = start(nvim, tmp_path, "logout,delete")
     key = "tapped/1"
     ended = 0
 
@@ -281,7 +281,14 @@ def test_the_outgoing_traffic_of_the_demo_agents_scenarios_is_valid_acp_v1(nvim,
     nvim.command(f"Ai resume {closed_session(outdir)}")
     wait_for(lambda: requests_answered(outdir, "session/resume") + requests_answered(outdir, "session/load") >= 1,
              what="the resume", nvim=nvim)
-    assert_valid(outdir, "→ initialize", "→ session/new", "→ session/prompt", "→ session/cancel",
+    nvim.command("Ai logout")
+    wait_for(lambda: requests_answered(outdir, "logout") >= 1, what="logout answered", nvim=nvim)
+    nvim.command("Ai close")
+    wait_for(lambda: requests_answered(outdir, "session/close") >= 2, what="the resumed session closed", nvim=nvim)
+    nvim.command(f"Ai delete {closed_session(outdir)}")
+    wait_for(lambda: requests_answered(outdir, "session/delete") >= 1, what="session/delete answered", nvim=nvim)
+    assert_valid(outdir, "→ logout", "→ session/delete", "→ initialize", "→ session/new", "→ session/prompt",
+                 "→ session/cancel",
                  "→ session/set_mode", "→ session/set_config_option", "→ session/fork", "→ session/close",
                  "→ session/resume", "→ result for session/request_permission", "→ result for fs/read_text_file",
                  "→ result for fs/write_text_file", "→ result for terminal/create", "→ result for terminal/output",
