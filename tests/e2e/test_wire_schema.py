@@ -21,7 +21,7 @@ from jsonschema import Draft202012Validator
 
 from acp_nvim.demo_agent.session import MODEL_VALUES
 from conftest import ROOT
-from helpers import NOTIFY, PENDING_LUA, allow, answer_keys, chat, session_state, wait_for
+from helpers import NOTIFY, PENDING_LUA, SELECT, allow, answer_keys, chat, session_state, wait_for
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -30,10 +30,9 @@ SCHEMA_VERSION = "2.4.0"
 """``@agentclientprotocol/sdk`` version the vendored schemas come from (tests/schema/README.md)."""
 TAP = Path(__file__).with_name("wire_tap.py")
 SETUP = """
-local python, tap, outdir, dir, pythonpath, extra = ...
+local python, tap, outdir, env = ...
 require('acp_nvim').setup({ default_agent = 'tapped', agents = { tapped = {
-  command = python, args = { tap, outdir, '--', python, '-m', 'acp_nvim.demo_agent' },
-  env = { ACP_DEMO_SESSIONS_DIR = dir, PYTHONPATH = pythonpath, ACP_DEMO_CAPABILITIES = extra } } } })
+  command = python, args = { tap, outdir, '--', python, '-m', 'acp_nvim.demo_agent' }, env = env } } })
 """
 
 
@@ -224,11 +223,12 @@ def closed_session(outdir: Path) -> str:
                 if d == "out" and m.get("method") == "session/close")
 
 
-def start(nvim, tmp_path: Path, extra: str = "") -> tuple[Path, Path]:
-    outdir, agent_dir = tmp_path / "wire", tmp_path / "agent-sessions"
-    nvim.exec_lua(NOTIFY)
-    nvim.exec_lua(SETUP, sys.executable, str(TAP), str(outdir), str(agent_dir), str(ROOT / "python"), extra)
-    return outdir, agent_dir
+def start(nvim, tmp_path: Path, **env: str) -> Path:
+    """The demo agent behind the tap, with ``env``; the folder of the recordings."""
+    outdir = tmp_path / "wire"
+    nvim.exec_lua(NOTIFY + SELECT)
+    nvim.exec_lua(SETUP, sys.executable, str(TAP), str(outdir), {"PYTHONPATH": str(ROOT / "python"), **env})
+    return outdir
 
 
 def assert_valid(outdir: Path, *expected: str) -> Counter[str]:
@@ -240,7 +240,8 @@ def assert_valid(outdir: Path, *expected: str) -> Counter[str]:
 
 
 def test_the_outgoing_traffic_of_the_demo_agents_scenarios_is_valid_acp_v1(nvim, tmp_path, workspace):
-    outdir, _ = start(nvim, tmp_path, "logout,delete")
+    outdir = start(nvim, tmp_path, ACP_DEMO_SESSIONS_DIR=str(tmp_path / "agent-sessions"),
+                   ACP_DEMO_CAPABILITIES="logout,delete")
     key = "tapped/1"
     ended = 0
 
@@ -259,6 +260,7 @@ def test_the_outgoing_traffic_of_the_demo_agents_scenarios_is_valid_acp_v1(nvim,
     assert "edited by demo" in path.read_text()
     turn("terminal printf 'from the terminal\\n'")
     assert "from the terminal" in chat(nvim, key)
+    turn("terminal --kill sleep 30")
     nvim.command("Ai send ask")
     wait_for(lambda: nvim.exec_lua("return require('acp_nvim.question').list()"), what="the question", nvim=nvim)
     answer_keys(nvim, "q")
@@ -292,5 +294,22 @@ def test_the_outgoing_traffic_of_the_demo_agents_scenarios_is_valid_acp_v1(nvim,
                  "→ session/set_mode", "→ session/set_config_option", "→ session/fork", "→ session/close",
                  "→ session/resume", "→ result for session/request_permission", "→ result for fs/read_text_file",
                  "→ result for fs/write_text_file", "→ result for terminal/create", "→ result for terminal/output",
-                 "→ result for terminal/wait_for_exit", "→ result for terminal/release",
+                 "→ result for terminal/wait_for_exit", "→ result for terminal/release", "→ result for terminal/kill",
                  "→ result for elicitation/create")
+
+
+def test_authenticate_and_load_are_valid_acp_v1(nvim, tmp_path):
+    """An agent that asks for a login (its own method) and offers ``session/load`` but not resume:
+    ``:Ai resume`` of a session it had loads it in a new process (which no longer knows it: the
+    demo agent keeps sessions in memory without ``ACP_DEMO_SESSIONS_DIR``, so the load fails)."""
+    outdir = start(nvim, tmp_path, ACP_DEMO_REQUIRE_AUTH="1")
+    nvim.exec_lua("_G.choose = { 'Demo login' }")
+    nvim.command("Ai send hello")
+    finish(nvim, "tapped/1", 1)
+    session_id = next(m["result"]["sessionId"] for lines in records(outdir).values() for d, m in lines
+                      if d == "in" and isinstance(m.get("result"), dict) and "sessionId" in m["result"])
+    nvim.command("Ai close")
+    wait_for(lambda: "session closed" in chat(nvim, "tapped/1"), what="the session closed", nvim=nvim)
+    nvim.command(f"Ai resume {session_id}")
+    wait_for(lambda: requests_answered(outdir, "session/load") >= 1, what="session/load answered", nvim=nvim)
+    assert_valid(outdir, "→ authenticate", "→ session/load")
