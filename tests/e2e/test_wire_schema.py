@@ -313,3 +313,32 @@ def test_authenticate_and_load_are_valid_acp_v1(nvim, tmp_path):
     nvim.command(f"Ai resume {session_id}")
     wait_for(lambda: requests_answered(outdir, "session/load") >= 1, what="session/load answered", nvim=nvim)
     assert_valid(outdir, "→ authenticate", "→ session/load")
+
+
+def test_the_check_sees_a_broken_message_and_an_extension_outside_meta(tmp_path):
+    """The checker itself: what the plugin must never send is found (no Neovim needed)."""
+    lines = [
+        ("out", {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                 "params": {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": True, "x": 1}},
+                            "_meta": {"fine": True}}}),
+        ("out", {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {"prompt": []}}),
+        ("out", {"jsonrpc": "2.0", "id": 2, "method": "session/prompt",
+                 "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "a", "colour": "red"}]}}),
+        ("out", {"jsonrpc": "2.0", "id": 3, "method": "session/teleport", "params": {}}),
+        ("in", {"jsonrpc": "2.0", "id": 7, "method": "session/request_permission", "params": {}}),
+        ("out", {"jsonrpc": "2.0", "id": 7, "result": {"outcome": {"outcome": "maybe"}}}),
+        ("out", {"jsonrpc": "2.0", "id": 8, "result": {}}),
+        ("out", {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s", "_meta": {"ok": 1}}}),
+    ]
+    (tmp_path / "1.jsonl").write_text("".join(json.dumps({"dir": d, "line": json.dumps(m)}) + "\n"
+                                              for d, m in lines))
+    problems, seen = validate(tmp_path)
+    text = "\n".join(problems)
+    assert ".clientCapabilities.fs.x is not in InitializeRequest" in text
+    assert "'sessionId' is a required property" in text
+    assert ".prompt[0].colour is not in PromptRequest" in text
+    assert "session/teleport is no request of the ACP v1 schema" in text
+    assert "RequestPermissionResponse" in text or "'maybe'" in text
+    assert "a response to no request of the agent" in text
+    assert not [p for p in problems if "session/cancel" in p and "_meta" in p], text
+    assert seen["→ session/cancel"] == 1
