@@ -17,12 +17,14 @@ from acp.schema import (
     AuthMethodAgent,
     ClientCapabilities,
     CloseSessionResponse,
+    DeleteSessionResponse,
     FileSystemCapabilities,
     ForkSessionResponse,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
+    LogoutResponse,
     McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
@@ -37,7 +39,7 @@ from acp.schema import (
     Usage,
 )
 
-from . import logins, steering
+from . import logins, newer, steering
 from .options import VERBOSE_ID
 from .saved import SavedSessions
 from .scenarios import commands_update, parse_prompt, pick_scenario
@@ -48,7 +50,8 @@ AGENT_NAME = "acp-nvim-demo"
 REQUIRE_AUTH_ENV = "ACP_DEMO_REQUIRE_AUTH"
 CAPABILITIES_ENV = "ACP_DEMO_CAPABILITIES"
 """Extra capabilities, comma-separated: image, audio (prompts), mcp-http, mcp-sse (MCP servers),
-steering (``_session/steering``, see steering.py)."""
+steering (``_session/steering``, see steering.py), logout and delete (``logout``, ``session/delete``,
+see newer.py)."""
 """Set to 1 to make ``session/new`` fail with auth_required until ``authenticate(demo-login)``."""
 AUTH_METHOD = AuthMethodAgent(id="demo-login", name="Demo login", description="pretend to log in")
 AGENT_VERSION = "0.1.0"
@@ -86,8 +89,9 @@ class DemoAgent:
         self._saved = SavedSessions.from_env()
 
     def on_connect(self, conn: Client) -> None:
-        """Remember the client-side connection."""
+        """Remember the client-side connection, and route the methods the SDK does not (newer.py)."""
         self._client = conn
+        newer.route(conn, self)
 
     @property
     def client(self) -> Client:
@@ -113,9 +117,12 @@ class DemoAgent:
             prompt_capabilities=PromptCapabilities(image="image" in extra, audio="audio" in extra,
                                                    embedded_context=True),
             mcp_capabilities=McpCapabilities(http="mcp-http" in extra, sse="mcp-sse" in extra),
-            session_capabilities=(self._saved.capabilities() if self._saved else
-                                  SessionCapabilities(resume=SessionResumeCapabilities()) if self._resume else None),
+            session_capabilities=newer.with_delete(
+                self._saved.capabilities() if self._saved else
+                SessionCapabilities(resume=SessionResumeCapabilities()) if self._resume else None, extra),
         )
+        if (auth := newer.auth_capabilities(extra)) is not None:
+            capabilities.auth = auth
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=capabilities,
@@ -134,6 +141,16 @@ class DemoAgent:
             raise RequestError.invalid_params({"methodId": method_id, "reason": "unknown auth method"})
         self._needs_auth = False
         return AuthenticateResponse()
+
+    async def logout(self, **kwargs: Any) -> LogoutResponse:
+        """Forget every login: the terminal login's file goes, and the next ``session/new`` asks for a
+        login again where the agent has methods to offer (``ACP_DEMO_REQUIRE_AUTH``)."""
+        login_file = os.environ.get(logins.LOGIN_FILE_ENV)
+        if login_file:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(login_file)
+        self._needs_auth = os.environ.get(REQUIRE_AUTH_ENV) in ("1", logins.ALL)
+        return LogoutResponse()
 
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
         """Create ``demo-<n>`` with modes and config options, then announce the commands."""
@@ -270,6 +287,15 @@ class DemoAgent:
             if self._saved and not state.history:
                 self._saved.forget(session_id)
         return CloseSessionResponse()
+
+    async def delete_session(self, session_id: str, **kwargs: Any) -> DeleteSessionResponse:
+        """Forget the session here and on disk: ``session/list`` no longer has it."""
+        state = self._sessions.pop(session_id, None)
+        if state is not None:
+            state.cancel()
+        if self._saved:
+            self._saved.forget(session_id)
+        return DeleteSessionResponse()
 
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:

@@ -65,7 +65,7 @@ class SavedSessions:
         self._path(state.session_id).write_text(json.dumps(data), encoding="utf-8")
 
     def forget(self, session_id: str) -> None:
-        """Remove the session's file (a session closed before its first prompt)."""
+        """Remove the session's file (a session closed before its first prompt, or deleted)."""
         self._path(session_id).unlink(missing_ok=True)
 
     @staticmethod
