@@ -36,6 +36,9 @@ ROUNDS = max(1, int(os.environ.get("ACP_BENCH_FAULT_ROUNDS", "1")))
 IDLE_SECONDS = 4.0
 """Seconds an idle control lasts (a case takes 3 to 25 s)."""
 FRAME_MS = 16.0
+CRASH_TYPING = "crash_abrupt_typing"
+"""The crash of issue 35 (chunks, a stderr line, ``os._exit(1)`` while the user types in Insert mode):
+its own lines, the typed key and the ``nvim_eval`` of the second connection."""
 
 
 def _use_plugin(root: Path, folder: Path) -> None:
@@ -73,6 +76,7 @@ def main() -> None:
         loop_worst: list[float] = []
         over: list[int] = []
         failed: list[int] = []
+        typing: list[tuple[float, float]] = []  # (key, rpc) ms of CRASH_TYPING, one per round
         try:
             for round_index in range(ROUNDS):
                 keys: dict[str, float] = {}
@@ -84,6 +88,8 @@ def main() -> None:
                         if config == "case":
                             result = matrix.run(env, registry[name])
                             keys[name] = result.stall_ms
+                            if name == CRASH_TYPING:
+                                typing.append((result.stall_ms, _note_ms(result.notes, "rpc probe worst")))
                             loop = _loop_ms(result.notes)
                             loops.append(loop)
                             fails += not result.passed
@@ -101,13 +107,23 @@ def main() -> None:
         finally:
             env.cleanup()
     report(names, worst, idle_worst, loop_worst, over, failed)
+    if typing:
+        line("key_stall_fault_crash_typing_ms", statistics.median(key for key, _ in typing),
+             f"ms (worst typed key, {CRASH_TYPING}: an agent dies while the user types in Insert mode; target <= 16)")
+        line("rpc_stall_fault_crash_typing_ms", statistics.median(rpc for _, rpc in typing),
+             f"ms (worst nvim_eval from a second connection, {CRASH_TYPING})")
 
 
 def _loop_ms(notes: list[str]) -> float:
     """Neovim's longest busy stretch, from the case's note (matrix._result)."""
+    return _note_ms(notes, "loop busy at most")
+
+
+def _note_ms(notes: list[str], label: str) -> float:
+    """The figure after ``label`` in the case's notes (matrix._result), nan without one."""
     for note in notes:
-        if "loop busy at most" in note:
-            return float(note.split("loop busy at most", 1)[1].split("ms", 1)[0])
+        if label in note:
+            return float(note.split(label, 1)[1].split("ms", 1)[0])
     return float("nan")
 
 

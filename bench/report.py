@@ -48,6 +48,7 @@ TARGETS = [
     Target("fs_read_dirty_buffer_100k_p50", "<=", 20.0, "ms", "issue 4"),
     Target("fs_read_dirty_buffer_100k_plugin_p50", "<=", 5.0, "ms", "issue 25"),
     Target("key_stall_faults_max_ms", "<=", 16.0, "ms", "issue 25"),
+    Target("key_stall_fault_crash_typing_ms", "<=", 16.0, "ms", "issue 35"),
     Target("long_chat_append_key_stall_ms", "<=", 16.0, "ms", "issue 25"),
     Target("long_session_resume_ms", "<=", 500.0, "ms", "issue 25"),
     Target("log_open_1m_ms", "<=", 200.0, "ms", "issue 25"),
@@ -63,6 +64,7 @@ TARGETS = [
     Target("board_key_stall_ms", "<=", 50.0, "ms", "issue 24"),
 ]
 UNTARGETED = ["first_chunk_ms", "chat_flood_ratio_aa", "chat_flood_raw_ratio_aa", "key_stall_faults_idle_max_ms",
+              "rpc_stall_fault_crash_typing_ms",
               "fs_read_dirty_buffer_100k_plugin_aa", "first_chunk_cold_ms", "first_chunk_warm_ms",
               "board_update_cost_ms", "board_main_loop_share_pct", "checkpoint_turn_store_ms"]
 """Shown in the table without a target: figures a reader of the table wants beside the others."""

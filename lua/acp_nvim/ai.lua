@@ -32,7 +32,7 @@ function M.run(opts, session)
   if spec and spec.expand then
     local expanded, problem = require('acp_nvim.cmdline').expand(text)
     if not expanded then
-      vim.notify('[acp.nvim] ' .. problem, vim.log.levels.ERROR)
+      require('acp_nvim.kit.notify').notify('[acp.nvim] ' .. problem, vim.log.levels.ERROR)
       return
     end
     text = expanded

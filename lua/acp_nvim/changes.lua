@@ -105,7 +105,7 @@ local function entry_at_cursor(buf)
 end
 
 local function notify(msg, level)
-  vim.notify('[acp.nvim] ' .. msg, level or vim.log.levels.INFO)
+  require('acp_nvim.kit.notify').notify('[acp.nvim] ' .. msg, level or vim.log.levels.INFO)
 end
 
 --- The buffer of `path`, loaded (a hidden one is created for a file that is not open).

@@ -140,7 +140,7 @@ function M.plan()
 end
 
 local function say(msg, level)
-  vim.notify('[acp.nvim] deps: ' .. msg, level or vim.log.levels.INFO)
+  require('acp_nvim.kit.notify').notify('[acp.nvim] deps: ' .. msg, level or vim.log.levels.INFO)
 end
 
 local function progress(msg)

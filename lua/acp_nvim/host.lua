@@ -108,7 +108,7 @@ local function on_exit(_, code)
     end
     vim.notify(M.MISSING, vim.log.levels.WARN)
   else
-    vim.notify(('[acp.nvim] the Python host exited (code %d): :checkhealth acp_nvim'):format(code),
+    require('acp_nvim.kit.notify').notify(('[acp.nvim] the Python host exited (code %d): :checkhealth acp_nvim'):format(code),
       vim.log.levels.ERROR)
   end
   for _, gone in ipairs(M.on_gone) do
@@ -216,7 +216,7 @@ local function flush(ok)
   for _, call in ipairs(calls) do
     local sent, err = pcall(send, call[1], call[2])
     if not sent then
-      return vim.notify('[acp.nvim] ' .. tostring(err):gsub('\n.*', ''), vim.log.levels.ERROR)
+      return require('acp_nvim.kit.notify').notify('[acp.nvim] ' .. tostring(err):gsub('\n.*', ''), vim.log.levels.ERROR)
     end
   end
 end
@@ -291,7 +291,7 @@ function M.prestart(after)
     return require('acp_nvim.options').config
   end)
   if not ok then
-    vim.notify('[acp.nvim] ' .. tostring(config), vim.log.levels.ERROR)
+    require('acp_nvim.kit.notify').notify('[acp.nvim] ' .. tostring(config), vim.log.levels.ERROR)
     return
   end
   require('acp_nvim.highlights').setup()

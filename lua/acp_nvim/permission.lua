@@ -544,7 +544,7 @@ function M.ask(id, q)
     pending.remove(entry)
   end
   pcall(Prompt.close, M.prompt)
-  vim.notify(('[acp.nvim] cannot show a permission request (%s): answered cancelled'):format(M.clean(err)),
+  require('acp_nvim.kit.notify').notify(('[acp.nvim] cannot show a permission request (%s): answered cancelled'):format(M.clean(err)),
     vim.log.levels.ERROR)
   require('acp_nvim.host').call.answer(id, vim.NIL)
   local first = pending.first('prompt')

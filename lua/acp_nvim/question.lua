@@ -32,7 +32,7 @@ local function clean(text)
 end
 
 local function notify(text, level)
-  vim.notify('[acp.nvim] ' .. text, level or vim.log.levels.INFO)
+  require('acp_nvim.kit.notify').notify('[acp.nvim] ' .. text, level or vim.log.levels.INFO)
 end
 
 local function reach_hint()

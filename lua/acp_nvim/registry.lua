@@ -19,7 +19,7 @@ M.PRESETS = {
 }
 
 local function say(msg, level)
-  vim.notify('[acp.nvim] ' .. msg, level or vim.log.levels.INFO)
+  require('acp_nvim.kit.notify').notify('[acp.nvim] ' .. msg, level or vim.log.levels.INFO)
 end
 
 --- Ask `prompt` with `choices` (texts) through vim.ui.select (non-blocking); `done(index | nil)`.

@@ -26,7 +26,7 @@ function M.pending()
 end
 
 local function notify(msg, level)
-  vim.notify('[acp.nvim] ' .. msg, level or vim.log.levels.INFO)
+  require('acp_nvim.kit.notify').notify('[acp.nvim] ' .. msg, level or vim.log.levels.INFO)
 end
 
 local function refresh_bars(review)

@@ -25,6 +25,12 @@ if TYPE_CHECKING:
     from .nvim.app import App
 
 ERROR_PREFIX = "[acp.nvim] "
+# Not nvim_err_write: an error message Neovim flags as one makes the next key typed in Insert mode
+# wait a second (:help acp_nvim-faults); acp_nvim.kit.notify echoes it in ErrorMsg instead.
+REPORT_LUA = """
+local ok, kit = pcall(require, 'acp_nvim.kit.notify')
+if ok then kit.notify(..., vim.log.levels.ERROR) else vim.api.nvim_echo({ { ..., 'ErrorMsg' } }, true, {}) end
+"""
 
 
 class AcpNvimPlugin:
@@ -64,7 +70,7 @@ class AcpNvimPlugin:
             getattr(app, entry.app)(*args)
 
     def error(self, message: str) -> None:
-        self._nvim.err_write(f"{ERROR_PREFIX}{message}\n", async_=True)
+        self._nvim.exec_lua(REPORT_LUA, f"{ERROR_PREFIX}{message}", async_=True)
 
 
 def _loop_runs() -> bool:

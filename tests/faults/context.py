@@ -84,6 +84,14 @@ class Ctx:
     def note(self, text: str) -> None:
         self.book.notes.append(text)
 
+    def flagged_errors(self) -> None:
+        """No message was echoed with Neovim's error flag: after one, the next mode message (a key typed
+        in Insert mode, entering it) makes Neovim wait a second, keys and RPC requests with it."""
+        flagged = list(self.ed.lua("return _G.__fault_flagged or {}"))
+        reason = f"an error message with Neovim's error flag (the next typed key waits 1 s): {flagged[:2]}"
+        if reason not in self.book.failures:
+            self.check(not flagged, reason)
+
     # -- acting as the user ---------------------------------------------------------------
 
     def command(self, cmd: str) -> None:

@@ -37,11 +37,22 @@ local agent = ...
 -- still wait arm_ms (the harness waits for them: views.answer)
 require('acp_nvim').setup({ agents = { fault = agent }, default_agent = 'fault',
   permissions = { quiet_ms = 0, arm_ms = 200 } })
-_G.__fault_notes = {}
-local notify = vim.notify
-vim.notify = function(msg, level, opts)
-  table.insert(_G.__fault_notes, tostring(msg))
-  return notify(msg, level, opts)
+-- what the user is told is read where Neovim echoes it (vim.notify stays Neovim's own, so the
+-- plugin takes the path it takes for most users); an echo with the error flag is kept apart: its
+-- next mode message makes Neovim wait a second (:help acp_nvim-faults)
+_G.__fault_notes, _G.__fault_flagged = {}, {}
+local echo = vim.api.nvim_echo
+vim.api.nvim_echo = function(chunks, history, opts)
+  local parts = {}
+  for _, chunk in ipairs(chunks) do
+    parts[#parts + 1] = tostring(chunk[1])
+  end
+  local text = table.concat(parts)
+  table.insert(_G.__fault_notes, text)
+  if opts and opts.err then
+    table.insert(_G.__fault_flagged, text)
+  end
+  return echo(chunks, history, opts)
 end
 """
 
@@ -170,6 +181,10 @@ class Editor:
 
     def lua(self, code: str, *args: Any) -> Any:
         return self.rpc.lua(code, *args)
+
+    def mode(self) -> str:
+        """Neovim's mode (``nvim_get_mode``: answered even while it waits)."""
+        return str(self.rpc.request("nvim_get_mode")["mode"])
 
     def keys(self, keys: str) -> None:
         """Type ``keys`` (Neovim key notation), as the user would."""

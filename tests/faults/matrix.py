@@ -68,6 +68,7 @@ def _play(ctx: Ctx, case: Case) -> None:
     case.body(ctx)
     if not ctx.ed.alive:  # the body ended with :qa!
         return
+    ctx.flagged_errors()
     if ctx.book.usable is None:
         ctx.usable()
     ctx.count_lost()

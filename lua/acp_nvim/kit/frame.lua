@@ -38,7 +38,7 @@ local check, timer
 local queued = false
 
 local function report(err)
-  vim.notify('[acp.nvim] ' .. tostring(err), vim.log.levels.ERROR)
+  require('acp_nvim.kit.notify').notify('[acp.nvim] ' .. tostring(err), vim.log.levels.ERROR)
 end
 
 local drive

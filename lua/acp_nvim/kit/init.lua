@@ -6,6 +6,7 @@
 ---   scrolled one WinScrolled autocommand per kind of view
 ---   parked   many edits to a buffer, one view update per window that follows it
 ---   oneline  messages that fit the command line (no hit-enter prompt)
+---   notify   notices whose errors never make Neovim wait (no error flag)
 return {
   scratch = require('acp_nvim.kit.scratch'),
   winopts = require('acp_nvim.kit.winopts'),
@@ -14,4 +15,5 @@ return {
   scrolled = require('acp_nvim.kit.scrolled'),
   parked = require('acp_nvim.kit.parked'),
   oneline = require('acp_nvim.kit.oneline'),
+  notify = require('acp_nvim.kit.notify'),
 }

@@ -26,6 +26,9 @@ from ..core.surrogates import clean
 T = TypeVar("T")
 PREFIX = "[acp.nvim] "
 LEVELS = {"trace": 0, "debug": 1, "info": 2, "warn": 3, "error": 4}
+NOTIFY = "require('acp_nvim.kit.notify').notify(...)"
+"""Every notice goes through acp_nvim.kit.notify: an ERROR that Neovim's own ``vim.notify`` shows
+with the error flag makes the next key typed in Insert mode wait a second (``:help acp_nvim-faults``)."""
 
 
 class Bridge:
@@ -71,8 +74,8 @@ class Bridge:
         here.parent.switch()
 
     def notify(self, message: str, level: str = "info") -> None:
-        """``vim.notify`` with the plugin prefix, fire-and-forget."""
-        self.lua_async("vim.notify(...)", PREFIX + message, LEVELS.get(level, 2))
+        """``vim.notify`` with the plugin prefix (errors never freeze the editor), fire-and-forget."""
+        self.lua_async(NOTIFY, PREFIX + message, LEVELS.get(level, 2))
 
 
 def _encodable(send: Callable[..., T], args: tuple[Any, ...]) -> T:

@@ -4,7 +4,8 @@ that ignores cancel, and queued prompts meeting a restart or a crash."""
 from __future__ import annotations
 
 from ..agent.scenarios import ABRUPT_STDERR, CRASH_STDERR, ERROR_MESSAGE, GARBAGE_LINE
-from ..context import TIMEOUT_WORDS, Ctx
+from ..context import TIMEOUT_WORDS, TOLD_WITHIN, Ctx
+from ..driver import wait_until
 from . import case
 
 CRASH_TAIL = CRASH_STDERR[-1]
@@ -47,6 +48,25 @@ def crash_abrupt(ctx: Ctx) -> None:
     ctx.start()
     ctx.prompt("crash-abrupt")
     ctx.told([ABRUPT_STDERR])
+    ctx.usable()
+
+
+@case()
+def crash_abrupt_typing(ctx: Ctx) -> None:
+    """``crash_abrupt`` while the user types the next prompt: the chat's prompt area is in Insert mode
+    when the agent dies (the typed-key probe's keys land there), and an ``nvim_eval`` comes from a second
+    connection. The crash notice is shown within 15 s with neither waiting on it: no message with
+    Neovim's error flag, whose next mode message would hold every key and request for a second."""
+    ctx.start()
+    ctx.prompt("crash-abrupt")
+    _running(ctx, "step 1 of 5")
+    ctx.mark("insert mode in the prompt area")
+    ctx.ed.keys("GA")
+    ctx.check(wait_until(lambda: ctx.ed.mode() == "i", 5), "the chat's prompt area did not go to Insert mode")
+    ctx.told([ABRUPT_STDERR])
+    ctx.check(ctx.ed.wait_for_text(["exited with code 1"], TOLD_WITHIN), "no \"agent exited with code 1\" notice")
+    ctx.flagged_errors()
+    ctx.ed.keys("<Esc>")
     ctx.usable()
 
 

@@ -21,7 +21,7 @@ from ...core.port import (
 )
 from ...core.questions import CHOICE, PERMISSION, QUESTION, REVIEW, Questions, Ticket, choice_index
 from ...core.terminal.place import launch_argv
-from ..bridge import LEVELS, PREFIX, Bridge
+from ..bridge import LEVELS, NOTIFY, PREFIX, Bridge
 from ..chat.render_queue import RenderQueue
 from ..permissions.review_spec import review_table
 from .buffer_cache import BufferCache
@@ -206,7 +206,7 @@ class NvimEditor:
 
     def notify(self, message: str, level: str = "info") -> None:
         # the chat shows what the message is about before the message appears
-        self.queue.call("vim.notify(...)", PREFIX + self.redact(message), LEVELS.get(level, 2))
+        self.queue.call(NOTIFY, PREFIX + self.redact(message), LEVELS.get(level, 2))
 
 
 def _question_table(question: PermissionQuestion, redact: Callable[[str], str]) -> dict[str, Any]:
