@@ -19,7 +19,7 @@ from helpers import wait_for as wait_for_any
 from helpers.terminal import nvim_in_terminal
 from shell_env import shell_env
 
-pytestmark = [pytest.mark.timeout(120), pytest.mark.serial]  # keys typed against the guard's timers
+pytestmark = pytest.mark.timeout(120)
 
 HIT_ENTER = ("r", "rm", "r?")
 
