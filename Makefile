@@ -32,11 +32,15 @@ agents:
 # so none runs alone. TEST_WORKERS=0 runs everything in one process. TEST_ARGS: more pytest options
 # (a path, -k, -x).
 TEST_WORKERS ?= 4
-test: $(STAMP) agents
+# The virtualenv and the agents install side by side, and mypy checks while pytest runs: the
+# suite's first minutes wait on the network and on Neovim more than on the CPU.
+test:
+	@$(MAKE) --no-print-directory -j2 $(STAMP) agents
 	$(PY) -m ruff check python tests scripts bench
-	$(PY) -m mypy
-	MYPYPATH=python:tests $(PY) -m mypy tests/faults tests/fuzz
-	$(PY) -m pytest -n $(TEST_WORKERS) $(if $(filter 0,$(TEST_WORKERS)),,--dist worksteal) $(TEST_ARGS)
+	@{ $(PY) -m mypy && MYPYPATH=python:tests $(PY) -m mypy tests/faults tests/fuzz; } > $(VENV)/mypy.log 2>&1 & \
+	types=$$!; \
+	$(PY) -m pytest -n $(TEST_WORKERS) $(if $(filter 0,$(TEST_WORKERS)),,--dist worksteal) $(TEST_ARGS); tests=$$?; \
+	wait $$types; typed=$$?; echo "mypy:"; cat $(VENV)/mypy.log; test $$tests -eq 0 && test $$typed -eq 0
 
 # The edit loop's tier, under a minute: `make lint` and the tests that start no process (no Neovim, no agent).
 CHECK_TESTS := tests/unit tests/test_hygiene.py tests/faults/test_registry.py \
