@@ -25,7 +25,8 @@ def tui(nvim_env: dict[str, str], tmp_path: Path):
     workspace.mkdir()
     env = {**os.environ, **nvim_env, **shell_env(workspace), "TERM_PROGRAM": "WezTerm"}
     env.pop("TMUX", None)
-    with nvim_in_terminal([NVIM, "-u", INIT], env, workspace, tmp_path / "nvim.sock") as (nvim, terminal):
+    with nvim_in_terminal([NVIM, "-u", INIT], env, workspace, tmp_path / "nvim.sock", focus_events=True) as (nvim,
+                                                                                                             terminal):
         nvim.exec_lua(NOTIFY)
         yield nvim, terminal, workspace
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pynvim
 
-from helpers import wait_for
+from helpers import WaitTimeout, wait_for
 
 FOCUS_LOST = b"\x1b[O"
 FOCUS_GAINED = b"\x1b[I"
@@ -58,9 +58,11 @@ class Terminal:
 
 
 @contextlib.contextmanager
-def nvim_in_terminal(argv: list[str], env: dict[str, str], cwd: Path, socket: Path) -> Iterator[tuple[pynvim.Nvim,
-                                                                                                         Terminal]]:
-    """Neovim (``argv`` plus ``--listen socket``) with its UI in a new pty, and a connection to it."""
+def nvim_in_terminal(argv: list[str], env: dict[str, str], cwd: Path, socket: Path, *, focus_events: bool = False
+                     ) -> Iterator[tuple[pynvim.Nvim, Terminal]]:
+    """Neovim (``argv`` plus ``--listen socket``) with its UI in a new pty, and a connection to it,
+    once the UI has attached; with ``focus_events``, once it has asked the terminal for them too
+    (only tests that type focus events wait for that: the request is not part of every start)."""
     master, slave = os.openpty()
     os.set_blocking(master, True)
     process = subprocess.Popen([*argv, "--listen", str(socket)], stdin=slave, stdout=slave, stderr=slave, env=env,
@@ -71,7 +73,12 @@ def nvim_in_terminal(argv: list[str], env: dict[str, str], cwd: Path, socket: Pa
     try:
         wait_for(lambda: socket.exists(), timeout=20, what="Neovim to listen")
         nvim = pynvim.attach("socket", path=str(socket))
-        wait_for(lambda: b"\x1b[?1004h" in terminal.output, timeout=20, what="the UI to ask for focus events")
+        wait_for(lambda: nvim.api.list_uis(), what="the terminal UI to attach", nvim=nvim)
+        if focus_events:
+            try:
+                wait_for(lambda: b"\x1b[?1004h" in terminal.output, what="the UI to ask for focus events")
+            except WaitTimeout as exc:
+                raise WaitTimeout(f"{exc}; the terminal got: {terminal.output[-600:]!r}") from None
         yield nvim, terminal
     finally:
         if nvim is not None:

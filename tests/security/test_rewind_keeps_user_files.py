@@ -8,10 +8,12 @@ no three-way view and must not be overwritten either.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from acp_nvim.core.checkpoints.store import CheckpointStore
 from helpers import allow, chat, notes, notify_stub, wait_for, wait_idle
 
 pytestmark = pytest.mark.timeout(180)
@@ -33,6 +35,18 @@ def turn(nvim, prompt: str) -> None:
     wait_idle(nvim)
 
 
+def kept_as_left(nvim, number: int, files: int) -> None:
+    """Turn ``number``'s checkpoint holds its ``files`` files as the turn left them. They are read
+    after the turn's end, in the background: a change made before that is part of the turn."""
+    store = CheckpointStore(nvim.exec_lua("return vim.fn.stdpath('state')"), nvim.funcs.getcwd())
+
+    def kept() -> bool:
+        manifests = [json.loads(store.read_manifest(name)) for name in store.manifest_names()]
+        return any(m["turn"] == number and len(m["files"]) == files and all(f["after"] for f in m["files"])
+                   for m in manifests)
+    wait_for(kept, what=f"turn {number}'s files kept as the turn left them", nvim=nvim)
+
+
 def note_with(nvim, text: str) -> str:
     return wait_for(lambda: next((n for n in notes(nvim) if text in n), None), what=f"a note {text!r}", nvim=nvim)
 
@@ -49,6 +63,7 @@ def test_a_created_file_the_user_saved_since_is_never_deleted(nvim, workspace: P
     made = workspace / "notes.md"
     turn(nvim, f"new-file {made}")  # turn 1 creates it through fs/write_text_file
     assert made.exists()
+    kept_as_left(nvim, 1, files=1)
     nvim.command(f"edit {made}")
     nvim.command("normal! Gomy own notes, saved")
     nvim.command("write")
@@ -72,6 +87,7 @@ def test_a_file_that_is_not_text_changed_since_is_never_overwritten(nvim, worksp
     made = workspace / "made.txt"
     turn(nvim, f"terminal printf turn >> {blob} && printf made > {made}")  # turn 1: a command changes both
     assert blob.read_bytes() == b"\xff\xfe\x00beforeturn" and made.read_bytes() == b"made"
+    kept_as_left(nvim, 1, files=2)
     blob.write_bytes(b"\xff\xfe\x00another program wrote this")  # not the editor: no buffer holds it
     made.write_text("the user's text\n")
 
