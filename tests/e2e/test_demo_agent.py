@@ -41,7 +41,7 @@ from acp.schema import (
 
 from acp_nvim.demo_agent import SCENARIOS
 from acp_nvim.demo_agent.chat import default_reply
-from acp_nvim.demo_agent.edits import ADDED_LINE, EDIT_MARK, NEW_FILE_TEXT, demo_edit
+from acp_nvim.demo_agent.edits import demo_edit, edit_mark, new_file_text
 from helpers import WAIT_FLOOR, async_wait_for
 
 PYTHON_DIR = Path(__file__).resolve().parents[2] / "python"
@@ -195,8 +195,8 @@ async def test_edit_allowed_writes_through_client(tmp_path: Path) -> None:
     client = RecordingClient(files={path: SAMPLE})
     async with demo_agent(client, tmp_path) as demo:
         assert (await demo.prompt(f"edit {path}")).stop_reason == "end_turn"
-        expected = SAMPLE.replace("line 1\n", f"line 1{EDIT_MARK}\n", 1) + f"{ADDED_LINE}\n"
-        assert demo_edit(SAMPLE) == expected
+        expected = SAMPLE.replace("line 1\n", "line 1 # edited by demo\n", 1) + "# added by the demo agent\n"
+        assert demo_edit(SAMPLE, path) == expected
         assert client.writes == [(path, expected)]
         start = client.of(ToolCallStart)[0]
         assert (start.kind, start.status, start.title) == ("edit", "pending", f"Edit {path}")
@@ -212,6 +212,34 @@ async def test_edit_allowed_writes_through_client(tmp_path: Path) -> None:
             ("demo-no", "reject_once"),
             ("demo-never", "reject_always"),
         ]
+
+
+@pytest.mark.parametrize(("name", "first", "last"), [
+    ("hello.py", "line 1 # edited by demo", "# added by the demo agent"),
+    ("init.lua", "line 1 -- edited by demo", "-- added by the demo agent"),
+    ("app.ts", "line 1 // edited by demo", "// added by the demo agent"),
+    ("main.c", "line 1 // edited by demo", "// added by the demo agent"),
+    ("Makefile", "line 1 # edited by demo", "# added by the demo agent"),
+    ("notes.unknownext", "line 1 edited by demo", "added by the demo agent"),
+    ("README", "line 1 edited by demo", "added by the demo agent"),
+])
+async def test_edits_are_in_the_files_language(tmp_path: Path, name: str, first: str, last: str) -> None:
+    """The demo's marks are comments of the file's language (hello.py still runs); unknown types get plain words."""
+    path = str(tmp_path / name)
+    client = RecordingClient(files={path: SAMPLE})
+    async with demo_agent(client, tmp_path) as demo:
+        assert (await demo.prompt(f"edit {path}")).stop_reason == "end_turn"
+        lines = client.writes[0][1].splitlines()
+        assert (lines[0], lines[-1]) == (first, last)
+
+
+async def test_edited_python_still_compiles(tmp_path: Path) -> None:
+    path = tmp_path / "hello.py"
+    source = 'def greet(name):\n    return "hello " + name\n\n\nprint(greet("world"))\n'
+    client = RecordingClient(files={str(path): source})
+    async with demo_agent(client, tmp_path) as demo:
+        await demo.prompt(f"edit {path}")
+        compile(client.writes[0][1], str(path), "exec")  # a SyntaxError fails the test
 
 
 async def test_edit_options_chosen_by_kind(tmp_path: Path) -> None:
@@ -265,8 +293,8 @@ async def test_multi_edit_and_new_file(tmp_path: Path) -> None:
         assert (await demo.prompt(f"new-file {path}")).stop_reason == "end_turn"
         diff = (client.of(ToolCallStart)[0].content or [])[0]
         assert isinstance(diff, FileEditToolCallContent)
-        assert diff.old_text is None and diff.new_text == NEW_FILE_TEXT
-        assert client.writes == [(path, NEW_FILE_TEXT)]
+        assert diff.old_text is None and diff.new_text == new_file_text(path) == "created by the demo agent\n"
+        assert client.writes == [(path, new_file_text(path))]
 
 
 async def test_edit_disk_writes_disk_itself(tmp_path: Path) -> None:
@@ -276,14 +304,14 @@ async def test_edit_disk_writes_disk_itself(tmp_path: Path) -> None:
     async with demo_agent(client, tmp_path) as demo:
         assert (await demo.prompt(f"edit-disk {target}")).stop_reason == "end_turn"
         assert client.writes == []
-        assert target.read_text() == demo_edit(SAMPLE)
+        assert target.read_text() == demo_edit(SAMPLE, str(target))
         target.write_text(SAMPLE)
         client.updates.clear()
         assert (await demo.prompt(f"edit-snippet {target}")).stop_reason == "end_turn"
         diff = (client.of(ToolCallStart)[0].content or [])[0]
-        assert (diff.old_text, diff.new_text) == ("line 1", f"line 1{EDIT_MARK}")
+        assert (diff.old_text, diff.new_text) == ("line 1", f"line 1{edit_mark(str(target))}")
         assert client.writes == []
-        assert target.read_text().splitlines()[0] == f"line 1{EDIT_MARK}"
+        assert target.read_text().splitlines()[0] == "line 1 edited by demo"
 
 
 async def test_without_fs_capability_uses_disk(tmp_path: Path) -> None:
@@ -293,7 +321,7 @@ async def test_without_fs_capability_uses_disk(tmp_path: Path) -> None:
     async with demo_agent(client, tmp_path, fs=False) as demo:
         await demo.prompt(f"edit {target}")
         assert client.reads == [] and client.writes == []
-        assert target.read_text() == demo_edit("on disk\n")
+        assert target.read_text() == demo_edit("on disk\n", str(target))
 
 
 async def test_cancel_during_slow_is_prompt(tmp_path: Path) -> None:

@@ -189,7 +189,7 @@ def _edit_current_file(w: World) -> None:
              what="the review of hello.py")
     answer_keys(w.nvim, "ga")
     w.turns(1)
-    assert w.sample.read_text().splitlines()[0] == "def greet(name): // edited by demo"
+    assert w.sample.read_text().splitlines()[0] == "def greet(name): # edited by demo"
 
 
 def _shell(w: World) -> None:

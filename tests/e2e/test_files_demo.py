@@ -14,7 +14,7 @@ pytestmark = pytest.mark.timeout(60)
 CHAT = "acp://chat/demo/1"
 LIST = "acp://changes/demo/1"
 ORIGINAL = "".join(f"line {n}\n" for n in range(1, 21))
-EDITED = ORIGINAL.replace("line 1\n", "line 1 // edited by demo\n", 1) + "added by the demo agent\n"
+EDITED = ORIGINAL.replace("line 1\n", "line 1 edited by demo\n", 1) + "added by the demo agent\n"
 
 CAPTURE_NOTIFY = notify_stub("acp_test_notes")
 

@@ -104,7 +104,7 @@ async def test_snippet_request_reviews_the_whole_file(tmp_path):
         await turn(session, f"edit-snippet {path}", 1)
         file = editor.reviews[0].files[0]
         assert file.located == "snippet" and file.base == TEXT
-        assert file.agent_text == TEXT.replace("line 1\n", "line 1 // edited by demo\n", 1)
+        assert file.agent_text == TEXT.replace("line 1\n", "line 1 edited by demo\n", 1)
         assert path.read_text() == file.agent_text
     finally:
         await session.close()

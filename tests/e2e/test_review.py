@@ -10,7 +10,7 @@ import pytest
 
 from helpers import answer_keys, buffer_text, capture_notes, chat, review_open, wait_for, wait_review
 
-EDIT_MARK = " // edited by demo"
+EDIT_MARK = " edited by demo"
 ADDED = "added by the demo agent"
 
 

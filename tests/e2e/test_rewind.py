@@ -208,7 +208,7 @@ def test_the_checkpoints_list_its_keys_and_bad_input(nvim, workspace):
     nvim.api.win_set_cursor(0, [4, 0])
     nvim.input("<CR>")
     diff = wait_for(lambda: buffer_text(nvim, "acp://checkpoint/demo/1/2"), what="the diff of turn 2")
-    assert "diff --acp a/t.txt b/t.txt (written through Neovim)" in diff and "+line 1 // edited by demo" in diff
+    assert "diff --acp a/t.txt b/t.txt (written through Neovim)" in diff and "+line 1 edited by demo" in diff
     assert nvim.current.window.options["foldmethod"] == "expr"
 
     nvim.command("Ai rewind 9")

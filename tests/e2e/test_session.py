@@ -78,7 +78,7 @@ async def test_edit_allowed_writes_through_editor_buffer(tmp_path):
         session.submit(Prompt(f"edit {target}"))
         await async_wait_for(lambda: "turn ended" in chat_text(session))
         assert editor.questions[0].choices[0].option_id == "demo-yes"
-        assert editor.buffers[str(target)].startswith("buffer text // edited by demo")
+        assert editor.buffers[str(target)].startswith("buffer text edited by demo")
     finally:
         await session.close()
 

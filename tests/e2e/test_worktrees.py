@@ -14,7 +14,7 @@ from helpers import NOTIFY, SELECT, answer_keys, buffer_text, notes, session_sta
 
 pytestmark = pytest.mark.timeout(120)
 
-EDIT_MARK = " // edited by demo"
+EDIT_MARK = " edited by demo"
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -23,7 +23,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from .edits import NEW_FILE_TEXT, demo_edit, first_line, snippet_edit
+from .edits import demo_edit, first_line, new_file_text, snippet_edit
 from .turn import Turn, error_text, fenced
 
 PIECE_DELAY = 0.01
@@ -134,9 +134,9 @@ async def _single_edit(turn: Turn, *, snippet: bool, via_client: bool, syntax: s
         return "end_turn"
     old = texts[path]
     if snippet:
-        edit = FileEdit(path, snippet_edit(old), first_line(old), first_line(snippet_edit(old)))
+        edit = FileEdit(path, snippet_edit(old, path), first_line(old), first_line(snippet_edit(old, path)))
     else:
-        edit = FileEdit(path, demo_edit(old), old, demo_edit(old))
+        edit = FileEdit(path, demo_edit(old, path), old, demo_edit(old, path))
     return await _edit_flow(turn, f"Edit {path}", [edit], via_client=via_client)
 
 
@@ -163,7 +163,7 @@ async def multi_edit(turn: Turn) -> StopReason:
     texts = await _read_all(turn, paths)
     if texts is None:
         return "end_turn"
-    edits = [FileEdit(p, demo_edit(t), t, demo_edit(t)) for p, t in texts.items()]
+    edits = [FileEdit(p, demo_edit(t, p), t, demo_edit(t, p)) for p, t in texts.items()]
     return await _edit_flow(turn, f"Edit {len(edits)} files", edits, via_client=True)
 
 
@@ -172,7 +172,7 @@ async def new_file(turn: Turn) -> StopReason:
     if not turn.args:
         return await _usage(turn, "new-file <abs-path>")
     path = turn.resolve(turn.args[0])
-    edit_ = FileEdit(path, NEW_FILE_TEXT, None, NEW_FILE_TEXT)
+    edit_ = FileEdit(path, new_file_text(path), None, new_file_text(path))
     return await _edit_flow(turn, f"Create {path}", [edit_], via_client=True)
 
 
