@@ -3,6 +3,7 @@ if vim.g.loaded_acp_nvim then
   return
 end
 vim.g.loaded_acp_nvim = 1
+if not require('acp_nvim.version').guard() then return end -- one line on a Neovim too old, nothing else
 
 vim.api.nvim_create_user_command('Ai', function(opts)
   require('acp_nvim').command(opts)

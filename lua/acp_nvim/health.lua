@@ -301,11 +301,30 @@ local function check_config()
   end
 end
 
-function M.check()
-  health.start('acp.nvim')
-  if vim.fn.has('nvim-0.10') == 0 then
-    health.error('Neovim 0.10 or newer is required')
+-- On a Neovim older than the minimum only this runs, with the report functions that Neovim has:
+-- vim.health.start/error (0.10), vim.health.report_* (0.8, 0.9), health#report_* (0.7).
+local function too_old(version)
+  local line, fix = version.message(), { ('install Neovim %s or newer (https://github.com/neovim/neovim/releases)')
+    :format(version.MINIMUM) }
+  if health and health.start and health.error then
+    health.start('acp.nvim')
+    health.error(line, fix)
+  elseif health and health.report_start then
+    health.report_start('acp.nvim')
+    health.report_error(line, fix)
+  else
+    vim.fn['health#report_start']('acp.nvim')
+    vim.fn['health#report_error'](line, fix)
   end
+end
+
+function M.check()
+  local version = require('acp_nvim.version')
+  if not version.supported() then
+    return too_old(version)
+  end
+  health.start('acp.nvim')
+  health.ok(('Neovim %s (acp.nvim needs %s or newer)'):format(version.running(), version.MINIMUM))
   check_python()
   check_host()
   check_config()

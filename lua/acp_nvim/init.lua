@@ -20,6 +20,9 @@ setmetatable(M, {
 --- key keeps its default (:help acp_nvim-config-check).
 ---@param opts table|nil
 function M.setup(opts)
+  if not require('acp_nvim.version').supported() then
+    return -- plugin/acp_nvim.lua has said why once
+  end
   require('acp_nvim.options').set(opts)
 end
 
