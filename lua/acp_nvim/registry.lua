@@ -1,7 +1,9 @@
 --- Agents from the ACP registry (registry.json: agents with `npx`, `binary` and `uvx` distributions):
 --- :Ai agents (a picker), :Ai install {id}, :Ai update [id], :Ai uninstall {id}. Pure Lua, no host.
---- The registry is cached under stdpath('cache') and fetched again at most hourly; offline, the cache
---- serves; a failed fetch says why and keeps it. An agent is installed under
+--- The registry is cached under stdpath('cache'), one file per URL, and fetched again at most hourly;
+--- offline, the cache serves; a failed fetch says why and keeps it. With no cache, the dated snapshot
+--- shipped with the plugin (data/acp_registry_snapshot.json) serves, marked as such.
+--- An agent is installed under
 --- stdpath('data')/acp_nvim/agents/{id}/{version} with a manifest (agent.json: command, args, env),
 --- so it runs with nothing fetched at its start and needs no setup() line.
 local M = {}
@@ -60,8 +62,16 @@ function M.url()
     or M.DEFAULT_URL
 end
 
-function M.cache_file()
-  return vim.fn.stdpath('cache') .. '/acp_nvim/registry.json'
+--- The cache of the registry at `url` (default: M.url()): one file per URL, so changing
+--- `registry.url` never shows another registry's agents.
+function M.cache_file(url)
+  return ('%s/acp_nvim/registry-%s.json'):format(vim.fn.stdpath('cache'), vim.fn.sha256(url or M.url()):sub(1, 16))
+end
+
+--- The snapshot of the ACP registry shipped with the plugin: its path.
+function M.snapshot_file()
+  local here = debug.getinfo(1, 'S').source:sub(2)
+  return vim.fn.fnamemodify(here, ':h:h:h') .. '/data/acp_registry_snapshot.json'
 end
 
 function M.agents_dir()
@@ -80,6 +90,28 @@ end
 local function cached()
   local data = read_json(M.cache_file())
   return data and type(data.agents) == 'table' and data or nil
+end
+
+--- The shipped snapshot, marked with why it is used (`snapshot = { date, why }`), or nil.
+local function snapshot(why)
+  local data = read_json(M.snapshot_file())
+  if not (data and type(data.agents) == 'table' and type(data.snapshot) == 'table') then
+    return nil
+  end
+  data.snapshot.why = why
+  return data
+end
+
+--- The agent ids the registry knows without fetching it: the cache of M.url(), else the snapshot.
+function M.known_ids()
+  local data = cached() or snapshot('') or { agents = {} }
+  local ids = {}
+  for _, agent in ipairs(data.agents) do
+    if type(agent) == 'table' and type(agent.id) == 'string' then
+      ids[#ids + 1] = agent.id
+    end
+  end
+  return ids
 end
 
 --- The registry, to `done(registry|nil)`: the cache while it is younger than MAX_AGE (or `force`
@@ -105,6 +137,13 @@ function M.load(done, force)
       say(('the agent registry %s could not be fetched (%s); using the copy of %s'):format(M.url(), why,
         os.date('%Y-%m-%d %H:%M', vim.fn.getftime(file))), vim.log.levels.WARN)
       return done(have)
+    end
+    why = why:gsub('%s*\n%s*', ' ')
+    local shipped = snapshot(why)
+    if shipped then
+      say(('the agent registry %s could not be fetched (%s); using the snapshot of %s shipped with acp.nvim')
+        :format(M.url(), why, tostring(shipped.snapshot.date)), vim.log.levels.WARN)
+      return done(shipped)
     end
     say(('the agent registry %s could not be fetched: %s'):format(M.url(), why), vim.log.levels.ERROR)
     done(nil)
@@ -593,8 +632,13 @@ function M.pick()
       return
     end
     local installed = M.installed()
+    local prompt = 'ACP registry agents (pick one to install it)'
+    if registry.snapshot then
+      prompt = ('ACP registry agents: snapshot of %s, the registry could not be fetched: %s '
+        .. '(pick one to install it)'):format(tostring(registry.snapshot.date), tostring(registry.snapshot.why))
+    end
     vim.ui.select(registry.agents, {
-      prompt = 'ACP registry agents (pick one to install it)',
+      prompt = prompt,
       format_item = function(agent)
         return M.describe(agent, installed)
       end,

@@ -9,6 +9,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import sys
 import tarfile
 import threading
@@ -140,7 +141,8 @@ def test_the_registry_is_cached_hourly_and_a_failed_fetch_keeps_the_cache(nvim_e
     nvim = started(tmp_path, registry(root, base))
     try:
         nvim.command("Ai agents")
-        cache = tmp_path / "cache" / "nvim" / "acp_nvim" / "registry.json"
+        cache = Path(nvim.exec_lua("return require('acp_nvim.registry').cache_file()"))
+        assert cache.parent == tmp_path / "cache" / "nvim" / "acp_nvim"
         assert cache.exists() and len(nvim.exec_lua("return _G.picked[1].items")) == 3
         (root / "registry.json").write_text("not json")
         nvim.command("Ai agents")  # fresh cache: not fetched again
@@ -159,7 +161,9 @@ def test_the_registry_is_cached_hourly_and_a_failed_fetch_keeps_the_cache(nvim_e
         nvim.exec_lua("require('acp_nvim').setup({ registry = { url = 'http://127.0.0.1:9/none.json' } })")
         cache.unlink()
         nvim.command("Ai agents")
-        assert "[acp.nvim] the agent registry http://127.0.0.1:9/none.json could not be fetched:" in notes(nvim)[-1]
+        said = notes(nvim)[-1]
+        assert "[acp.nvim] the agent registry http://127.0.0.1:9/none.json could not be fetched (" in said
+        assert "using the snapshot of 2026-02-07 shipped with acp.nvim" in said
     finally:
         nvim.close()
 
@@ -179,5 +183,52 @@ def test_a_real_npx_agent_is_installed_with_npm_into_its_folder(nvim_env, tmp_pa
         assert spec["mode"] == "read-only", "the codex preset's permission settings apply"
         nvim.command("Ai update")
         assert notes(nvim)[-1] == "[acp.nvim] every installed agent is the registry's version"
+    finally:
+        nvim.close()
+
+
+SNAPSHOT = json.loads((ROOT / "data" / "acp_registry_snapshot.json").read_text())
+
+
+def test_offline_with_no_cache_the_shipped_snapshot_serves_marked_in_the_list(nvim_env, tmp_path):
+    """`:Ai agents` with the registry unreachable and nothing cached: the dated snapshot, said in the
+    picker's title with the reason, not a bare curl error; `:Ai install` knows its ids."""
+    nvim = started(tmp_path, "http://127.0.0.1:9/registry.json")  # nothing listens on port 9
+    try:
+        nvim.command("Ai agents")
+        picked = nvim.exec_lua("return _G.picked[1]")
+        assert picked["prompt"].startswith("ACP registry agents: snapshot of 2026-02-07, the registry could not be "
+                                           "fetched: curl: (7)"), picked["prompt"]
+        assert [a["id"] for a in picked["items"]] == [a["id"] for a in SNAPSHOT["agents"]]
+        assert "gemini" in nvim.exec_lua("return require('acp_nvim.registry').known_ids()")
+        assert not Path(nvim.exec_lua("return require('acp_nvim.registry').cache_file()")).exists(), \
+            "the snapshot is not written as the URL's cache"
+        nvim.command("Ai install no-such-agent")
+        assert notes(nvim)[-1].startswith('[acp.nvim] no agent "no-such-agent" in the registry'), notes(nvim)
+    finally:
+        nvim.close()
+
+
+def test_the_snapshot_is_dated_and_a_registry(nvim_env):
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", SNAPSHOT["snapshot"]["date"])
+    assert SNAPSHOT["agents"] and all({"id", "name", "version", "distribution"} <= set(a) for a in SNAPSHOT["agents"])
+
+
+def test_a_file_url_registry_works_and_each_url_has_its_own_cache(nvim_env, tmp_path, served):
+    root, base, _stop = served
+    local = tmp_path / "mine.json"
+    local.write_text(json.dumps({"version": "1.0.0", "agents": [
+        {"id": "mine", "name": "Mine", "version": "0.1.0", "description": "a local registry",
+         "distribution": {"npx": {"package": "mine-acp@0.1.0"}}}]}))
+    nvim = started(tmp_path, f"file://{local}")
+    try:
+        nvim.command("Ai agents")
+        assert [a["id"] for a in nvim.exec_lua("return _G.picked[1].items")] == ["mine"]
+        mine = nvim.exec_lua("return require('acp_nvim.registry').cache_file()")
+        nvim.exec_lua("require('acp_nvim').setup({ registry = { url = ... } })", registry(root, base))
+        nvim.command("Ai agents")  # the other URL's cache is fresh, but it is another registry's
+        assert [a["id"] for a in nvim.exec_lua("return _G.picked[2].items")] == ["tiny", "bad-sum", "codex-acp"]
+        theirs = nvim.exec_lua("return require('acp_nvim.registry').cache_file()")
+        assert mine != theirs and Path(mine).exists() and Path(theirs).exists()
     finally:
         nvim.close()
