@@ -3,7 +3,7 @@ if vim.g.loaded_acp_nvim then
   return
 end
 vim.g.loaded_acp_nvim = 1
-if not require('acp_nvim.version').guard() then return end -- one line on a Neovim too old, nothing else
+if vim.fn.has('nvim-0.11') == 0 then return require('acp_nvim.version').refuse() end -- MINIMUM of acp_nvim.version
 
 vim.api.nvim_create_user_command('Ai', function(opts)
   require('acp_nvim').command(opts)

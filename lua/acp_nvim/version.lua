@@ -21,17 +21,13 @@ function M.message()
     :format(M.MINIMUM, M.running())
 end
 
---- plugin/acp_nvim.lua's guard: true on a supported Neovim. On an older one it says the one line,
---- makes :Ai say it again, and returns false (the plugin defines nothing else).
-function M.guard()
-  if M.supported() then
-    return true
-  end
+--- plugin/acp_nvim.lua's guard, on a Neovim older than MINIMUM: says the one line and makes :Ai
+--- say it again (the plugin defines nothing else).
+function M.refuse()
   vim.api.nvim_echo({ { M.message(), 'WarningMsg' } }, true, {})
   pcall(vim.api.nvim_create_user_command, 'Ai', function()
     vim.api.nvim_echo({ { M.message(), 'WarningMsg' } }, true, {})
   end, { nargs = '*', desc = 'acp.nvim (off: needs a newer Neovim)' })
-  return false
 end
 
 return M

@@ -410,7 +410,14 @@ def _check_plug_mappings(w: World) -> None:
         assert w.nvim.funcs.maparg(plug, "n") != "", f"{plug} is not defined"
 
 
+def _check_vim_pack(w: World) -> None:
+    """Neovim 0.12's vim.pack install: on the 0.11 the tests run, the snippet does nothing (as it says)."""
+    assert w.nvim.exec_lua("return vim.pack == nil"), "a Neovim with vim.pack: this check must run the install"
+    assert w.errors() == []
+
+
 SNIPPET_CHECKS: dict[str, Callable[[World], None]] = {
+    "vim.pack.add": _check_vim_pack,
     "<Plug>(AcpNvimRestart)": _check_plug_mappings,
     "vim.o.statusline": _check_statusline,
     "AcpNvimTurnEnd": _check_turn_end_event,
