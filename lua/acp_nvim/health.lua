@@ -122,14 +122,28 @@ end
 
 local function check_agents()
   local config = require('acp_nvim').config
-  health.ok(('default agent: %s'):format(config.default_agent))
+  local registry = require('acp_nvim.registry')
+  local default = registry.with_installed(config).agents[config.default_agent]
+  local function local_missing(agent)
+    return not agent.url and vim.fn.executable(agent.command) == 0
+  end
+  if default == nil and config.default_agent == 'demo' then -- the bundled one
+    health.ok('default agent: demo (bundled)')
+  elseif default == nil then
+    health.error(('default agent: %s is not among the agents'):format(config.default_agent))
+  elseif not local_missing(default) then
+    health.ok(('default agent: %s'):format(config.default_agent))
+  end
   for name, agent in pairs(config.agents) do
     if agent.url then -- remote agents
       check_remote(name, agent)
-    elseif vim.fn.executable(agent.command) == 1 then
+    elseif not local_missing(agent) then
       health.ok(('agent %s: %s found'):format(name, agent.command))
     else
-      health.warn(('agent %s: command %q not found on PATH'):format(name, agent.command))
+      local how = registry.install_line(name, agent.command)
+      local report = name == config.default_agent and health.error or health.warn
+      report(('%sagent %s: command %q not found on PATH'):format(name == config.default_agent and 'default ' or '',
+        name, agent.command), how ~= '' and { how } or nil)
     end
   end
 end

@@ -102,6 +102,25 @@ local function snapshot(why)
   return data
 end
 
+--- "install it: {line}" for agent `name` run as `command` (the preset's install line, and
+--- `:Ai install {id}` when the registry knows it), or '' (data/agent_install.json; the Python side,
+--- core/install_hints.py, says the same when the agent does not start).
+function M.install_line(name, command)
+  local hints = read_json(vim.fn.fnamemodify(M.snapshot_file(), ':h') .. '/agent_install.json') or {}
+  local base = vim.fn.fnamemodify(tostring(command or ''), ':t')
+  local lines, renamed = hints.lines or {}, hints.registry_ids or {}
+  local ways = type(lines[base]) == 'string' and { lines[base] } or {}
+  local ids = M.known_ids()
+  for _, candidate in ipairs({ name, base }) do
+    local id = renamed[candidate] or candidate
+    if vim.tbl_contains(ids, id) then
+      ways[#ways + 1] = ':Ai install ' .. id
+      break
+    end
+  end
+  return #ways > 0 and ('install it: ' .. table.concat(ways, ' or ')) or ''
+end
+
 --- The agent ids the registry knows without fetching it: the cache of M.url(), else the snapshot.
 function M.known_ids()
   local data = cached() or snapshot('') or { agents = {} }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from acp.schema import SessionInfo
 
-from acp_nvim.core.connection.past import merge
+from acp_nvim.core.connection.past import labels, merge
 from acp_nvim.core.history.record import SessionRecord
 
 
@@ -27,3 +27,11 @@ def test_local_and_listed_sessions_merge_by_agent_and_id_most_recent_first() -> 
 def test_a_long_first_prompt_is_cut_on_one_line() -> None:
     label = merge([_record("demo", "x", 0.0, "line one\nline two " + "x" * 100)], {})[0].label()
     assert "\n" not in label and label.endswith("…") and "line one line two" in label
+
+
+def test_rows_that_would_read_the_same_name_their_session() -> None:
+    items = merge([_record("demo", "s-1", 10.0), _record("demo", "s-2", 10.0), _record("demo", "s-3", 20.0, "other")],
+                  {})
+    rows = labels(items)
+    assert len(set(rows)) == 3 and rows[0] == items[0].label()
+    assert rows[1].endswith(f"· session {items[1].session_id}") and rows[2].endswith(f"· session {items[2].session_id}")

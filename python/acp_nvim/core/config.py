@@ -32,6 +32,7 @@ from pydantic import (
 from .checkpoints.settings import CheckpointSettings
 from .errors import ConfigError
 from .history.record import HistorySettings
+from .install_hints import registry_ids
 from .log.redact import check_pattern
 from .log.ring import LOG_LEVELS as LOG_LEVELS
 from .permissions.policy import PermissionSettings
@@ -460,7 +461,8 @@ class Settings(BaseModel):
         chosen = name or self.default_agent
         known = self.all_agents()
         if chosen not in known:
-            raise ConfigError(f"unknown agent {chosen!r}; configured: {', '.join(sorted(known))}")
+            install = f"; the ACP registry has it: :Ai install {chosen}" if chosen in registry_ids() else ""
+            raise ConfigError(f"unknown agent {chosen!r}{install}; configured: {', '.join(sorted(known))}")
         return chosen, known[chosen]
 
     def all_agents(self) -> dict[str, AgentSpec]:

@@ -13,6 +13,15 @@ class AgentStartError(AcpNvimError):
     """An agent could not be spawned or did not complete ``initialize``."""
 
 
+class AgentMissingError(AgentStartError):
+    """The agent's command is not installed: restarting cannot help, installing it does."""
+
+    def __init__(self, message: str, install: str) -> None:
+        super().__init__(message)
+        self.install = install
+        """"install it: {line}", or '' when no install line is known."""
+
+
 class SessionClosedError(AcpNvimError):
     """The agent behind a session is gone."""
 

@@ -38,9 +38,9 @@ from acp.schema import (
 from acp.utils import request_model_from_dict
 from pydantic import BaseModel, Field
 
-from .. import tasks
+from .. import install_hints, tasks
 from ..config import AgentSpec, TimeoutSettings
-from ..errors import AgentExitedError, AgentStartError, AgentTimeoutError
+from ..errors import AgentExitedError, AgentMissingError, AgentStartError, AgentTimeoutError
 from ..log.ring import LogRing
 from . import deadline, process_tree, stderr
 from .wire import SENT, WireTransport
@@ -190,6 +190,11 @@ class AgentProcess:
                 self.spec.command, *self.spec.args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, env=env, cwd=self.cwd, limit=LINE_LIMIT, start_new_session=True)
         except OSError as exc:
+            if isinstance(exc, FileNotFoundError) and install_hints.is_missing(self.spec.command, env):
+                install = install_hints.install_line(self.name, self.spec.command)
+                raise AgentMissingError(f"cannot start agent {self.name!r}: {self.spec.command} is not installed "
+                                        "(not found on PATH)"
+                                        + (f"; {install}" if install else ""), install) from None
             raise AgentStartError(f"cannot start agent {self.name!r}: {self.spec.command}: "
                                   f"{exc.strerror or exc}") from None
         assert process.stdout is not None and process.stdin is not None

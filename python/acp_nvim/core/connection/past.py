@@ -121,6 +121,13 @@ class PastSession:
         return f"{self.agent} · {when} · {title}{tail}"
 
 
+def labels(items: list[PastSession]) -> list[str]:
+    """The picker's rows: each item's label, and where two would read the same, its session id too."""
+    plain = [item.label() for item in items]
+    return [f"{label} · session {item.session_id}" if plain.count(label) > 1 else label
+            for label, item in zip(plain, items, strict=True)]
+
+
 def merge(records: list[SessionRecord], listed: dict[str, list[SessionInfo]]) -> list[PastSession]:
     """One item per (agent, session id), most recent first; the local record fills what the list lacks."""
     items: dict[tuple[str, str], PastSession] = {}

@@ -18,7 +18,7 @@ from ..connection.link import NEW, Warmed
 from ..connection.reopen import Reopened
 from ..conversation import failures
 from ..conversation.prompt import CONTEXT_INTRO, REWIND_INTRO
-from ..errors import AcpNvimError
+from ..errors import AcpNvimError, AgentMissingError
 from . import notices
 from .lifecycle import State, Trouble
 from .parts import Owner
@@ -62,6 +62,8 @@ class Opener:
 
     def __init__(self, owner: Owner) -> None:
         self._s = owner
+        self.missing: AgentMissingError | None = None
+        """The last start failed because the agent is not installed (a restart cannot help)."""
 
     # -- the ways in -----------------------------------------------------------------
 
@@ -248,6 +250,12 @@ class Opener:
 
     def failed(self, text: str, reason: str, exc: BaseException | None = None) -> None:
         s, now = self._s, time.time()
+        self.missing = exc if isinstance(exc, AgentMissingError) else None
+        if self.missing is not None:  # what helps is installing it, not a restart
+            s.transcript.notice(f"{text}\nonce it is installed, send your prompt again", "error")
+            self._s.signals.dismiss()
+            self.fail(reason)
+            return
         names = failures.agent_names(s.agent_name, s.process.info)
         hint = failures.start_hint(failures.classify(failures.report_of(exc, names), now), now) \
             if exc is not None else ""  # the failure's class, where it has one (failures.py)
@@ -258,9 +266,13 @@ class Opener:
     def fail(self, reason: str) -> None:
         """No agent runs: say why in the chat line; queued prompts stay, each named as not sent yet."""
         s = self._s
-        s.lifecycle.trouble(Trouble.DOWN, reason)
+        if self.missing is None:  # the chat's restart offer; a missing agent's way forward is its install
+            s.lifecycle.trouble(Trouble.DOWN, reason)
         s.lifecycle.move(State.FAILED)
-        if s.queue:
+        if s.queue and self.missing is not None:
+            unsent = [f"not sent (the agent is not installed): {notices.preview(p.text)}" for p in s.queue.take_all()]
+            s.transcript.notice("\n".join([*unsent, "once it is installed, send it again"]), "error")
+        elif s.queue:
             lines = [notices.not_sent(p, "the agent is not running") for p in s.queue]
             s.transcript.notice("\n".join([*lines, f"they stay in the queue: {notices.way_back(s.restart_key)} "
                                                    "and sends them"]), "error")

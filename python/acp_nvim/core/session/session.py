@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from acp.schema import DeniedOutcome, PermissionOption, RequestPermissionResponse, ToolCallUpdate
 
+from .. import install_hints
 from ..agent.process import AgentHooks, AgentProcess
 from ..agent.wire import NoiseReporter
 from ..config import AgentSpec, Settings
@@ -149,11 +150,16 @@ class Session:
 
     def submit(self, prompt: Prompt) -> str:
         """Queue a prompt; it starts at once when no turn runs. Returns "started", "queued", "steered"
-        (into the running turn), "starting", or "restarting" (the agent had stopped, or ignores a
-        cancel: it restarts first)."""
+        (into the running turn), "starting", "restarting" (the agent had stopped, or ignores a
+        cancel: it restarts first), or "not sent" (the agent is still not installed: the chat says how to)."""
         state = self.lifecycle.state
         if state == State.CLOSED:
             raise SessionClosedError(f"session {self.key} is closed: start a new one with :Ai new")
+        missing = self.opener.missing
+        if state == State.FAILED and missing is not None and self._still_missing():
+            self.transcript.notice(f"not sent: {missing}", "error")  # a restart cannot help: no queue, no restart
+            self.signals.changed()
+            return "not sent"
         self.queue.add(prompt)
         if state == State.FAILED or self.lifecycle.stuck:
             why = "ignores the cancel" if self.lifecycle.stuck else "is not running"
@@ -169,6 +175,9 @@ class Session:
             return "queued" if state != State.STARTING else "starting"
         self.queue.run_soon()
         return "started"
+
+    def _still_missing(self) -> bool:
+        return install_hints.is_missing(self.spec.command, {**os.environ, **self.spec.env})
 
     def edit_queue(self, prompts: list[Prompt]) -> None:
         """Replace the prompts waiting in the queue (the user edited, reordered or dropped them)."""

@@ -98,7 +98,7 @@ async def _pick(ctx: CommandContext, which: str | None, cwd: str, verb: str) -> 
         return found[0]
     if not items:
         raise AcpNvimError(f"no past sessions in {cwd}")
-    index = await ctx.editor.choose(f"{verb} a past session", [item.label() for item in items])
+    index = await ctx.editor.choose(f"{verb} a past session", past.labels(items))
     return items[index] if index is not None else None
 
 
