@@ -105,7 +105,7 @@ class Rewinder:
             return await self._rewind(turn)
 
     async def _rewind(self, turn: int | None) -> Done:
-        await self.recorder.flush()
+        await self.recorder.settle()
         target = choose(self.recorder.checkpoints, turn, self.key)
         later = later_turns(self.recorder.checkpoints, target.turn)
         result = await self._restorer().run(plan(self.recorder.checkpoints, target.turn), f"before turn {target.turn}")
