@@ -1,4 +1,5 @@
-"""The maintained Codex adapter (codex-acp 2.6): ``:Ai log`` shows the session from ``initialize`` on."""
+"""The maintained Codex adapter (codex-acp 2.6): ``:Ai log`` shows the session from ``initialize`` on, and
+which MCP servers acp.nvim passed (the editor's own, over HTTP)."""
 
 from __future__ import annotations
 
@@ -23,3 +24,6 @@ def test_the_log_shows_the_session_from_initialize_on(agent: AgentDriver) -> Non
         agent.check("lifecycle: spawned pid" in heads[0] and heads[1].endswith("→ request initialize #0")
                     and "← response initialize #0" in heads[2] and "codex-acp 2.6" in heads[2],
                     f"the log does not start with the spawn and the initialize exchange: {heads[:3]}")
+        passed = [line for line in heads if "lifecycle: mcpServers passed to the agent:" in line]
+        agent.check(bool(passed) and passed[0].endswith(": nvim (http)"),
+                    f"the log does not say which MCP servers went: {passed}")
