@@ -192,6 +192,8 @@ local function check_mcp()
   if vim.tbl_isempty(config.mcp_servers) then
     health.info('no mcp_servers configured (stdio servers go to every agent, http/sse ones where advertised)')
   end
+  health.info('what each session passed to its agent is in its log (:Ai log, "mcpServers passed to the agent"); '
+    .. 'codex-acp 2.6 reports nothing about them and offers their tools only through its tool_search tool')
   if not config.editor_mcp then
     health.info("editor_mcp = false: the editor's own MCP server (nvim) is off")
     return

@@ -255,3 +255,67 @@ def test_pruning_keeps_the_store_within_its_bound(nvim, workspace):
     nvim.command("Ai rewind 4")
     note_with(nvim, "rewound to before turn 4")
     assert target.read_text().startswith("3 0 ")
+
+
+def held_rewind(nvim, workspace: Path) -> tuple[Path, Path, list[bytes]]:
+    """Two accepted edits of one file (A → B → C), then a turn that makes the demo agent hold every
+    later session/new until the gate file exists: a rewind's conversation part lasts until the
+    test opens the gate. The file, the gate and the file's three contents."""
+    target, gate = workspace / "abc.txt", workspace / "gate"
+    target.write_text(ORIGINAL)
+    contents = [target.read_bytes()]
+    for _ in range(2):
+        turn(nvim, f"edit {target}")
+        contents.append(target.read_bytes())
+    assert len(set(contents)) == 3
+    turn(nvim, f"hold-sessions {gate}", asks=False)
+    return target, gate, contents
+
+
+def rewind_at_once(nvim, target: Path, content: bytes, follow: str, waits: str) -> None:
+    """``:Ai rewind 1``; once its files are back (its conversation is held), ``follow`` at once: the
+    chat says it waits."""
+    nvim.command("Ai rewind 1")
+    wait_for(lambda: target.read_bytes() == content, what="the rewind's files back", nvim=nvim)
+    nvim.command(follow)
+    wait_for(lambda: waits in chat(nvim), what=f"the line {waits!r}", nvim=nvim)
+    assert "rewound to before turn 1" not in "\n".join(notes(nvim))  # still running
+
+
+def test_an_undo_asked_while_the_rewind_runs_waits_for_it_then_runs(nvim, workspace):
+    start(nvim)
+    target, gate, (a, _, c) = held_rewind(nvim, workspace)
+    rewind_at_once(nvim, target, a, "Ai rewind undo", "rewind undo waits for the running rewind")
+    gate.touch()
+    note_with(nvim, "undid the rewind to before turn 1")
+    assert target.read_bytes() == c
+    assert "the conversation is back on session demo-1: the agent remembers turns 1–3 again" in chat(nvim)
+    assert not any("already running" in n or "error" in n.lower() for n in notes(nvim))
+    wait_idle(nvim)
+
+    nvim.command("Ai rewind 1")  # again, from the undone state
+    note_with(nvim, "rewound to before turn 1")
+    wait_for(lambda: sum("rewound to before turn 1" in n for n in notes(nvim)) == 2, what="the second rewind")
+    assert target.read_bytes() == a
+    wait_idle(nvim)
+    echoed = turn(nvim, "echo after the rewinds", asks=False).rsplit("## You\necho after the rewinds", 1)[1]
+    assert '"echo after the rewinds"' in echoed  # what the agent got: the prompt alone
+    assert "edit " not in echoed and "hold-sessions" not in echoed  # no turn taken back is carried
+
+
+def test_rewinds_and_undos_asked_at_once_run_in_order(nvim, workspace):
+    start(nvim)
+    target, gate, (a, _, _) = held_rewind(nvim, workspace)
+    rewind_at_once(nvim, target, a, "Ai rewind undo", "rewind undo waits for the running rewind")
+    nvim.command("Ai rewind 1")
+    wait_for(lambda: "rewind waits for the running rewind and 1 more asked before it" in chat(nvim),
+             what="the second rewind's line", nvim=nvim)
+    gate.touch()
+    wait_for(lambda: sum("rewound to before turn 1" in n for n in notes(nvim)) == 2, what="both rewinds", nvim=nvim)
+    done = [n for n in notes(nvim) if "rewound to" in n or "undid" in n]
+    assert [n.split(":")[1].strip() for n in done] == [
+        "rewound to before turn 1", "undid the rewind to before turn 1", "rewound to before turn 1"]
+    assert target.read_bytes() == a
+    text = chat(nvim)
+    assert text.index("── undid the rewind") < text.rindex("── rewound to before turn 1 ──")
+    assert not any("already running" in n for n in notes(nvim))

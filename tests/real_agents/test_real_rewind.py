@@ -1,8 +1,9 @@
 """Rewind with the real agents and the scripted model: three turns that change files (two edits and
 a shell command the agent runs), :Ai rewind 2 with an unsaved edit kept, the next prompt reaching
 the model without turns 2–3 (claude-agent-acp in a fork at the end of turn 1's answer; the others
-in a new session that carries turn 1 as context), :Ai rewind undo byte for byte; and a past prompt
-edited and sent again."""
+in a new session that carries turn 1 as context), :Ai rewind undo byte for byte; an undo asked as
+soon as the rewind's files are back (its conversation still reopening) that waits and runs, a rewind
+again and the next prompt; and a past prompt edited and sent again."""
 
 from __future__ import annotations
 
@@ -101,3 +102,35 @@ def test_a_past_prompt_edited_and_sent_again(agent: AgentDriver) -> None:
         recalled = agent.chat().rsplit("Recall-all:", 1)[-1].split(" .", 1)[0].split()
         agent.check(sorted(recalled) == ["edited-3", "first-1"], f"the model's conversation holds {recalled}, not "
                     "turn 1 and the edited prompt")
+
+
+@pytest.mark.parametrize("agent", ["claude", "gemini", "opencode"], indirect=True)
+def test_an_undo_at_once_waits_for_the_rewind_then_a_rewind_again_and_the_next_prompt(agent: AgentDriver) -> None:
+    target = agent.workspace / "abc.txt"
+    target.write_text("first line\nanswer_41\nlast line\n")
+    contents = [target.read_bytes()]
+    with agent.step("rewind at once: a turn without files, then two accepted edits (A → B → C)"):
+        agent.wait_turn_end(agent.send("[scenario=text] remember=zero-0"), timeout=90)
+        _accepted(agent, f"[scenario=edit file={target} old=answer_41 new=answer_42] remember=alpha-1")
+        contents.append(target.read_bytes())
+        _accepted(agent, f"[scenario=edit file={target} old=answer_42 new=answer_43] remember=beta-2")
+        contents.append(target.read_bytes())
+        agent.check(len(set(contents)) == 3, f"the two edits did not land: {contents}")
+    a, _, c = contents
+    with agent.step("rewind at once: :Ai rewind 2, and :Ai rewind undo as soon as the file is A again"):
+        agent.nvim.command("Ai rewind 2")
+        agent.wait(lambda: target.read_bytes() == a, "the rewind to set the file back to A", 60)
+        agent.nvim.command("Ai rewind undo")
+        agent.wait(lambda: "undid the rewind to before turn 2" in agent.chat(), "the undo's marker", 90)
+        agent.check(not any("already running" in n for n in agent.notes()), f"refused: {agent.notes()}")
+        agent.check(target.read_bytes() == c, "the undo did not put C back")
+        agent.check("the conversation is back on session" in agent.chat(), "the conversation is not back")
+        agent.wait(lambda: agent.state().get("state") == "idle", "the session to be idle")
+    with agent.step("rewind at once: :Ai rewind 2 again, then the next prompt without turns 2–3"):
+        agent.nvim.command("Ai rewind 2")
+        agent.wait(lambda: agent.chat().count("── rewound to before turn 2 ──") == 2, "the second rewind's marker", 60)
+        agent.wait(lambda: agent.chat().count("the conversation continues") == 2, "the conversation to reopen", 90)
+        agent.check(target.read_bytes() == a, "the second rewind did not set the file back to A")
+        agent.wait(lambda: agent.state().get("state") == "idle", "the session to be idle")
+        agent.wait_turn_end(agent.send("[scenario=recall_all] what is in the conversation"), timeout=90)
+        agent.check("Recall-all: zero-0 ." in agent.chat(), "the model does not see turn 1, or still sees turns 2–3")

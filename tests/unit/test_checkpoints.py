@@ -83,6 +83,43 @@ def test_each_working_directory_has_its_own_store(tmp_path):
     assert one.folder != two.folder and one.folder.parent == two.folder.parent
 
 
+def _fsyncs(monkeypatch) -> list[Path]:
+    """The files and folders ``os.fsync`` is called on from now on (it still syncs them)."""
+    synced: list[Path] = []
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(Path(os.readlink(f"/proc/self/fd/{fd}")))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    return synced
+
+
+def test_a_turns_files_are_synced_with_their_folders_before_a_rewind_relies_on_them(tmp_path, monkeypatch):
+    store = CheckpointStore(str(tmp_path), "/p")
+    synced = _fsyncs(monkeypatch)
+    with store.batch() as batch:
+        batch.put(b"before the turn\n")
+    _manifest(store, "00000000000000000001-s-checkpoint-1.json", [b"before the turn\n"])
+    _manifest(store, "00000000000000000001-s-checkpoint-1.json", [b"before the turn\n"])  # written again
+    assert synced == []  # the turn does not wait for the disk
+    pack = next(store.packs.iterdir())
+    assert store.sync() == 2
+    assert synced == [store.manifests / "00000000000000000001-s-checkpoint-1.json", pack,
+                      store.manifests, store.packs]  # each file, then the folders that name them
+    synced.clear()
+    assert store.sync() == 0 and synced == []
+    store.put(b"kept for an undo\n", durable=True)  # durable at once: the file, then its folder
+    assert synced[-1] == store.packs and len(synced) == 2
+    synced.clear()
+    packs = set(store.packs.iterdir())
+    with store.batch() as batch:
+        batch.put(b"pruned before the sync\n")
+    (set(store.packs.iterdir()) - packs).pop().unlink()
+    assert store.sync() == 0 and synced == []  # gone meanwhile: nothing to sync, no error
+
+
 def _age(store: CheckpointStore) -> None:
     """Every pack as written long ago (past the pruning's grace)."""
     for pack in store.packs.iterdir():
@@ -315,6 +352,27 @@ async def test_three_turns_rewound_and_the_rewind_undone_byte_for_byte(tmp_path)
         [Step(path, before, after, 0) for path, before, after in undo_steps], "before the rewind")
     assert {p: p.read_bytes() for p in after_three} == after_three
     assert again.undo is not None and store.has_manifest(again.undo.name)
+
+
+async def test_settle_puts_a_turns_checkpoint_on_disk_for_the_rewind(tmp_path, monkeypatch):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    target = ws / "a.txt"
+    target.write_text("A\n")
+    s = Session(ws, Editor(tmp_path / "state"))
+
+    async def edit() -> None:
+        await s.files.write(str(target), "B\n")
+
+    synced = _fsyncs(monkeypatch)
+    await s.turn("one", edit)
+    store = await s.recorder.store()
+    assert store is not None
+    assert not [p for p in synced if store.folder in p.parents]  # the turn did not wait for the disk
+    await s.recorder.settle()  # what :Ai rewind does first
+    assert {store.manifests, store.packs} <= set(synced)
+    assert any(p.parent == store.packs for p in synced) and any(p.parent == store.manifests for p in synced)
+    assert store.sync() == 0  # nothing left unsynced
 
 
 async def test_a_rewind_keeps_unsaved_edits_and_asks_about_files_changed_since(tmp_path):

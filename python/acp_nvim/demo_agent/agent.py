@@ -39,7 +39,7 @@ from acp.schema import (
     Usage,
 )
 
-from . import logins, newer, steering
+from . import gate, logins, newer, steering
 from .options import VERBOSE_ID
 from .saved import SavedSessions
 from .scenarios import commands_update, parse_prompt, pick_scenario
@@ -156,6 +156,7 @@ class DemoAgent:
         """Create ``demo-<n>`` with modes and config options, then announce the commands."""
         if self._needs_auth:
             raise RequestError.auth_required({"authMethods": [AUTH_METHOD.id]})
+        await gate.passed()
         self._counter = max(self._counter, len(self._sessions)) + 1
         session_id = self._saved.new_id() if self._saved else f"demo-{self._counter}"
         state = SessionState(session_id=session_id, cwd=cwd, mcp_servers=list(kwargs.get("mcp_servers") or []))
@@ -268,6 +269,7 @@ class DemoAgent:
 
     async def fork_session(self, cwd: str, session_id: str, **kwargs: Any) -> ForkSessionResponse:
         """A new session that starts with a copy of ``session_id``'s history."""
+        await gate.passed()
         source = self._session(session_id)
         state = SessionState(session_id=SavedSessions.new_id(), cwd=cwd, history=list(source.history),
                              mcp_servers=list(kwargs.get("mcp_servers") or []))

@@ -15,7 +15,7 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
-from . import asking, chat, load, mcp_client, misbehave, protocol, saved, steering, terminals, tools
+from . import asking, chat, gate, load, mcp_client, misbehave, protocol, saved, steering, terminals, tools
 from .turn import Turn
 
 Scenario = Callable[[Turn], Awaitable[StopReason]]
@@ -70,6 +70,7 @@ SCENARIOS: dict[str, tuple[str, Scenario]] = {
     "subagents": ("A Task call whose subagent makes tool calls (hold: it runs until cancelled)",
                   protocol.subagents),
     "late-tool": ("Run until cancelled, then start a tool call before answering cancelled", protocol.late_tool),
+    "hold-sessions": ("Hold later session/new and session/fork until a file exists", gate.hold_sessions),
 }
 
 ARGUMENT_HINTS: dict[str, str] = {
@@ -95,6 +96,7 @@ ARGUMENT_HINTS: dict[str, str] = {
     "withdraw": "[seconds]",
     "limit": "[N]",
     "subagents": "[hold]",
+    "hold-sessions": "<abs-path>",
 }
 
 

@@ -339,6 +339,13 @@ class Recorder:
                 return
             await asyncio.wait(busy)
 
+    async def settle(self) -> None:
+        """``flush``, then everything stored so far on disk (``CheckpointStore.sync``): what a rewind
+        relies on survives a crash of the machine."""
+        await self.flush()
+        if self._store is not None:
+            await asyncio.to_thread(self._store.sync)
+
     async def _drain(self) -> None:
         while self._befores or self._jobs:
             if self._befores:

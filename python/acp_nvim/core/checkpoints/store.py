@@ -11,7 +11,10 @@
   contents it needs (``model.py``).
 
 Every file is written privately (mode 0600, folders 0700) to a temporary name and renamed, so a
-reader never sees half of one. The store is bounded (``prune``): contents no manifest names go
+reader never sees half of one. A turn's files are written without waiting for the disk; ``sync``
+puts every one written so far on disk (fsync of each pack and manifest, then of their folders, so
+the renames hold too) before a rewind relies on them. What a rewind keeps for its undo is written
+durably at once. The store is bounded (``prune``): contents no manifest names go
 first, then the oldest manifests with the contents only they named, until it fits; a pack that
 holds more dead contents than live ones is written again with its live ones. A pack written in
 the last ``GRACE`` seconds that holds a content no manifest names yet is left to a later prune
@@ -36,7 +39,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..private_files import write_private
+from ..private_files import sync_file, sync_folder, write_private
 from .errors import CheckpointCorrupt, CheckpointError, CheckpointGone
 from .model import refs_of
 
@@ -92,6 +95,8 @@ class CheckpointStore:
         self._indexed: set[str] = set()
         self._loaded = False
         self._lock = threading.RLock()
+        self._unsynced: set[Path] = set()
+        """Packs and manifests written without fsync, not synced since (``sync``)."""
 
     # -- contents --------------------------------------------------------------------
 
@@ -182,7 +187,7 @@ class CheckpointStore:
             places[digest] = _Where(name, offset + HEADER, len(packed))
             parts.append(packed)
             offset += HEADER + len(packed)
-        _write_private(self.state_dir, self.packs / name, b"".join(parts), durable)
+        self._write(self.packs / name, b"".join(parts), durable)
         with self._lock:
             self._indexed.add(name)
             for digest, where in places.items():
@@ -216,8 +221,24 @@ class CheckpointStore:
 
     def write_manifest(self, name: str, text: str, *, durable: bool = False) -> None:
         data = text.encode("utf-8")
-        _write_private(self.state_dir, self._manifest(name), data, durable)
+        self._write(self._manifest(name), data, durable)
         self._grew(len(data))
+
+    def _write(self, path: Path, data: bytes, durable: bool) -> None:
+        _write_private(self.state_dir, path, data, durable)
+        if not durable:
+            with self._lock:
+                self._unsynced.add(path)
+
+    def sync(self) -> int:
+        """Every pack and manifest written so far without fsync on disk, then the folders that name
+        them; how many files it synced (one pruned or replaced meanwhile needs none)."""
+        with self._lock:
+            paths, self._unsynced = self._unsynced, set()
+        synced = [path for path in sorted(paths) if _synced(path)]
+        for folder in sorted({path.parent for path in synced}):
+            sync_folder(folder)
+        return len(synced)
 
     def _grew(self, size: int) -> None:
         if self.estimate is not None:
@@ -372,6 +393,14 @@ def _write_private(base: Path, path: Path, data: bytes, durable: bool) -> None:
     """Write ``data`` to ``path`` atomically with mode 0600 (folders below ``base``: 0700)."""
     _private_folders(base, path.parent)
     write_private(path, data, durable=durable)
+
+
+def _synced(path: Path) -> bool:
+    try:
+        sync_file(path)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def _private_folders(base: Path, folder: Path) -> None:

@@ -212,8 +212,13 @@ class AgentLink:
                                       self.mcp_servers(self.process.info), extra_dirs(self.process.info, self.roots))
 
     def mcp_servers(self, info: InitializeResponse | None) -> list[SessionMcpServer]:
-        """The ``mcpServers`` to send with session/new, load, resume or fork to an agent that said ``info``."""
-        return self._mcp_servers(info)
+        """The ``mcpServers`` to send with session/new, load, resume or fork to an agent that said ``info``;
+        the log says which (an agent such as codex-acp 2.6 offers their tools only behind a tool of its
+        own, ``tool_search``, and reports nothing about them: the log is where the user sees what went)."""
+        servers = self._mcp_servers(info)
+        passed = ", ".join(f"{server.name} ({getattr(server, 'type', None) or 'stdio'})" for server in servers)
+        self._log.add("info", "lifecycle", f"mcpServers passed to the agent: {passed or 'none'}")
+        return servers
 
     async def attach(self, response: Attached) -> None:
         """Take the modes and options of a new/load/resume response; select the configured mode."""

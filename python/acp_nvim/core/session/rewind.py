@@ -12,11 +12,17 @@ stays in the history. In the chat the turns taken back fold away under a marker,
 ``undo`` puts back what the last rewind replaced; when nothing was sent since, the conversation
 goes back to the earlier session too (it is still open on the same agent process). Undoing an
 undo sets the files back again.
+
+One rewind, undo or resubmit runs at a time; one asked while another runs waits for it (the chat
+says so) and then runs, in the order they were asked: the files of a rewind are back before its
+conversation is, and an undo asked at once must not be refused for being early.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from ..agent.process import AgentProcess
@@ -81,18 +87,25 @@ class Rewinder:
         self._report = report
         self.done: list[_Rewound] = []
         """Rewinds and undos that ``undo`` can take back, newest last."""
-        self.busy = False
+        self._one_at_a_time = asyncio.Lock()
+        self._running = ""
+        """What holds the lock (``rewind``, ``rewind undo``, ``resubmit``); empty when nothing does."""
+        self._waiting = 0
+
+    @property
+    def busy(self) -> bool:
+        return self._one_at_a_time.locked()
 
     # -- :Ai rewind [turn] -----------------------------------------------------------------
 
     async def rewind(self, turn: int | None) -> Done:
         """Files and conversation back to before ``turn`` (None: the last turn); a summary for a
         message. A CheckpointError (nothing changed) when that cannot be done."""
-        with self._alone():
+        async with self._alone("rewind"):
             return await self._rewind(turn)
 
     async def _rewind(self, turn: int | None) -> Done:
-        await self.recorder.flush()
+        await self.recorder.settle()
         target = choose(self.recorder.checkpoints, turn, self.key)
         later = later_turns(self.recorder.checkpoints, target.turn)
         result = await self._restorer().run(plan(self.recorder.checkpoints, target.turn), f"before turn {target.turn}")
@@ -142,7 +155,7 @@ class Rewinder:
 
     async def undo(self) -> Done:
         """Put back what the last rewind (or undo) replaced; a summary for a message."""
-        with self._alone():
+        async with self._alone("rewind undo"):
             return await self._undo()
 
     async def _undo(self) -> Done:
@@ -184,25 +197,41 @@ class Rewinder:
     # -- edit and resubmit ---------------------------------------------------------------
 
     async def resubmit(self, turn: int, prompt: Prompt) -> Done:
-        """Rewind to before ``turn``, then send ``prompt`` (the turn's prompt, edited) from there."""
-        done = await self.rewind(turn)
-        self._submit(prompt)
-        return done
+        """Rewind to before ``turn``, then send ``prompt`` (the turn's prompt, edited) from there (before
+        a rewind waiting behind this one runs: that one then meets the turn)."""
+        async with self._alone("resubmit"):
+            done = await self._rewind(turn)
+            self._submit(prompt)
+            return done
 
     # -- helpers -------------------------------------------------------------------
 
-    def _alone(self) -> _Alone:
+    @contextlib.asynccontextmanager
+    async def _alone(self, what: str) -> AsyncIterator[None]:
+        """Run ``what`` once nothing else of this rewinder runs; the checks after the wait, on the
+        session as the earlier ones left it."""
         if not self.recorder.enabled:
             raise CheckpointError(f"{self.key}: checkpoints are off (setup: checkpoints = false): nothing to "
                                   "rewind")
-        state = self._lifecycle.state
-        if self.busy:
-            raise CheckpointError(f"{self.key}: a rewind is already running")
-        if self._queue.busy or self._lifecycle.in_turn:
-            raise CheckpointError(f"{self.key}: a turn is running: wait for its end, or :Ai cancel it first")
-        if state in (State.STARTING, State.CLOSED):
-            raise CheckpointError(f"{self.key} is {state.value}: no rewind now")
-        return _Alone(self)
+        if self._one_at_a_time.locked():
+            ahead = f" and {self._waiting} more asked before it" if self._waiting else ""
+            self._transcript.notice(f"{what} waits for the running {self._running}{ahead}", "info")
+        self._waiting += 1
+        try:
+            await self._one_at_a_time.acquire()
+        finally:
+            self._waiting -= 1
+        try:
+            self._running = what
+            state = self._lifecycle.state
+            if self._queue.busy or self._lifecycle.in_turn:
+                raise CheckpointError(f"{self.key}: a turn is running: wait for its end, or :Ai cancel it first")
+            if state in (State.STARTING, State.CLOSED):
+                raise CheckpointError(f"{self.key} is {state.value}: no rewind now")
+            yield
+        finally:
+            self._running = ""
+            self._one_at_a_time.release()
 
     def _restorer(self) -> Restorer:
         store = self.recorder.store_now
@@ -210,19 +239,6 @@ class Rewinder:
             raise CheckpointError(f"{self.key}: the editor keeps no state folder: no checkpoint to rewind to")
         return Restorer(self.key, self._files, self._editor, store, self.recorder.settings.max_file_bytes,
                         self._report)
-
-
-class _Alone:
-    """One rewind or undo at a time."""
-
-    def __init__(self, rewinder: Rewinder) -> None:
-        self._rewinder = rewinder
-
-    def __enter__(self) -> None:
-        self._rewinder.busy = True
-
-    def __exit__(self, *exc: object) -> None:
-        self._rewinder.busy = False
 
 
 def _span(turns: list[Checkpoint]) -> str:

@@ -1,9 +1,12 @@
 """The log buffer ``acp://log/<agent>/<n>``: a view of one session's log ring.
 
 The frame budget: no call carries more than a page of lines (``PAGE_LINES``), whatever the
-ring holds. A new buffer shows the newest page, and says how many older entries the ring has
-above it; they are drawn a page at a time above the first line (``prepend``) as the user scrolls
-up to them (``want_older``), not all at once: lines added at the top of a buffer cost Neovim time
+ring holds. A new buffer shows the newest page, then the older ones a page per flush above it
+until it shows the session from its first entry (``initialize``), at most ``OPEN_PAGES`` pages:
+an agent whose messages are long (codex-acp's config options and models) fills a page before its
+first turn ends. It says how many older entries the ring has above it; they are drawn a page at a
+time above the first line (``prepend``) as the user scrolls up to them (``want_older``), not all
+at once: lines added at the top of a buffer cost Neovim time
 in proportion to the buffer (its folds move), so a log of a million lines only grows when asked.
 New entries are coalesced and sent at most once per ``FLUSH_DELAY``, together with the ring's
 oldest kept sequence number so the buffer is trimmed with the ring; when more came than a page
@@ -38,6 +41,8 @@ OPEN_CODE = "return require('acp_nvim.log').open(...)"
 PAGE_LINES = 500
 """Lines of entries one call carries at most (at least one entry): Neovim evaluates the fold
 expression of each new line (about 2 µs a line with a window open, plus the folds moved)."""
+OPEN_PAGES = 8
+"""Older pages a new buffer draws by itself, one per flush, to reach the session's start."""
 VIEW_ENTRIES = 5000
 """Entries a log buffer keeps while it tails: older ones leave its top (the ring may keep them: the
 user scrolls up to them). Cutting an entry off the top moves every fold below it in each window,
@@ -89,6 +94,8 @@ class LogView:
         self._oldest = 1
         """The oldest entry the buffer shows (older ones the ring still has wait for ``want_older``)."""
         self._older_wanted = False
+        self._filling = 0
+        """Older pages still to draw by themselves (a new buffer reaching the session's start)."""
         self._unsubscribe: Any = None
         self._handle: asyncio.TimerHandle | None = None
         self._busy = False
@@ -109,6 +116,8 @@ class LogView:
         self._oldest = items[0][0] if items else last + 1
         nvim.exec_lua(OPEN_CODE, self.key, items, focus, self._hidden())
         self._sent = max(self._sent, last)
+        self._filling = OPEN_PAGES
+        self._older_wanted = self._hidden() > 0
         self._schedule()
 
     def want_older(self) -> None:
@@ -155,6 +164,11 @@ class LogView:
             self._older_wanted = False
             items = page(self.ring.older(self._oldest))
             self._oldest = items[0][0] if items else first_seq
+            if self._filling > 1 and self._hidden() > 0:
+                self._filling -= 1
+                self._older_wanted = True
+            else:
+                self._filling = 0
             call = (PREPEND_CODE, self.key, first_seq, items, self._hidden())
         else:
             return
