@@ -58,7 +58,8 @@ local function right_bar(review, file, index, waiting)
   if flag then
     head = head .. ' %#AcpNvimReviewNote#[' .. flag .. ']'
   end
-  local parts = { head, key('do', 'leave hunk (current→proposal)'), key('dp', 'take hunk (agent→proposal)') }
+  local parts = { head, key('do', 'leave hunk (current→proposal)'), key('dp', 'take hunk (agent→proposal)'),
+    key('gC', 'comment') }
   if waiting > 0 then
     parts[#parts + 1] = ('%%#AcpNvimReviewNote#+%d waiting'):format(waiting)
   end
