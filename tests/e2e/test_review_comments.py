@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import answer_keys, chat, wait_for, wait_review
+from helpers import answer_keys, capture_notes, chat, notes, wait_for, wait_review
 
 COMMENTS_LUA = """
 local ns = require('acp_nvim.review.comments').NS
@@ -113,3 +113,28 @@ def test_a_visual_range_comment_names_its_lines(nvim, workspace):
     assert lines[0] == "a line of mine"
     reply = next_prompt_reply(nvim)
     assert "lines 3-5 of your proposed text ('line 2' ⏎ 'line 3' ⏎ 'line 4'): these three" in reply
+
+
+@pytest.mark.timeout(90)
+def test_a_key_of_your_own_comments_on_your_loaded_buffer_which_gets_its_gC_back(nvim, workspace):
+    path = make_file(workspace)
+    nvim.command(f"edit {path}")
+    nvim.command("nnoremap <buffer> gC <Cmd>let g:mine = 1<CR>")
+    nvim.exec_lua("vim.keymap.set('n', '<F2>', '<Plug>(AcpNvimReviewComment)')")
+    live = nvim.current.buffer.number
+    nvim.command(f"Ai send edit {path}")
+    wait_review(nvim)
+    nvim.command("wincmd h")
+    assert nvim.current.buffer.number == live  # the left side is the user's own buffer
+    comment(nvim, "4G<F2>", "via my key")
+    answer_keys(nvim, "ga")
+    text = wait_turn_end(nvim)
+    assert under_the_tool_call(text, r"✎ sample\.txt:4 \(current\): via my key"), text
+    assert nvim.exec_lua(f"return #vim.api.nvim_buf_get_extmarks({live}, "
+                         "require('acp_nvim.review.comments').NS, 0, -1, {})") == 0
+    assert "g:mine" in nvim.exec_lua(f"return vim.api.nvim_buf_call({live}, function() "
+                                     "return vim.fn.maparg('gC', 'n') end)")
+    capture_notes(nvim)
+    nvim.input("<F2>")
+    wait_for(lambda: any("works in a review window" in note for note in notes(nvim)), timeout=10,
+             what="the one-line notice outside a review", nvim=nvim)

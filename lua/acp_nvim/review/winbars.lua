@@ -58,8 +58,7 @@ local function right_bar(review, file, index, waiting)
   if flag then
     head = head .. ' %#AcpNvimReviewNote#[' .. flag .. ']'
   end
-  local parts = { head, key('do', 'leave hunk (current→proposal)'), key('dp', 'take hunk (agent→proposal)'),
-    key('gC', 'comment') }
+  local parts = { head, key('do', 'leave hunk (current→proposal)'), key('dp', 'take hunk (agent→proposal)') }
   if waiting > 0 then
     parts[#parts + 1] = ('%%#AcpNvimReviewNote#+%d waiting'):format(waiting)
   end
