@@ -62,3 +62,6 @@ for _, plug in ipairs({
     require('acp_nvim.chat_actions').plug(plug[2])
   end, { desc = 'acp.nvim: ' .. plug[2]:gsub('_', ' ') })
 end
+vim.keymap.set({ 'n', 'x' }, '<Plug>(AcpNvimReviewComment)', function()
+  require('acp_nvim.review').comment()
+end, { desc = 'acp.nvim: comment on these lines of a review' })

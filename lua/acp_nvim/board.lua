@@ -29,6 +29,7 @@ local KEY_WIDTH, STATE_WIDTH, AGO_WIDTH, TOKENS_WIDTH, TITLE_WIDTH = 14, 30, 9, 
 ---@field turn_started number|false  epoch seconds
 ---@field activity number|false      epoch seconds of the agent's last message
 ---@field tokens string
+---@field limits string the usage meter ('' when none is reported)
 ---@field files string[]
 ---@field changed integer
 ---@field branch string
@@ -133,6 +134,9 @@ function M.row_line(row, at)
     fit(title, TITLE_WIDTH) }
   if (row.branch or '') ~= '' then
     parts[#parts + 1] = ' ⎇ ' .. clean(row.branch)
+  end
+  if (row.limits or '') ~= '' then
+    parts[#parts + 1] = '  ' .. clean(row.limits)
   end
   local files = files_text(row)
   if files ~= '' then

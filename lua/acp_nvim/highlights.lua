@@ -31,6 +31,7 @@ M.groups = {
   AcpNvimReviewKey = 'Special',
   AcpNvimReviewNote = 'DiagnosticWarn',
   AcpNvimReviewHidden = 'DiagnosticError',
+  AcpNvimReviewComment = 'DiagnosticHint',
   -- permission prompts (and the review's winbar while its keys wait)
   AcpNvimPromptLocked = 'DiagnosticWarn',
   AcpNvimPromptHint = 'Comment',

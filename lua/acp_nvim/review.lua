@@ -6,13 +6,14 @@
 ---
 --- This module is the lifecycle and the public API; its parts live in review/:
 ---   queue    the pending reviews                 buffers  the proposal and the left side
----   winbars  the winbars                         keys     verdict keys and `dp`
----   windows  tab pages, autocmds, closing
+---   winbars  the winbars                         keys     verdict keys, `gC` and `dp`
+---   windows  tab pages, autocmds, closing        comments the user's comments on lines
 local M = {}
 
 local api = vim.api
 local guard = require('acp_nvim.guard')
 local buffers = require('acp_nvim.review.buffers')
+local comments = require('acp_nvim.review.comments')
 local keys = require('acp_nvim.review.keys')
 local oneline = require('acp_nvim.kit.oneline')
 local queue = require('acp_nvim.review.queue')
@@ -105,7 +106,7 @@ local function show(review)
   for _, file in ipairs(review.files) do
     file.shown_at = nil
     windows.open(file)
-    keys.set(file, actions(review, file), shown_at(review, file))
+    keys.set(file, actions(review, file), shown_at(review, file), function() M.comment() end)
     windows.watch(review, file, function() M.closed_by_user(review.id) end,
       function() M.decide(review.id, file, 'accepted') end)
   end
@@ -158,6 +159,9 @@ function forget(review)
   end
   queue.remove(review)
   close_windows(review)
+  for _, file in ipairs(review.files or {}) do
+    comments.clear(file)
+  end
   buffers.wipe(review)
   vim.cmd('redrawstatus!')
 end
@@ -169,7 +173,8 @@ local function finish(review)
   review.sent = true
   local files = {}
   for _, file in ipairs(review.files) do
-    files[#files + 1] = { path = file.spec.path, text = file.decision == 'accepted' and file.text or nil }
+    files[#files + 1] = { path = file.spec.path, text = file.decision == 'accepted' and file.text or nil,
+      comments = comments.of(file) }
   end
   forget(review)
   require('acp_nvim.host').call.review_done(review.id, { files = files })
@@ -289,6 +294,20 @@ function M.show(id)
     current.state = 'hidden'
   end
   show_safely(review)
+end
+
+--- `gC` and <Plug>(AcpNvimReviewComment): comment on the cursor's line (or the visual range) of the
+--- review in the current window (|acp_nvim-review-comments|).
+function M.comment()
+  local review = queue.active()
+  local buf = api.nvim_get_current_buf()
+  for _, file in ipairs(review and not review.sent and review.files or {}) do
+    if file.prop == buf or file.left == buf then
+      local first, last = comments.range()
+      return comments.ask(file, buf, first, last)
+    end
+  end
+  comments.notify('<Plug>(AcpNvimReviewComment) works in a review window (a request with a diff opens one)')
 end
 
 --- Whether the open review's verdict keys would count if pressed now in the current window

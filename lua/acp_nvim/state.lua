@@ -18,6 +18,7 @@ local M = {}
 ---@field policy string          the permission policy
 ---@field model string
 ---@field tokens string          '' when the agent reports no usage
+---@field limits string          the usage meter ('' when the agent reports no limits)
 ---@field queue string[]         previews of the queued prompts
 ---@field command_info { name: string, description: string }[] the agent's slash commands
 ---@field turns integer          turns ended so far
@@ -70,6 +71,9 @@ local function render(key, s)
   end
   if (s.tokens or '') ~= '' then
     parts[#parts + 1] = s.tokens
+  end
+  if (s.limits or '') ~= '' then
+    parts[#parts + 1] = s.limits
   end
   return table.concat(parts, ' · ')
 end

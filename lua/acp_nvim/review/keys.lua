@@ -1,5 +1,6 @@
---- The keys of a review: the verdict keys in both windows (the user's own buffer-local maps
---- of those keys are saved and put back), and `dp` in the proposal. The verdict keys count only
+--- The keys of a review: the verdict keys and `gC` (a comment, in Normal and Visual mode) in both
+--- windows (the user's own buffer-local maps of those keys are saved and put back), and `dp` in
+--- the proposal. The verdict keys count only
 --- once the file has been in front of the user `permissions.arm_ms` and no key came in the
 --- `permissions.quiet_ms` before (acp_nvim.guard): a `ga` typed in a hurry decides nothing.
 local M = {}
@@ -8,6 +9,10 @@ local api = vim.api
 local guard = require('acp_nvim.guard')
 
 local VERDICT_KEYS = { 'ga', 'gr', 'gA', 'gR' }
+--- `gC` is no command of Vim or Neovim in Normal or Visual mode (`gc`, the comment operator, is
+--- another key), so the review shadows nothing by it.
+local COMMENT_KEY = 'gC'
+local COMMENT_MODES = { 'n', 'x' }
 
 local function notify(msg)
   vim.notify('[acp.nvim] ' .. msg, vim.log.levels.INFO)
@@ -36,14 +41,15 @@ local function take_hunk(file)
   notify('no change of the agent at the cursor (dp takes the agent’s version of a hunk)')
 end
 
-local function map(buf, lhs, fn, desc, saved)
+local function map(buf, lhs, fn, desc, saved, mode)
+  mode = mode or 'n'
   if saved then
-    local old = vim.fn.maparg(lhs, 'n', false, true)
+    local old = vim.fn.maparg(lhs, mode, false, true)
     if old.buffer == 1 then
-      saved[#saved + 1] = old
+      saved[#saved + 1] = { mode, old }
     end
   end
-  vim.keymap.set('n', lhs, fn, { buffer = buf, nowait = true, desc = 'acp.nvim review: ' .. desc })
+  vim.keymap.set(mode, lhs, fn, { buffer = buf, nowait = true, desc = 'acp.nvim review: ' .. desc })
 end
 
 --- `fn` behind the key guard: ignored (and the user told how long to wait) while keys wait.
@@ -66,12 +72,16 @@ end
 --- Map the verdict keys on both buffers of `file` and `dp` on its proposal.
 ---@param actions table<string, { [1]: function, [2]: string }> ga/gr/gA/gR -> { callback, description }
 ---@param shown_at fun(): number when the file's keys were put before the user (ms, acp_nvim.guard)
-function M.set(file, actions, shown_at)
+---@param comment function `gC`: comment on the cursor's line or the visual range
+function M.set(file, actions, shown_at, comment)
   for _, buf in ipairs({ file.prop, file.left }) do
     local saved = buf == file.left and file.live and file.saved_maps or nil
     api.nvim_buf_call(buf, function()
       for _, lhs in ipairs(VERDICT_KEYS) do
         map(buf, lhs, guarded(actions[lhs][1], shown_at), actions[lhs][2], saved)
+      end
+      for _, mode in ipairs(COMMENT_MODES) do
+        map(buf, COMMENT_KEY, comment, 'comment on these lines', saved, mode)
       end
     end)
   end
@@ -86,9 +96,12 @@ function M.restore(file)
   for _, lhs in ipairs(VERDICT_KEYS) do
     pcall(vim.keymap.del, 'n', lhs, { buffer = file.left })
   end
+  for _, mode in ipairs(COMMENT_MODES) do
+    pcall(vim.keymap.del, mode, COMMENT_KEY, { buffer = file.left })
+  end
   api.nvim_buf_call(file.left, function()
     for _, old in ipairs(file.saved_maps) do
-      vim.fn.mapset('n', false, old)
+      vim.fn.mapset(old[1], false, old[2])
     end
   end)
   file.saved_maps = {}

@@ -186,12 +186,53 @@ class Review:
     files: list[FileReview] = field(default_factory=list)
 
 
+MAX_COMMENTS = 50
+"""Review comments kept per file (more are dropped: the agent reads them in a prompt)."""
+MAX_COMMENT_CHARS = 2000
+"""Characters kept of one comment, and of the lines it quotes."""
+COMMENT_SIDES = ("proposal", "current")
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewComment:
+    """A comment the user wrote on lines ``first``..``last`` (1-based) of one side of a review:
+    ``proposal`` (the agent's text as the user left it) or ``current`` (the file before the edit)."""
+
+    path: str
+    first: int
+    last: int
+    side: str
+    text: str
+    quote: str = ""
+    """The commented lines as they read when the verdict was given."""
+
+    @staticmethod
+    def from_editor(path: str, data: object) -> ReviewComment | None:
+        """One comment of the editor's verdict, or None when it is not one (no text, no line)."""
+        if not isinstance(data, dict):
+            return None
+        text, first, last = data.get("text"), data.get("first"), data.get("last", data.get("first"))
+        if not isinstance(text, str) or not text.strip() or not isinstance(first, int) or not isinstance(last, int):
+            return None
+        first, last = sorted((max(first, 1), max(last, 1)))
+        side = data.get("side") if data.get("side") in COMMENT_SIDES else "proposal"
+        quote = data.get("quote")
+        return ReviewComment(path, first, last, str(side), text.strip()[:MAX_COMMENT_CHARS],
+                             quote[:MAX_COMMENT_CHARS] if isinstance(quote, str) else "")
+
+    @property
+    def lines(self) -> str:
+        """``line 3`` or ``lines 3-5``."""
+        return f"line {self.first}" if self.first == self.last else f"lines {self.first}-{self.last}"
+
+
 @dataclass(frozen=True, slots=True)
 class FileVerdict:
     """The user's decision on one file: ``text`` is what they accepted (None: file rejected)."""
 
     path: str
     text: str | None
+    comments: tuple[ReviewComment, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,19 +247,30 @@ class ReviewVerdict:
     def accepted(self) -> bool:
         return any(f.text is not None for f in self.files)
 
+    @property
+    def comments(self) -> list[ReviewComment]:
+        """Every file's comments, in file order."""
+        return [comment for file in self.files for comment in file.comments]
+
     @staticmethod
     def from_editor(data: object) -> ReviewVerdict:
-        """Parse the editor's answer: ``{"files": [{"path": ..., "text": ... or None}], "error": ...}``.
+        """Parse the editor's answer: ``{"files": [{"path": ..., "text": ... or None, "comments": [...]}],
+        "error": ...}``.
 
-        Entries without a path are skipped; a file whose text is not a string counts as rejected.
+        Entries without a path are skipped; a file whose text is not a string counts as rejected;
+        a comment that is not one (``ReviewComment.from_editor``) is skipped.
         """
         raw = data if isinstance(data, dict) else {}
         files = raw.get("files")
         verdicts = []
         for item in files if isinstance(files, list) else []:
             if isinstance(item, dict) and item.get("path") is not None:
-                text = item.get("text")
-                verdicts.append(FileVerdict(str(item["path"]), text if isinstance(text, str) else None))
+                text, path = item.get("text"), str(item["path"])
+                raw_comments = item.get("comments")
+                comments = [ReviewComment.from_editor(path, c)
+                            for c in (raw_comments if isinstance(raw_comments, list) else [])[:MAX_COMMENTS]]
+                verdicts.append(FileVerdict(path, text if isinstance(text, str) else None,
+                                            tuple(c for c in comments if c is not None)))
         return ReviewVerdict(tuple(verdicts), str(raw.get("error") or ""))
 
 

@@ -15,7 +15,7 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
-from . import asking, chat, gate, load, mcp_client, misbehave, protocol, saved, steering, terminals, tools
+from . import asking, chat, gate, load, mcp_client, misbehave, protocol, quota, saved, steering, terminals, tools
 from .turn import Turn
 
 Scenario = Callable[[Turn], Awaitable[StopReason]]
@@ -62,6 +62,7 @@ SCENARIOS: dict[str, tuple[str, Scenario]] = {
     "ask-url": ("Ask the user to open a URL (url-mode elicitation)", asking.ask_url),
     "withdraw": ("Ask permission, then withdraw the request ($/cancel_request)", asking.withdraw),
     "limit": ("Fail the first time with a usage limit (retry after N s, default 1), then succeed", steering.limit),
+    "quota": ("Report a spent usage window (reset in N s, default 2), fail on it, then succeed", quota.quota),
     "ids": ("Two messages whose only boundary is a new messageId", protocol.ids),
     "notice": ("Send a notice of each severity (info, warning, error)", protocol.notice),
     "compact": ("Compact the context: a summary streamed, then a failed compaction", protocol.compact),
@@ -95,6 +96,7 @@ ARGUMENT_HINTS: dict[str, str] = {
     "ask-url": "[url] [complete]",
     "withdraw": "[seconds]",
     "limit": "[N]",
+    "quota": "[seconds]",
     "subagents": "[hold]",
     "hold-sessions": "<abs-path>",
 }

@@ -19,6 +19,8 @@ from acp.schema import (
     UsageUpdate,
 )
 
+from .limits import Limits
+
 AgentOption = SessionConfigOptionSelect | SessionConfigOptionBoolean
 
 
@@ -69,6 +71,8 @@ class SessionDetails:
     turns: int = 0
     stop_reason: str = ""
     asked: int = 0
+    limits: Limits = field(default_factory=Limits)
+    """The usage limits the agent reports (``limits.py``)."""
 
     def set_options(self, options: Sequence[AgentOption] | None) -> None:
         if options is not None:

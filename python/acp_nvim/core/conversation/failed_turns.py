@@ -3,17 +3,21 @@
 The chat says what failed and which keys act on it (``R`` retry, ``L`` log in, ``N`` new
 session, ``W`` retry when a limit resets). The prompt is kept until it is sent again (a retry,
 a wait that ends, a new session that takes it) or a later turn of the session ends well.
+A limit's reset is the one the error says, else the one of the window the agent reported as
+reached (``limits.py``); the wait shows in the chat and ``:Ai cancel`` stops it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable, Mapping
 
 from .. import tasks
 from ..transcript.transcript import Transcript
 from . import failures
+from .limits import clock
 from .prompt import Prompt, Turn
 
 
@@ -22,7 +26,8 @@ class FailedTurns:
 
     def __init__(self, transcript: Transcript, keys: Mapping[str, str], agent: Callable[[], str],
                  resubmit: Callable[[Prompt], object], changed: Callable[[], None],
-                 report: Callable[[str], None], clock: Callable[[], float] = time.time) -> None:
+                 report: Callable[[str], None], clock: Callable[[], float] = time.time,
+                 known_reset: Callable[[], float | None] = lambda: None) -> None:
         self._transcript = transcript
         self._keys = keys
         self._agent = agent
@@ -30,6 +35,7 @@ class FailedTurns:
         self._changed = changed
         self._report = report
         self._clock = clock
+        self._known_reset = known_reset
         self.failure: failures.Failure | None = None
         self.prompt: Prompt | None = None
         self._timer: asyncio.Task[None] | None = None
@@ -46,6 +52,7 @@ class FailedTurns:
         now = self._clock()
         failure = failures.classify(failures.ErrorReport(
             report.message, report.code, report.data, report.meta, report.connection_lost, self._agent()), now)
+        failure = self._with_known_reset(failure, now)
         self._cancel_timer()
         self.failure, self.prompt = failure, prompt
         offer = failures.offer(failure, self._keys, now)
@@ -53,6 +60,16 @@ class FailedTurns:
                                 f"{offer or ':Ai send sends it again'} · the prompt is kept", "error")
         self._changed()
         return failure
+
+    def _with_known_reset(self, failure: failures.Failure, now: float) -> failures.Failure:
+        """A limit whose error names no reset: the reset of the window the agent reported reached (one
+        already past is waited for as "now": the machine may have been slow to hear of the failure)."""
+        if failure.kind != failures.LIMIT or failure.resets_at is not None:
+            return failure
+        known = self._known_reset()
+        if known is None or known - now > failures.MAX_WAIT:
+            return failure
+        return dataclasses.replace(failure, resets_at=known, actions=(*failure.actions, failures.WAIT))
 
     def describe(self) -> dict[str, object] | None:
         """The offer, for the chat's keys and its line above the prompt (None: nothing failed)."""
@@ -78,8 +95,10 @@ class FailedTurns:
         delay = max(0.0, failure.resets_at - self._clock())
         self._cancel_timer()
         self._timer = tasks.spawn(self._retry_after(delay), self._report, "retry at the limit's reset")
-        self._transcript.notice(f"retrying the kept prompt in {delay:.0f} s, when the limit resets "
-                                f"({self._keys.get('retry', '<LocalLeader>r')} retries now)", "info")
+        self._transcript.notice(f"waiting for the limit to lift: the kept prompt is sent again at "
+                                f"{clock(failure.resets_at)} (in {delay:.0f} s; "
+                                f"{self._keys.get('retry', '<LocalLeader>r')} retries now, :Ai cancel stops "
+                                "the wait)", "info")
         self._changed()
         return delay
 
@@ -89,9 +108,20 @@ class FailedTurns:
         self._clear()
         return prompt
 
+    def stop_waiting(self) -> bool:
+        """``:Ai cancel`` during a wait: it ends, the prompt stays kept (False: no wait runs)."""
+        if self._timer is None or self._timer.done():
+            return False
+        self._cancel_timer()
+        self._transcript.notice("the wait for the limit to lift was cancelled; the prompt is kept "
+                                f"({self._keys.get('retry', '<LocalLeader>r')} sends it)", "info")
+        self._changed()
+        return True
+
     async def _retry_after(self, delay: float) -> None:
         await asyncio.sleep(delay)
         self._timer = None
+        self._transcript.notice("the limit lifted: the kept prompt is sent again", "info")
         self.retry()
 
     def _cancel_timer(self) -> None:

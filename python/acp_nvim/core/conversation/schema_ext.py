@@ -7,8 +7,10 @@ value, or None when the shape does not hold: the caller says why to the agent or
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 # -- $/cancel_request (stable June 2026): {"requestId": <id>, "_meta"?} -------------------------
 
@@ -255,3 +257,113 @@ def runs_subagent(meta: object) -> bool:
     jetbrains = meta.get("jetbrains")
     air = jetbrains.get("air") if isinstance(jetbrains, Mapping) else None
     return isinstance(air, Mapping) and air.get("subagent") is True
+
+
+# -- usage limits: ``usage_update._meta["_claude/rateLimit"]`` and the quotas draft's ``limits`` --------
+# claude-agent-acp (0.101) puts the Claude SDK's ``SDKRateLimitInfo`` under ``_meta``, one window per
+# update: ``status`` (allowed, allowed_warning, rejected), ``resetsAt`` (epoch seconds),
+# ``rateLimitType`` (five_hour, seven_day, …), ``utilization`` (a 0–1 fraction, left out while
+# allowed). The quotas draft (the session-usage RFD's follow-up) carries a list of windows on the
+# update itself: ``limits: [{id, label?, usedPercent (0–100), resetsAt (RFC 3339 or epoch
+# seconds), status? ("ok", "warning", "exceeded")}]``. The SDK's model drops that field: it is
+# read from the update's JSON.
+
+CLAUDE_RATE_LIMIT = "_claude/rateLimit"
+LIMIT_OK, LIMIT_WARNING, LIMIT_REACHED = "ok", "warning", "reached"
+_CLAUDE_STATUS = {"allowed": LIMIT_OK, "allowed_warning": LIMIT_WARNING, "rejected": LIMIT_REACHED}
+_DRAFT_STATUS = {"ok": LIMIT_OK, "warning": LIMIT_WARNING, "exceeded": LIMIT_REACHED}
+_WINDOW_NAMES = {"five_hour": "5h", "seven_day": "7d", "seven_day_opus": "7d opus",
+                 "seven_day_sonnet": "7d sonnet", "seven_day_overage_included": "7d", "overage": "overage"}
+MAX_LIMITS = 16
+"""Windows read from one update (more are ignored)."""
+
+
+@dataclass(frozen=True, slots=True)
+class UsageLimit:
+    """One usage window the agent reports: its name, status, how much is used, when it resets."""
+
+    window: str
+    status: str
+    """``LIMIT_OK``, ``LIMIT_WARNING`` or ``LIMIT_REACHED``."""
+    used: float | None = None
+    """The fraction used, 0–1 (None: not said)."""
+    resets_at: float | None = None
+    """Epoch seconds (None: not said)."""
+
+
+def usage_limits(update: object) -> list[UsageLimit]:
+    """The usage windows a ``usage_update`` (its JSON) reports, in both shapes; [] when none holds."""
+    if not isinstance(update, Mapping):
+        return []
+    found: list[UsageLimit] = []
+    meta = update.get("_meta")
+    claude = meta.get(CLAUDE_RATE_LIMIT) if isinstance(meta, Mapping) else None
+    if isinstance(claude, Mapping):
+        limit = _claude_limit(claude)
+        if limit is not None:
+            found.append(limit)
+    draft = update.get("limits")
+    for item in draft[:MAX_LIMITS] if isinstance(draft, list) else []:
+        limit = _draft_limit(item)
+        if limit is not None:
+            found.append(limit)
+    return found
+
+
+def _claude_limit(info: Mapping[str, object]) -> UsageLimit | None:
+    status = _CLAUDE_STATUS.get(str(info.get("status")))
+    if status is None:
+        return None
+    kind = info.get("rateLimitType")
+    window = _WINDOW_NAMES.get(kind, kind) if isinstance(kind, str) and kind else "rate"
+    return UsageLimit(str(window)[:40], status, _fraction(info.get("utilization")), _epoch(info.get("resetsAt")))
+
+
+def _draft_limit(item: object) -> UsageLimit | None:
+    if not isinstance(item, Mapping):
+        return None
+    name = item.get("label") or item.get("id")
+    if not isinstance(name, str) or not name:
+        return None
+    percent = _number(item.get("usedPercent"))
+    used = _fraction(percent / 100) if percent is not None else None
+    status = _DRAFT_STATUS.get(str(item.get("status")))
+    if status is None:
+        status = LIMIT_REACHED if used is not None and used >= 1 else LIMIT_OK
+    return UsageLimit(_WINDOW_NAMES.get(name, name)[:40], status, used, _epoch(item.get("resetsAt")))
+
+
+def _number(value: object) -> float | None:
+    """A JSON number as a float (None: not a number; a bool, NaN or infinity is none)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _fraction(value: object) -> float | None:
+    """A 0–1 fraction (a value over 1 is read as a percentage), clamped; None when not a number."""
+    number = _number(value)
+    if number is None:
+        return None
+    if number > 1:
+        number /= 100
+    return min(max(number, 0.0), 1.0)
+
+
+def _epoch(value: object) -> float | None:
+    """Epoch seconds from seconds, milliseconds (a number past the year 33658) or RFC 3339 text."""
+    number = _number(value)
+    if number is not None:
+        if number <= 0:
+            return None
+        return number / 1000 if number > 1e12 else number
+    if isinstance(value, str) and value:
+        try:
+            stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        if stamp.tzinfo is None:
+            stamp = stamp.replace(tzinfo=UTC)
+        return stamp.timestamp()
+    return None

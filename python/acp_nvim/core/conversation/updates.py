@@ -134,6 +134,10 @@ class UpdateRouter:
                 self._plan(update)
             case AgentPlanRemovedUpdate():
                 self._transcript.plan_removed(update.plan_id)
+            case UsageUpdate():
+                self._details.usage_update(update)
+                self._details.limits.update(schema_ext.usage_limits(raw))
+                self._changed()
             case _:
                 self._status(update)
 
@@ -218,8 +222,6 @@ class UpdateRouter:
                     return  # only updatedAt: the title stays
                 # null clears it; "" (not None) says the agent cleared it, so no older title comes back
                 self._details.title = update.title or ""
-            case UsageUpdate():
-                self._details.usage_update(update)
             case ConfigOptionUpdate():
                 self._log.add("debug", "notification", "config options updated")
                 self._details.set_options(update.config_options)

@@ -5,7 +5,8 @@ for the rest of the turn (the write gate lets only the accepted text land); agen
 the disk themselves are corrected on every final status of the tool call (``completed`` and
 ``failed``): a file that differs from what the user accepted gets the accepted text, and after a
 reject a file changed meanwhile goes back to the review's base. Where the user changed or
-rejected the agent's edit, a note goes out with the next prompt.
+rejected the agent's edit, a note goes out with the next prompt; so do the user's review comments
+(``comments.py``), which the chat also draws under the tool call.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ..transcript.tool_calls import ToolCallState
 from ..transcript.transcript import Transcript
 from .accepted import AcceptedEdit, AcceptedEdits, agent_note
 from .answers import cancelled, selected, selected_or_cancelled
+from .comments import chat_line, note_for_agent
 from .policy import ALLOW_ONCE_FIRST, REJECT_ONCE_FIRST, RejectedSettings, pick
 from .review import disk_text
 from .rules import write_atomic
@@ -72,6 +74,7 @@ class Settlement:
         texts = {file.path: file.text for file in verdict.files}
         rejected = [file for file in review.files if texts.get(file.path) is None]
         await self._keep_rejected(review, rejected)
+        self._comments(question, state, verdict)
         if not verdict.accepted:
             refused = [AcceptedEdit(state.tool_call_id, file.path, file.agent_text, None, file.current)
                        for file in review.files]
@@ -90,6 +93,17 @@ class Settlement:
         transcript.notice(f"review: you accepted {accepted} of {len(review.files)} file(s) of {question.title}",
                           "info")
         return selected(choice)
+
+    def _comments(self, question: PermissionQuestion, state: ToolCallState, verdict: ReviewVerdict) -> None:
+        """The user's review comments: drawn under the tool call, and sent with the next prompt."""
+        comments = verdict.comments
+        if not comments:
+            return
+        answer = "accepted" if verdict.accepted else "rejected"
+        self._notes.append(note_for_agent(question.title, answer, comments))
+        self._transcript.comment_tool_call(state.tool_call_id, [chat_line(comment) for comment in comments])
+        self._transcript.notice(f"{len(comments)} review comment(s) for the agent, sent with your next prompt",
+                                "info")
 
     def start_turn(self) -> list[ContentBlock]:
         """A new prompt: blocks telling the agent how its reviewed edits really landed (once).

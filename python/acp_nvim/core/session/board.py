@@ -50,6 +50,8 @@ class Row:
     activity: float | None = None
     """When the agent last wrote to us (epoch seconds)."""
     tokens: str = ""
+    limits: str = ""
+    """The usage meter (``SessionView.limits``)."""
     files: tuple[str, ...] = ()
     """The first files it changed (``FILES_SHOWN`` at most), as paths are shown."""
     changed: int = 0
@@ -64,7 +66,8 @@ class Row:
         return {"key": self.key, "agent": self.agent, "state": self.state, "title": self.title,
                 "waiting": list(self.waiting), "queued": self.queued, "failure": self.failure,
                 "turn_started": self.turn_started or False, "activity": self.activity or False,
-                "tokens": self.tokens, "files": list(self.files), "changed": self.changed, "branch": self.branch,
+                "tokens": self.tokens, "limits": self.limits, "files": list(self.files), "changed": self.changed,
+                "branch": self.branch,
                 "order": self.order, "session_id": self.session_id, "current": self.current}
 
 
@@ -120,7 +123,7 @@ class Book:
                    waiting=waiting, queued=len(view.queued), failure=failure_of(view),
                    turn_started=_epoch(turn.started) if turn is not None and view.state in ("running", "waiting")
                    else None, activity=_epoch(session.process.last_heard) if session.process.process else None,
-                   tokens=view.tokens, files=shown, changed=entry.changed,
+                   tokens=view.tokens, limits=view.limits, files=shown, changed=entry.changed,
                    branch=entry.worktree.branch if entry.worktree else "", order=entry.order,
                    session_id=session.session_id or "", current=current)
 

@@ -83,11 +83,11 @@ class Health:
 
     async def cancel(self) -> bool:
         """Cancel the running turn (``Session.cancel``): its open tool calls, ``session/cancel``, then its
-        questions; False when no turn runs."""
+        questions; with no turn running, the wait for a limit to lift; False when neither runs."""
         s = self._s
         turn = s.queue.cancel() if s.lifecycle.in_turn else None
         if turn is None:
-            return False
+            return s.failed_turns.stop_waiting()
         for state in turn.open_tools():
             s.transcript.cancel_tool_call(state.tool_call_id)
         # session/cancel enters the connection's send queue before the questions' answers: an agent that

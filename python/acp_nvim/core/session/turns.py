@@ -49,7 +49,7 @@ class TurnParts:
                             closed=lambda: queue.cancelling or lifecycle.ended, waiting=health.waiting)
         steering = Steering(settings.chat.steer, queue.prompts, transcript, log, signals.changed, signals.report)
         failed_turns = FailedTurns(transcript, settings.action_keys, health.agent_names, submit, signals.changed,
-                                   signals.report)
+                                   signals.report, known_reset=details.limits.reset_of_reached)
         stream = UpdateRouter(transcript, details, log, [queue.note_tool_call, guards.reconciler.observe,
                                                          guards.permissions.on_tool_call, guards.checkpoints.observe],
                               signals.changed, mode_watch.reported, turns=queue)

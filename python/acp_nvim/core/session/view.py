@@ -47,6 +47,8 @@ class SessionView:
     title: str | None = None
     usage: str | None = None
     tokens: str = ""
+    limits: str = ""
+    """The usage meter: the window nearest its limit and its reset (``limits.py``; '' when none)."""
     options: tuple[ConfigOption, ...] = ()
     commands: tuple[tuple[str, str], ...] = ()
     """(name, description) of the agent's slash commands."""
@@ -72,7 +74,8 @@ class SessionView:
         return cls(key=key, agent=agent, cwd=cwd, state=state, recovery=recovery, started=started, ended=ended,
                    connected=connected, info=info, policy=policy, pending=pending, queued=queued,
                    mode=details.mode, modes=tuple(details.modes), title=details.title, usage=details.usage,
-                   tokens=details.tokens(), options=tuple(details.options), commands=tuple(details.commands),
+                   tokens=details.tokens(), limits=details.limits.meter(), options=tuple(details.options),
+                   commands=tuple(details.commands),
                    turns=details.turns, stop_reason=details.stop_reason, asked=details.asked,
                    **turn)  # type: ignore[arg-type]  # the steering, failure and subagent fields, by name
 

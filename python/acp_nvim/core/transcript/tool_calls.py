@@ -83,6 +83,8 @@ class ToolCallState:
     """This call runs a subagent (the agent says so, or it has children)."""
     said: str = ""
     """What the subagent said (its text; the last ``MAX_SAID`` characters)."""
+    comments: tuple[tuple[str, str], ...] = ()
+    """The user's review comments, drawn under the call: (path, what follows the path on the line)."""
     started: float = field(default_factory=time.monotonic, repr=False)
     ended: float | None = field(default=None, repr=False)
     _counts: dict[tuple[str, int, int], tuple[int, int]] = field(default_factory=dict, repr=False)
@@ -230,6 +232,7 @@ class ToolCallState:
             lines.extend(self._render_content(item, preview))
         for path, line in self.locations:
             lines.append(f"  → {show(path)}{f':{line}' if line else ''}")
+        lines.extend(f"  ✎ {show(path)}{rest}" for path, rest in self.comments)
         return lines
 
     def _render_content(self, item: ToolCallContentVariant, preview: bool) -> list[str]:

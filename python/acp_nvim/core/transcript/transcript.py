@@ -539,6 +539,14 @@ class Transcript:
             self._render_tool_call(parent)
         return True
 
+    def comment_tool_call(self, call_id: str, comments: list[tuple[str, str]]) -> None:
+        """Draw the user's review comments under tool call ``call_id`` (path, rest of the line)."""
+        state = self.tool_calls.get(call_id)
+        if state is None or not comments:
+            return
+        state.comments = (*state.comments, *comments)
+        self._render_tool_call(state)
+
     def running_subagents(self) -> int:
         """Calls that run a subagent and have not finished."""
         return len(self._running)

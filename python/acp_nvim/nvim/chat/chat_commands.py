@@ -182,6 +182,7 @@ def describe_chat(view: SessionView) -> dict[str, Any]:
     return {
         "model": model.current_name() if model is not None else "",
         "tokens": view.tokens,
+        "limits": view.limits,
         "queue": [f"[{mark}] {_preview(text)}" if mark else _preview(text)
                   for text, mark in zip(view.queued, view.marks, strict=True)],
         "command_info": [{"name": n, "description": d} for n, d in view.commands],
