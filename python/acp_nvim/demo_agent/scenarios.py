@@ -15,7 +15,7 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
-from . import asking, chat, load, mcp_client, misbehave, protocol, saved, steering, terminals, tools
+from . import asking, chat, children, load, mcp_client, misbehave, protocol, saved, steering, terminals, tools
 from .turn import Turn
 
 Scenario = Callable[[Turn], Awaitable[StopReason]]
@@ -69,6 +69,8 @@ SCENARIOS: dict[str, tuple[str, Scenario]] = {
     "plan-ops": ("Plans by id: plan_update (items, markdown) and plan_removed", protocol.plan_ops),
     "subagents": ("A Task call whose subagent makes tool calls (hold: it runs until cancelled)",
                   protocol.subagents),
+    "children": ("A subagent as a child session (subagent_update; hold: until it alone is cancelled; ask: it asks "
+                 "permission)", children.children),
     "late-tool": ("Run until cancelled, then start a tool call before answering cancelled", protocol.late_tool),
 }
 
@@ -95,6 +97,7 @@ ARGUMENT_HINTS: dict[str, str] = {
     "withdraw": "[seconds]",
     "limit": "[N]",
     "subagents": "[hold]",
+    "children": "[hold] [ask]",
 }
 
 

@@ -17,8 +17,9 @@ MAX_CHILDREN = 200
 """Children a session keeps; an agent announcing more has the newest ones ignored (they are logged)."""
 CALL_PREFIX = CHILD_PREFIX
 """The id of the call that stands for a child in the chat is the prefix and the child's session id."""
-STATUS = {"running": "in_progress", "requires_action": "in_progress", "unknown": "in_progress"}
-"""A child's work state as the status of the call that stands for it (``idle``: by its stop reason)."""
+STATUS = {"running": "in_progress", "requires_action": "pending", "unknown": "in_progress"}
+"""A child's work state as the status of the call that stands for it (``idle``: by its stop reason); one
+that waits on the user is ``pending`` (○), as a call waiting for its permission is."""
 
 
 @dataclass(slots=True)
@@ -62,11 +63,11 @@ class Child:
         return self.state is not None and self.state.state == "requires_action"
 
     def headline_title(self) -> str:
-        """The title of the call that stands for the child: its label, its role, what it waits on."""
+        """The title of the call that stands for the child: its label, its role, and the error its work
+        ended on (a question of the child is titled by it too: ``ToolCallState.asker``)."""
         role = f" ({self.description})" if self.description and self.description != self.label else ""
-        waiting = " · waits on you" if self.waits_on_user else ""
         error = f" · {self.state.error}" if self.state is not None and self.state.error else ""
-        return f"subagent “{self.label}”{role}{waiting}{error}"
+        return f"subagent “{self.label}”{role}{error}"
 
 
 class Children:

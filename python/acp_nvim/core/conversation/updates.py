@@ -292,7 +292,9 @@ class UpdateRouter:
                 to_child.parent_call = message.message_id
             return
         if from_child is not None and to_child is None and message.text:
-            self._transcript.subagent_said(from_child.call_id, message.text)
+            said = self._transcript.tool_calls.get(from_child.call_id)
+            apart = "\n" if said is not None and said.said and not said.said.endswith("\n") else ""
+            self._transcript.subagent_said(from_child.call_id, apart + message.text)
 
     def _status(self, update: object) -> None:
         match update:
