@@ -85,7 +85,7 @@ def test_a_grandchild_is_drawn_under_its_parent_child() -> None:
 
 
 def test_updates_of_a_session_that_is_no_child_are_not_taken() -> None:
-    stream, transcript, _ = router()
+    stream, _, _ = router()
     assert not stream.child("stranger", "agent_message_chunk", "hi", None)
     stream.newer(ANNOUNCE)
     stream.child("task-1", "newer", {**ANNOUNCE, "title": "stolen"}, None)  # ownership never changes

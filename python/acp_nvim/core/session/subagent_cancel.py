@@ -10,13 +10,10 @@ without the capability may not be cancelled alone: then nothing is cancelled, an
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from ..errors import AcpNvimError
 from ..transcript.tool_calls import OPEN_STATUSES
-
-if TYPE_CHECKING:
-    from .session import Session
+from .session import Session
 
 
 async def cancel_subagent(session: Session, block_id: int) -> str | None:
