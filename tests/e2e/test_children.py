@@ -102,3 +102,17 @@ def test_a_childs_permission_request_says_which_child_asks(nvim):
     wait_for(lambda: "── turn ended" in chat(nvim), timeout=30, what="the end of the turn")
     wait_idle(nvim)
     assert "2 tool calls: 2 done" in tools(nvim)[0]
+
+
+def test_the_board_lists_a_running_child_under_its_session(nvim):
+    start(nvim)
+    nvim.command("Ai send children hold")
+    wait_for(lambda: any(t.startswith(f"◐ {CHILD}") for t in tools(nvim)), timeout=30, what="the running child")
+    nvim.command("Ai board")
+    line = wait_for(lambda: next((text for text in buffer_text(nvim, "acp://board").split("\n")
+                                  if "↳ subagent" in text), None), what="the child's line on the board")
+    assert line.startswith("      ↳ subagent “Explore the demo project” (Explore) · 1 tool call · "), line
+    assert line.endswith(" · “README read; looking deeper.”"), line
+    nvim.command("Ai cancel")
+    wait_for(lambda: "── turn ended" in chat(nvim), timeout=30, what="the end of the turn")
+    wait_for(lambda: "↳ subagent" not in buffer_text(nvim, "acp://board"), what="no running child on the board")

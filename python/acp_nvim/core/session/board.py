@@ -58,6 +58,8 @@ class Row:
     order: int = 0
     session_id: str = ""
     current: bool = False
+    subagents: tuple[str, ...] = ()
+    """A line per subagent still running (``subagents.board_lines``), drawn under the row."""
 
     def as_table(self) -> dict[str, object]:
         """The row as Lua reads it (``lua/acp_nvim/board.lua``)."""
@@ -65,7 +67,8 @@ class Row:
                 "waiting": list(self.waiting), "queued": self.queued, "failure": self.failure,
                 "turn_started": self.turn_started or False, "activity": self.activity or False,
                 "tokens": self.tokens, "files": list(self.files), "changed": self.changed, "branch": self.branch,
-                "order": self.order, "session_id": self.session_id, "current": self.current}
+                "order": self.order, "session_id": self.session_id, "current": self.current,
+                "subagents": list(self.subagents)}
 
 
 @dataclass(slots=True)
@@ -122,7 +125,8 @@ class Book:
                    else None, activity=_epoch(session.process.last_heard) if session.process.process else None,
                    tokens=view.tokens, files=shown, changed=entry.changed,
                    branch=entry.worktree.branch if entry.worktree else "", order=entry.order,
-                   session_id=session.session_id or "", current=current)
+                   session_id=session.session_id or "", current=current,
+                   subagents=session.transcript.subagent_board_lines())
 
 
 def waiting_on(key: str, questions: Questions) -> tuple[str, ...]:

@@ -279,6 +279,26 @@ def subagent_lines(state: ToolCallState, calls: dict[str, ToolCallState], unfold
     return lines
 
 
+MAX_BOARD_SUBAGENTS = 5
+"""Running subagents a session's row on the board lists (the rest are counted)."""
+
+
+def board_lines(running: list[ToolCallState], calls: dict[str, ToolCallState]) -> tuple[str, ...]:
+    """The board's lines under a session: each running subagent (the outermost of a tree) with its state,
+    its calls and its last line of text."""
+    lines = []
+    for state in running[:MAX_BOARD_SUBAGENTS]:
+        tree = list(_descendants(state, calls))
+        noun = "tool call" if len(tree) == 1 else "tool calls"
+        waits = " · waits on you" if state.status == "pending" else ""
+        last = last_line(state.said)
+        lines.append(f"↳ {state.title}{waits} · {len(tree)} {noun} · {duration_text(state.duration())}"
+                     + (f" · “{last}”" if last else ""))
+    if len(running) > MAX_BOARD_SUBAGENTS:
+        lines.append(f"↳ … {len(running) - MAX_BOARD_SUBAGENTS} more subagents running")
+    return tuple(lines)
+
+
 def last_line(text: str) -> str:
     """The last line of a subagent's text that says something, cut to ``MAX_LAST_LINE`` characters."""
     for line in reversed(text.splitlines()):

@@ -571,6 +571,13 @@ class Transcript:
         """Calls that run a subagent and have not finished."""
         return len(self._running)
 
+    def subagent_board_lines(self) -> tuple[str, ...]:
+        """The board's lines for the subagents still running (the outermost of each tree)."""
+        running = [self.tool_calls[call_id] for call_id in self._running if call_id in self.tool_calls]
+        outermost = [state for state in running if state.parent not in self._running]
+        outermost.sort(key=lambda state: state.started)
+        return tool_calls.board_lines(outermost, self.tool_calls)
+
     def _track(self, state: tool_calls.ToolCallState) -> None:
         if state.subagent and state.status in tool_calls.OPEN_STATUSES:
             self._running.add(state.tool_call_id)
