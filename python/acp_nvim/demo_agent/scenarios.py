@@ -92,7 +92,7 @@ ARGUMENT_HINTS: dict[str, str] = {
     "turns": "[N] [L]",
     "pace": "[R] [S]",
     "mcp": "[server tool [json-arguments]]",
-    "ask": "[tool]",
+    "ask": "[tool|async]",
     "ask-url": "[url] [complete]",
     "withdraw": "[seconds]",
     "limit": "[N]",

@@ -218,7 +218,7 @@ class SessionClient:
             child = self._session.stream.children.get(session_id)
             if child is not None:
                 message = f"subagent “{child.label}” asks: {message}"
-        return await self._session.desk.ask(message, mode)
+        return await self._session.desk.ask(message, mode, keeps_working=schema_ext.keeps_working(kwargs))
 
     async def complete_elicitation(self, elicitation_id: str, **kwargs: object) -> None:
         self._session.desk.complete(elicitation_id)

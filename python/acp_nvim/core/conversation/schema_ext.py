@@ -371,3 +371,14 @@ def _session_message(update: Mapping[str, object]) -> SessionMessage | None:
             return None
         text = "".join(content_text(block) for block in blocks or [])
     return SessionMessage(message_id, str(sender) if sender else None, str(recipient) if recipient else None, text)
+
+
+# -- questions that do not block the turn (codex-acp: ``elicitation/create`` ``_meta.codex.delivery``) ----
+
+
+def keeps_working(meta: object) -> bool:
+    """Whether the agent keeps working while the user answers its question: ``_meta.codex.delivery`` is
+    ``"async"`` (codex-acp 2.6 asks Codex's async questions so; it steers the answer into the running turn
+    itself, and withdraws the question with ``$/cancel_request`` when the turn ends)."""
+    codex = meta.get("codex") if isinstance(meta, Mapping) else None
+    return isinstance(codex, Mapping) and codex.get("delivery") == "async"
