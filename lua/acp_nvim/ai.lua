@@ -40,6 +40,10 @@ function M.run(opts, session)
   M.started = true -- acp_nvim.shutdown() stops the host only then
   require('acp_nvim.guard').start() -- prompts must know whether the user is typing (:help acp_nvim-permission-keys)
   require('acp_nvim.notices') -- from now on it follows the focus (FocusLost: notices also go to the terminal)
+  local block, block_session
+  if sub == 'cancel' and not session then
+    block, block_session = M.block_under_cursor()
+  end
   require('acp_nvim.host').call.command({
     sub = sub,
     args = vim.list_slice(opts.fargs, 2),
@@ -49,6 +53,8 @@ function M.run(opts, session)
     line2 = opts.line2,
     buf = vim.api.nvim_get_current_buf(),
     session = session or vim.b.acp_nvim_session, -- from a chat buffer: that chat's session
+    block = block, -- :Ai cancel on a subagent's block cancels only it
+    block_session = block_session,
     -- a range's lines as they are now (unsaved edits too), read here for the same reason
     lines = opts.range > 0 and vim.api.nvim_buf_get_lines(0, opts.line1 - 1, opts.line2, false) or nil,
     bufname = vim.api.nvim_buf_get_name(0),
@@ -57,6 +63,16 @@ function M.run(opts, session)
     config = require('acp_nvim.registry').with_installed(require('acp_nvim.options').config),
     cwd = vim.fn.getcwd(),
   })
+end
+
+--- The id of the chat block under the cursor (not in the prompt area) and the chat's session, or nil.
+function M.block_under_cursor()
+  local chats = package.loaded['acp_nvim.chat'] -- no chat is drawn before it loads
+  local chat = chats and chats.of_buffer()
+  local id = chat and chat:block_at(vim.api.nvim_win_get_cursor(0)[1] - 1)
+  if id then
+    return id, chat.key
+  end
 end
 
 --- Run `:Ai {words}` for session `key`, as from its chat (the board's keys).

@@ -188,6 +188,9 @@ function Board:layout()
   for _, row in ipairs(open) do
     local line, from, to = M.row_line(row, at)
     add(line, row.key, { from, to, STATE_HL[row.state] or 'AcpNvimBoardIdle' })
+    for _, sub in ipairs(type(row.subagents) == 'table' and row.subagents or {}) do
+      add('      ' .. clean(sub), row.key, { 0, -1, 'AcpNvimInfo' }) -- its running subagents, under it
+    end
   end
   if #self.past > 0 then
     add('')

@@ -170,3 +170,15 @@ def test_the_agent_withdrawing_its_request_closes_the_shown_prompt(nvim, workspa
     assert nvim.exec_lua("return #require('acp_nvim.permission').pending()") == 0, "the prompt is gone"
     assert any("withdrew its permission request" in n for n in notes(nvim))
     wait_for(lambda: session(nvim).get("pending") == 0, timeout=10)
+
+
+def test_a_question_the_turn_does_not_wait_for_is_said_so_and_its_answer_reaches_the_running_turn(nvim, workspace):
+    started(nvim)
+    nvim.command("Ai send ask async")
+    wait_for(lambda: open_questions(nvim), timeout=30, what="the question")
+    text = chat(nvim)
+    assert "the agent keeps working while you answer its question: your answer goes into its running turn" in text
+    assert "Asked; still working." in text and "── turn ended" not in text, "the turn runs on while it is asked"
+    answer_keys(nvim, "q")
+    wait_for(lambda: "steered into the turn: decline" in chat(nvim), timeout=20, what="the answer in the turn")
+    wait_for(lambda: "── turn ended: end_turn" in chat(nvim), timeout=20, what="the end of the turn")

@@ -158,7 +158,8 @@ def test_a_subagents_calls_fold_under_its_call_and_cr_unfolds_them(nvim):
     lines = tools[0].split("\n")
     assert lines[0] == "● think · Explore the demo project (Task) · completed"
     assert lines[-1].startswith("  ▸ subagent · 3 tool calls: 3 done · 1 lines said · ")
-    assert "README read; looking deeper." not in text, "the subagent's text is not part of the answer"
+    assert lines[-1].endswith(" · “README read; looking deeper.”"), "its last line is on the fold line"
+    assert "README read; looking deeper." not in text.replace(tools[0], ""), "the subagent's text is not the answer"
     press_on(nvim, "  ▸ subagent")
     unfolded = wait_for(lambda: next((t for t in blocks(nvim, "tool") if "▾ subagent" in t), ""),
                         what="the unfolded calls")

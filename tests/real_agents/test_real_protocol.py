@@ -1,6 +1,7 @@
 """claude-agent-acp speaks the current protocol to acp.nvim: a message id on every chunk (a new block per
-model message, kept by :Ai export), and a subagent (its Agent/Task tool) whose tool calls name their
-parent with ``_meta.claudeCode.parentToolUseId`` and are drawn folded under it."""
+model message, kept by :Ai export), and a subagent (its Agent/Task tool) run as a child session, since
+acp.nvim advertises ``clientCapabilities.subagents``: announced by ``subagent_update``, its calls under its
+own session id, drawn folded under the call that stands for it."""
 
 from __future__ import annotations
 
@@ -31,31 +32,37 @@ def test_message_ids_and_a_subagents_calls_under_its_call(agent: AgentDriver, tm
         before = agent.send(f"[scenario=subagent file={target}] delegate the reading")
         agent.wait_chat("subagent-ok")
         agent.wait_turn_end(before)
-    seen = updates(agent, tmp_path / "log.jsonl")
-    with agent.step("on the wire: every chunk has a messageId, the subagent's calls name their parent"):
+    params = [m["params"] for m in agent.wire_messages(tmp_path / "log.jsonl")
+              if m.get("method") == "session/update" and m.get("_direction") == "in"]
+    seen = [p["update"] for p in params]
+    with agent.step("on the wire: every chunk has a messageId, the subagent is a child session"):
         chunks = [u for u in seen if u["sessionUpdate"] in ("agent_message_chunk", "agent_thought_chunk")]
         agent.check(bool(chunks) and all(isinstance(u.get("messageId"), str) for u in chunks),
                     f"chunks without a messageId: {[u for u in chunks if 'messageId' not in u][:3]}")
-        calls = {u["toolCallId"]: u for u in seen if u["sessionUpdate"] == "tool_call"}
-        parents = {u["_meta"]["claudeCode"].get("parentToolUseId") for u in calls.values()
-                   if isinstance((u.get("_meta") or {}).get("claudeCode"), dict)} - {None}
-        agent.check(len(parents) == 1 and parents <= set(calls), f"parents {parents} of the calls {list(calls)}")
-        task = calls[next(iter(parents))]
-        agent.check(task.get("name") in ("Agent", "Task"), f"the subagent's call: {task}")
-    with agent.step("in the chat: one tool block for the subagent, its Read folded under it"):
+        announces = [u for u in seen if u["sessionUpdate"] == "subagent_update"]
+        agent.check(bool(announces) and announces[0].get("capabilities") == {"cancel": {}},
+                    f"the child's announce: {announces[:1]}")
+        child = announces[0]["sessionId"]
+        child_calls = [p["update"] for p in params if p["sessionId"] == child
+                       and p["update"]["sessionUpdate"] == "tool_call"]
+        agent.check(len(child_calls) == 1, f"the child's calls: {child_calls}")
+        root = {p["sessionId"] for p in params} - {child}
+        agent.check(len(root) == 1, f"the sessions: {root} and the child {child}")
+    with agent.step("in the chat: one tool block for the child, its Read folded under it"):
         blocks = chat_blocks(agent.nvim, "claude/1")
         tools = [b["text"] for b in blocks if b["kind"] == "tool"]
         agent.check(len(tools) == 1, f"tool blocks: {tools}")
+        agent.check(tools[0].startswith("● think · subagent “"), f"the child's call: {tools[0]}")
         agent.check("  ▸ subagent · 1 tool call: 1 done" in tools[0], f"the fold: {tools[0]}")
-        agent.check(f"({task['name']})" in tools[0].split("\n")[0] or tools[0].startswith(f"● other · {task['name']}"),
-                    f"the name beside the title: {tools[0]}")
         texts = [b["text"] for b in blocks if b["kind"] == "agent"]
         agent.check(not any("sub-read-done" in text for text in texts), f"the subagent's text in the answer: {texts}")
+        chunks = [p["update"] for p in params if p["sessionId"] in root
+                  and p["update"]["sessionUpdate"] in ("agent_message_chunk", "agent_thought_chunk")]
     with agent.step(":Ai export keeps each model message's id"):
         export = tmp_path / "chat.md"
         agent.nvim.command(f"Ai export {export}")
         text = agent.wait(lambda: export.exists() and export.read_text(), "the export")
-        ids = {u["messageId"] for u in chunks if "parentToolUseId" not in str(u.get("_meta"))}
+        ids = {u["messageId"] for u in chunks}
         agent.check(all(f"<!-- message-id: {message_id} -->" in text for message_id in ids),
                     f"the export lacks some of {ids}:\n{text}")
         agent.check(text.count("<!-- message-id: ") >= 2, "one id per model message (Delegating, then the answer)")

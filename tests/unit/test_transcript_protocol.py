@@ -228,12 +228,12 @@ def test_the_agents_notice_is_marked_by_severity() -> None:
 
 def test_an_unknown_kind_is_said_once_per_kind_and_logged_whole_every_time() -> None:
     stream, transcript, _, log = router()
-    update = {"sessionUpdate": "subagent_update", "sessionId": "child", "state": {"state": "running"}}
+    update = {"sessionUpdate": "hologram_update", "hologramId": "h1", "frames": [1]}
     stream.newer(update)
     stream.newer(update)
     stream.newer({"sessionUpdate": "notice", "title": "no severity"})
     said = [b.text() for b in transcript.blocks]
-    assert said == ["the agent sent an unknown update 'subagent_update' (sessionId, state); not shown, the whole "
+    assert said == ["the agent sent an unknown update 'hologram_update' (frames, hologramId); not shown, the whole "
                     "update is in :Ai log",
                     "the agent sent a malformed update 'notice' (title); not shown, the whole update is in :Ai log"]
     logged = [e for e in log.entries() if "session update" in e.summary]

@@ -542,6 +542,9 @@ class Served:
     def newer(self, raw: Any) -> None:
         self.chunks.append(("newer", raw["sessionUpdate"]))
 
+    def child(self, session_id: str, kind: str, payload: Any, extra: Any) -> bool:
+        return False  # no child sessions here
+
     def tell(self, text: str) -> None:
         self.told.append(text)
 

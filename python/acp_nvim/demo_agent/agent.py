@@ -227,6 +227,10 @@ class DemoAgent:
         state = self._sessions.get(session_id)
         if state is not None:
             state.cancel()
+            return
+        parent = next((s for s in self._sessions.values() if session_id in s.children), None)
+        if parent is not None:  # a child session: only its work stops (children.py)
+            parent.cancelled_children.add(session_id)
 
     async def _run(self, turn: Turn, keyword: str) -> StopReason:
         try:

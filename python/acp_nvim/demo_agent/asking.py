@@ -36,8 +36,33 @@ FORM: dict[str, Any] = {
 }
 
 
+ASYNC_BEAT = 0.05
+
+
+async def ask_async(turn: Turn) -> StopReason:
+    """``ask async``: a question the turn does not wait for, as codex-acp 2.6 asks Codex's async questions
+    (``_meta.codex.delivery: "async"``): the agent keeps working (a line a beat) until the answer comes,
+    then takes it into the running turn."""
+    mode = ElicitationFormSessionMode(session_id=turn.session_id,
+                                      requested_schema=ElicitationSchema.model_validate(FORM))
+    asking = asyncio.ensure_future(turn.client.create_elicitation(
+        message="Codex keeps working while you answer", mode=mode, codex={"delivery": "async"}))
+    await turn.say("Asked; still working.\n")
+    while not asking.done() and not turn.session.cancel_requested:
+        await asyncio.sleep(ASYNC_BEAT)
+    if not asking.done():
+        asking.cancel()
+        return "cancelled"
+    response = asking.result()
+    await turn.say(f"steered into the turn: {response.action}\n")
+    return "end_turn"
+
+
 async def ask(turn: Turn) -> StopReason:
-    """``ask [tool]``: a form of every field type; with ``tool``, tied to a tool call of the turn."""
+    """``ask [tool|async]``: a form of every field type; with ``tool``, tied to a tool call of the turn; with
+    ``async``, a question the turn does not wait for (``ask_async``)."""
+    if turn.args[:1] == ["async"]:
+        return await ask_async(turn)
     tool_call_id = None
     if turn.args[:1] == ["tool"]:
         tool_call_id = turn.session.next_tool_call_id("ask")

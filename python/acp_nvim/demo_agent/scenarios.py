@@ -15,7 +15,7 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
-from . import asking, chat, gate, load, mcp_client, misbehave, protocol, quota, saved, steering, terminals, tools
+from . import asking, chat, children, gate, load, mcp_client, misbehave, protocol, quota, saved, steering, terminals, tools
 from .turn import Turn
 
 Scenario = Callable[[Turn], Awaitable[StopReason]]
@@ -70,6 +70,8 @@ SCENARIOS: dict[str, tuple[str, Scenario]] = {
     "plan-ops": ("Plans by id: plan_update (items, markdown) and plan_removed", protocol.plan_ops),
     "subagents": ("A Task call whose subagent makes tool calls (hold: it runs until cancelled)",
                   protocol.subagents),
+    "children": ("A subagent as a child session (subagent_update; hold: until it alone is cancelled; ask: it asks "
+                 "permission)", children.children),
     "late-tool": ("Run until cancelled, then start a tool call before answering cancelled", protocol.late_tool),
     "hold-sessions": ("Hold later session/new and session/fork until a file exists", gate.hold_sessions),
 }
@@ -92,13 +94,14 @@ ARGUMENT_HINTS: dict[str, str] = {
     "turns": "[N] [L]",
     "pace": "[R] [S]",
     "mcp": "[server tool [json-arguments]]",
-    "ask": "[tool]",
+    "ask": "[tool|async]",
     "ask-url": "[url] [complete]",
     "withdraw": "[seconds]",
     "limit": "[N]",
     "quota": "[seconds]",
     "subagents": "[hold]",
     "hold-sessions": "<abs-path>",
+    "children": "[hold] [ask]",
 }
 
 

@@ -55,6 +55,10 @@ class SessionState:
     cancel_requested: bool = False
     mcp_servers: list[Any] = field(default_factory=list)
     """The ``mcpServers`` of session/new (or load), for the ``mcp`` scenario."""
+    children: set[str] = field(default_factory=set)
+    """The child sessions (subagents) this session announced (``children.py``)."""
+    cancelled_children: set[str] = field(default_factory=set)
+    """The children the client cancelled alone (``session/cancel`` on a child's id)."""
 
     def next_tool_call_id(self, prefix: str = "call") -> str:
         """Return a fresh, deterministic tool call id for this session."""

@@ -65,6 +65,9 @@ class SessionAdvertised(ClientSessionCapabilities):
 
 class Advertised(ClientCapabilities):
     session: SessionAdvertised | None = None  # the SDK's model, extended
+    subagents: dict[str, object] | None = None
+    """``{}``: the client shows subagents as child sessions (the subagents RFD, unstable: an agent then
+    sends ``subagent_update`` and the children's own traffic under their session ids)."""
 
 
 class InitializeAdvertised(InitializeRequest):
@@ -81,6 +84,7 @@ CAPABILITIES = Advertised(
     plan=PlanCapabilities(),  # plan_update / plan_removed are drawn (core/conversation/updates.py)
     session=SessionAdvertised(config_options=SessionConfigOptionsCapabilities(
         boolean=BooleanConfigOptionCapabilities()), notices={}, compaction={}),
+    subagents={},  # core/conversation/children.py
 )
 """What acp.nvim advertises in ``initialize`` (``terminal`` per agent: ``AgentSpec.terminal``)."""
 

@@ -58,13 +58,17 @@ class QuestionDesk:
         self._urls: dict[str, Ticket] = {}
         """Open url-mode questions by elicitation id (``elicitation/complete`` closes one)."""
 
-    async def ask(self, message: str, mode: Mode) -> Answer:
-        """Show the agent's question and return the user's answer (``elicitation/create``)."""
+    async def ask(self, message: str, mode: Mode, keeps_working: bool = False) -> Answer:
+        """Show the agent's question and return the user's answer (``elicitation/create``). ``keeps_working``:
+        the turn does not wait for it (the agent steers the answer into the running turn itself)."""
         if self._closed():
             self._log.add("info", "question", f"answered cancel at once (the turn is cancelled): {message:.200}")
             return CancelElicitationResponse(action="cancel")
         if isinstance(mode, (ElicitationUrlSessionMode, ElicitationUrlRequestMode)):
             return await self._ask_url(message, mode)
+        if keeps_working:
+            self._transcript.notice("the agent keeps working while you answer its question: your answer goes "
+                                    "into its running turn (after the turn ended it is not delivered)", "info")
         return await self._ask_form(message, mode)
 
     async def _ask_form(self, message: str, mode: ElicitationFormSessionMode | ElicitationFormRequestMode) -> Answer:

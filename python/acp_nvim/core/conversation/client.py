@@ -38,6 +38,7 @@ from ..log.ring import LogRing
 from ..terminal.service import TerminalService
 from . import schema_ext
 from .asking import QuestionDesk
+from .children import Child, Children
 
 TELL_LIMIT = 3
 """Wire problems a session tells the user about; the rest are only logged."""
@@ -51,6 +52,13 @@ class Stream(Protocol):
     def chunk(self, kind: str, text: str, message_id: str | None = None) -> None: ...
 
     def newer(self, raw: Mapping[str, object]) -> None: ...
+
+    def child(self, session_id: str, kind: str, payload: object, extra: object) -> bool: ...
+
+    def child_request(self, session_id: str, call_id: str) -> Child | None: ...
+
+    @property
+    def children(self) -> Children: ...
 
 
 class Served(Protocol):
@@ -92,7 +100,9 @@ class SessionClient:
         self._tells_left = TELL_LIMIT
 
     def _own(self, session_id: str) -> Served:
-        if self._session.session_id not in (None, session_id):
+        """The session a request is for: this one, or one of its child sessions (a subagent's request
+        is served as the session's own)."""
+        if self._session.session_id not in (None, session_id) and self._session.stream.children.get(session_id) is None:
             raise RequestError.invalid_params({"sessionId": session_id, "reason": "unknown session"})
         return self._session
 
@@ -112,10 +122,12 @@ class SessionClient:
         (a flood's hundreds of chunks per read cost the transcript and its redactor one call)."""
         session = self._session
         own, stream = session.session_id, session.stream
-        run_kind, run_id, run = "", None, []  # consecutive text chunks of one kind and one message
+        run: list[str] = []  # consecutive text chunks of one kind and one message
+        run_kind, run_id = "", None
         for session_id, kind, payload, extra in batch:
-            if session_id != own and own is not None:
-                self.dropped(f"ignored a session/update for another session ({session_id!r:.80})")
+            if session_id != own and own is not None:  # a child's: its own destination, the run goes on
+                if not self._child(session_id, kind, payload, extra):
+                    self.dropped(f"ignored a session/update for another session ({session_id!r:.80})")
                 continue
             text = bool(kind) and kind != NEWER
             if text and kind == run_kind and extra == run_id:
@@ -136,6 +148,14 @@ class SessionClient:
                 self._failed(exc)
         if run:
             self._chunk(run_kind, run, run_id)
+
+    def _child(self, session_id: str, kind: str, payload: object, extra: object) -> bool:
+        """An update of a child session (False: no child has that id)."""
+        try:
+            return self._session.stream.child(session_id, kind, payload, extra)
+        except Exception as exc:
+            self._failed(exc)
+            return True
 
     def _chunk(self, kind: str, texts: list[str], message_id: str | None) -> None:
         try:
@@ -165,7 +185,10 @@ class SessionClient:
     async def request_permission(
         self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption], **kwargs: object
     ) -> RequestPermissionResponse:
-        return await self._own(session_id).request_permission(tool_call, options)
+        session = self._own(session_id)
+        if session_id != session.session_id:
+            session.stream.child_request(session_id, tool_call.tool_call_id)  # drawn under its child
+        return await session.request_permission(tool_call, options)
 
     async def read_text_file(
         self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: object
@@ -192,7 +215,10 @@ class SessionClient:
         session_id = getattr(mode, "session_id", None)
         if session_id is not None:
             self._own(session_id)
-        return await self._session.desk.ask(message, mode)
+            child = self._session.stream.children.get(session_id)
+            if child is not None:
+                message = f"subagent “{child.label}” asks: {message}"
+        return await self._session.desk.ask(message, mode, keeps_working=schema_ext.keeps_working(kwargs))
 
     async def complete_elicitation(self, elicitation_id: str, **kwargs: object) -> None:
         self._session.desk.complete(elicitation_id)

@@ -367,3 +367,128 @@ def _epoch(value: object) -> float | None:
             stamp = stamp.replace(tzinfo=UTC)
         return stamp.timestamp()
     return None
+# -- subagents as child sessions (the subagents RFD, unstable: ``clientCapabilities.subagents``) --
+
+
+@dataclass(frozen=True, slots=True)
+class ChildState:
+    """A child's work state (``StateUpdate``): ``running``, ``idle``, ``requires_action``, ``unknown``, or an
+    agent's own word (kept). ``stop_reason`` and ``error`` come with ``idle`` (why its work ended)."""
+
+    state: str
+    stop_reason: str = ""
+    error: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentUpdate:
+    """``{"sessionUpdate": "subagent_update", "sessionId", "title"?, "description"?, "capabilities"?, "state"?}``,
+    sent on the parent session: the first one for an unknown ``sessionId`` announces the child. A patch:
+    None leaves a field as it was, ``""`` (the wire's ``null``) clears a text; ``cancel`` is whether the
+    client may cancel the child's work (``capabilities.cancel`` an object), None when not sent;
+    ``state`` None leaves the state, ``cleared_state`` says the wire cleared it."""
+
+    session_id: str
+    title: str | None = None
+    description: str | None = None
+    cancel: bool | None = None
+    state: ChildState | None = None
+    cleared_state: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SessionMessage:
+    """``{"sessionUpdate": "session_message", "messageId", "senderSessionId"?, "recipientSessionId"?,
+    "content"?}``: a message between two sessions (a parent's prompt to its child, the child's report).
+    claude-agent-acp uses the id of the Agent/Task call that carried it as ``messageId``."""
+
+    message_id: str
+    sender: str | None
+    recipient: str | None
+    text: str | None
+    """None: the content is unchanged (an upsert without it)."""
+
+
+CHILD_KINDS = ("subagent_update", "session_message")
+"""The child-session kinds acp.nvim decodes (a malformed one is shown as malformed)."""
+
+
+def child_update(update: Mapping[str, object]) -> SubagentUpdate | SessionMessage | None:
+    """Decode an update of one of ``CHILD_KINDS`` (None: another kind, or the shape does not hold)."""
+    kind = update.get("sessionUpdate")
+    if kind == "subagent_update":
+        return _subagent_update(update)
+    if kind == "session_message":
+        return _session_message(update)
+    return None
+
+
+def _patched_text(update: Mapping[str, object], key: str) -> str | bool | None:
+    """A patch field: None (absent), ``""`` (null: cleared), the text, or False (malformed)."""
+    if key not in update:
+        return None
+    value = update[key]
+    if value is None:
+        return ""
+    return value[:MAX_TITLE] if isinstance(value, str) else False
+
+
+def _subagent_update(update: Mapping[str, object]) -> SubagentUpdate | None:
+    session_id = update.get("sessionId")
+    if not isinstance(session_id, str) or not session_id:
+        return None
+    title, description = _patched_text(update, "title"), _patched_text(update, "description")
+    if title is False or description is False:
+        return None
+    cancel: bool | None = None
+    if "capabilities" in update:
+        capabilities = update["capabilities"]
+        if capabilities is not None and not isinstance(capabilities, Mapping):
+            return None
+        cancel = isinstance(capabilities, Mapping) and isinstance(capabilities.get("cancel"), Mapping)
+    state, cleared = None, False
+    if "state" in update:
+        raw = update["state"]
+        if raw is None:
+            cleared = True
+        else:
+            state = _child_state(raw)
+            if state is None:
+                return None
+    return SubagentUpdate(session_id, title if isinstance(title, str) else None,
+                          description if isinstance(description, str) else None, cancel, state, cleared)
+
+
+def _child_state(raw: object) -> ChildState | None:
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("state"), str) or not raw["state"]:
+        return None
+    error = raw.get("error")
+    message = error.get("message") if isinstance(error, Mapping) else None
+    return ChildState(str(raw["state"])[:40], _text(raw.get("stopReason"))[:40], _text(message)[:MAX_TITLE])
+
+
+def _session_message(update: Mapping[str, object]) -> SessionMessage | None:
+    message_id = update.get("messageId")
+    if not isinstance(message_id, str) or not message_id:
+        return None
+    sender, recipient = update.get("senderSessionId"), update.get("recipientSessionId")
+    if any(value is not None and not isinstance(value, str) for value in (sender, recipient)):
+        return None
+    text: str | None = None
+    if "content" in update:
+        blocks = update["content"]
+        if blocks is not None and not isinstance(blocks, list):
+            return None
+        text = "".join(content_text(block) for block in blocks or [])
+    return SessionMessage(message_id, str(sender) if sender else None, str(recipient) if recipient else None, text)
+
+
+# -- questions that do not block the turn (codex-acp: ``elicitation/create`` ``_meta.codex.delivery``) ----
+
+
+def keeps_working(meta: object) -> bool:
+    """Whether the agent keeps working while the user answers its question: ``_meta.codex.delivery`` is
+    ``"async"`` (codex-acp 2.6 asks Codex's async questions so; it steers the answer into the running turn
+    itself, and withdraws the question with ``$/cancel_request`` when the turn ends)."""
+    codex = meta.get("codex") if isinstance(meta, Mapping) else None
+    return isinstance(codex, Mapping) and codex.get("delivery") == "async"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
+from typing import Protocol, cast
 
 from acp.helpers import ContentBlock, SessionUpdate
 from acp.schema import (
@@ -36,10 +36,12 @@ from acp.schema import (
     UserMessageChunk,
 )
 
+from ..agent.inbound import NEWER
 from ..log.ring import LogRing
 from ..transcript.tool_calls import ToolCallState
 from ..transcript.transcript import Transcript
 from . import schema_ext
+from .children import Child, Children
 from .details import SessionDetails
 from .prompt import Turn
 
@@ -95,6 +97,8 @@ class UpdateRouter:
         self._on_mode = on_mode
         self._unknown_kinds: set[str] = set()
         """Update kinds already shown as unknown (each is told once per session)."""
+        self.children = Children()
+        """The subagents the agent runs as child sessions (their own session ids)."""
 
     def replay(self, on: bool) -> None:
         self.replaying = on
@@ -168,6 +172,10 @@ class UpdateRouter:
         compaction is part of the conversation."""
         if self.replaying:
             return
+        child_update = schema_ext.child_update(raw)
+        if child_update is not None:
+            self._child_update("", child_update)
+            return
         update = schema_ext.newer_update(raw)
         match update:
             case schema_ext.Notice():
@@ -194,7 +202,7 @@ class UpdateRouter:
         """The whole update goes in the log; the chat says its kind and keys once per kind (a known newer
         kind whose shape does not hold is said to be malformed)."""
         kind, keys = schema_ext.unknown_update(raw)
-        malformed = kind in schema_ext.NEWER_KINDS
+        malformed = kind in schema_ext.NEWER_KINDS or kind in schema_ext.CHILD_KINDS
         what = "a malformed" if malformed else "an unknown"
         self._log.add("warn", "wire", f"{what} session update {kind!r}: not shown", direction="in",
                       raw=json.dumps(raw, ensure_ascii=False, default=str))
@@ -208,6 +216,89 @@ class UpdateRouter:
         listed = ", ".join(keys) if keys else "no other keys"
         self._transcript.notice(f"the agent sent {what} update {kind!r} ({listed}); not shown, the whole "
                                 f"update is in :Ai log", "info")
+
+    # -- subagents as child sessions (children.py) ------------------------------------------
+
+    def child(self, session_id: str, kind: str, payload: object, extra: object) -> bool:
+        """An update a child session sent (as ``Streamed``: a text chunk, a model, or ``NEWER`` JSON): it
+        goes to the call that stands for the child. False: no child has that session id."""
+        child = self.children.get(session_id)
+        if child is None:
+            return False
+        if self.replaying or self.held:
+            return True
+        turn = self._queue.turn
+        if self._queue.cancelling and turn is not None:
+            turn.dropped += 1
+            return True
+        running = self._transcript.running_subagents()
+        if kind == "agent_message_chunk":
+            self._transcript.subagent_said(child.call_id, cast(str, payload))
+        elif kind == NEWER:
+            raw = cast("Mapping[str, object]", payload)
+            update = schema_ext.child_update(raw)
+            if update is not None:
+                self._child_update(session_id, update)
+            else:
+                self._log.add("debug", "wire", f"a child session's {schema_ext.unknown_update(raw)[0]!r}: not shown")
+        elif not kind:
+            self._child_piece(child, cast(SessionUpdate, payload), cast("Mapping[str, object] | None", extra))
+        if self._transcript.running_subagents() != running:
+            self._changed()
+        return True
+
+    def child_request(self, session_id: str, call_id: str) -> Child | None:
+        """A child asks about its call ``call_id`` (a permission request): the call goes under the child
+        even when the request comes before the call's first update. None: no such child."""
+        child = self.children.get(session_id)
+        if child is not None and call_id not in self._transcript.tool_calls:
+            self._transcript.adopt(call_id, child.call_id)
+        return child
+
+    def _child_piece(self, child: Child, update: SessionUpdate, raw: Mapping[str, object] | None) -> None:
+        match update:
+            case ToolCallStart() | ToolCallProgress():
+                meta = update.field_meta
+                state = self._transcript.tool_call(update, schema_ext.tool_name(raw), child.call_id,
+                                                   schema_ext.runs_subagent(meta))
+                for observer in self._on_tool_call:
+                    observer(state)
+            case AgentMessageChunk():
+                self._transcript.subagent_said(child.call_id, content_text(update.content))
+            case _:
+                self._log.add("debug", "notification", f"a child session's {type(update).__name__}: not shown")
+
+    def _child_update(self, on_session: str, update: schema_ext.SubagentUpdate | schema_ext.SessionMessage) -> None:
+        """A ``subagent_update`` or ``session_message`` sent on ``on_session`` ("": this session)."""
+        if isinstance(update, schema_ext.SessionMessage):
+            self._session_message(update)
+            return
+        known = self.children.get(update.session_id) is not None
+        child = self.children.patch(on_session, update)
+        if child is None:
+            self._log.add("warn", "wire", f"ignored a subagent_update for {update.session_id!r:.80} "
+                          "(another parent's child, the session itself, or too many children)")
+            return
+        running = self._transcript.running_subagents()
+        parent = self.children.get(on_session)
+        self._transcript.child_call(child.call_id, child.headline_title(), child.status,
+                                    parent.call_id if parent is not None else child.parent_call, new=not known)
+        if self._transcript.running_subagents() != running or not known:
+            self._changed()
+
+    def _session_message(self, message: schema_ext.SessionMessage) -> None:
+        """A parent's prompt to its child names the call that launched it; a child's report to its parent
+        is what the child said."""
+        to_child = self.children.get(message.recipient or "")
+        from_child = self.children.get(message.sender or "")
+        if to_child is not None and from_child is None:
+            if to_child.parent_call is None and message.message_id in self._transcript.tool_calls:
+                to_child.parent_call = message.message_id
+            return
+        if from_child is not None and to_child is None and message.text:
+            said = self._transcript.tool_calls.get(from_child.call_id)
+            apart = "\n" if said is not None and said.said and not said.said.endswith("\n") else ""
+            self._transcript.subagent_said(from_child.call_id, apart + message.text)
 
     def _status(self, update: object) -> None:
         match update:

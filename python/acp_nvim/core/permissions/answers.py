@@ -39,7 +39,8 @@ def question_for(session_key: str, state: ToolCallState, options: list[Permissio
             rules[kind] = offer.rule.describe()
         elif offer.reason:
             reasons.append(offer.reason)
-    return PermissionQuestion(session_key=session_key, title=visible(state.shown_title()), kind=state.kind,
+    title = f"{state.shown_title()} — asked by {state.asker}" if state.asker else state.shown_title()
+    return PermissionQuestion(session_key=session_key, title=visible(title), kind=state.kind,
                               detail=describe_request(state, workspace), choices=choices, rules=rules,
                               no_rule=reasons[0] if reasons else "")
 

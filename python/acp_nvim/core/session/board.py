@@ -60,6 +60,8 @@ class Row:
     order: int = 0
     session_id: str = ""
     current: bool = False
+    subagents: tuple[str, ...] = ()
+    """A line per subagent still running (``subagents.board_lines``), drawn under the row."""
 
     def as_table(self) -> dict[str, object]:
         """The row as Lua reads it (``lua/acp_nvim/board.lua``)."""
@@ -68,7 +70,8 @@ class Row:
                 "turn_started": self.turn_started or False, "activity": self.activity or False,
                 "tokens": self.tokens, "limits": self.limits, "files": list(self.files), "changed": self.changed,
                 "branch": self.branch,
-                "order": self.order, "session_id": self.session_id, "current": self.current}
+                "order": self.order, "session_id": self.session_id, "current": self.current,
+                "subagents": list(self.subagents)}
 
 
 @dataclass(slots=True)
@@ -125,7 +128,8 @@ class Book:
                    else None, activity=_epoch(session.process.last_heard) if session.process.process else None,
                    tokens=view.tokens, limits=view.limits, files=shown, changed=entry.changed,
                    branch=entry.worktree.branch if entry.worktree else "", order=entry.order,
-                   session_id=session.session_id or "", current=current)
+                   session_id=session.session_id or "", current=current,
+                   subagents=session.transcript.subagent_board_lines())
 
 
 def waiting_on(key: str, questions: Questions) -> tuple[str, ...]:

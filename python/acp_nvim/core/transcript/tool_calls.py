@@ -44,6 +44,10 @@ MAX_TREE = 500
 their own: each update of the tree redraws it, so a flood must not make that quadratic."""
 MAX_SAID = 64 * 1024
 """Characters kept of what a subagent said (its text, in the parent's full text)."""
+CHILD_PREFIX = "subagent:"
+"""The id of the call that stands for a child session in the chat (``core/conversation/children.py``)."""
+MAX_LAST_LINE = 80
+"""Characters of a subagent's last line of text shown on its fold line."""
 FOLDED, UNFOLDED = "▸", "▾"
 """The marks of a line <CR> folds and unfolds (chat.lua reads them)."""
 
@@ -85,6 +89,8 @@ class ToolCallState:
     """What the subagent said (its text; the last ``MAX_SAID`` characters)."""
     comments: tuple[tuple[str, str], ...] = ()
     """The user's review comments, drawn under the call: (path, what follows the path on the line)."""
+    asker: str = ""
+    """The subagent that made this call (``subagent “…”``): a question about it says which one asks."""
     started: float = field(default_factory=time.monotonic, repr=False)
     ended: float | None = field(default=None, repr=False)
     _counts: dict[tuple[str, int, int], tuple[int, int]] = field(default_factory=dict, repr=False)
@@ -268,10 +274,41 @@ def subagent_lines(state: ToolCallState, calls: dict[str, ToolCallState], unfold
     summary = ", ".join(f"{n} {COUNT_WORDS.get(status, status)}" for status, n in counts.items())
     noun = "tool call" if len(tree) == 1 else "tool calls"
     head = f"  {UNFOLDED if unfolded else FOLDED} subagent · {len(tree)} {noun}"
-    lines = [f"{head}{f': {summary}' if summary else ''}{said} · {duration_text(state.duration())}"]
+    last = last_line(state.said)
+    last_said = f" · “{last}”" if last else ""
+    lines = [f"{head}{f': {summary}' if summary else ''}{said} · {duration_text(state.duration())}{last_said}"]
     if unfolded:
         lines += [f"{'  ' * (depth + 2)}{call.headline()} · {duration_text(call.duration())}" for depth, call in tree]
     return lines
+
+
+MAX_BOARD_SUBAGENTS = 5
+"""Running subagents a session's row on the board lists (the rest are counted)."""
+
+
+def board_lines(running: list[ToolCallState], calls: dict[str, ToolCallState]) -> tuple[str, ...]:
+    """The board's lines under a session: each running subagent (the outermost of a tree) with its state,
+    its calls and its last line of text."""
+    lines = []
+    for state in running[:MAX_BOARD_SUBAGENTS]:
+        tree = list(_descendants(state, calls))
+        noun = "tool call" if len(tree) == 1 else "tool calls"
+        waits = " · waits on you" if state.status == "pending" else ""
+        last = last_line(state.said)
+        lines.append(f"↳ {state.title}{waits} · {len(tree)} {noun} · {duration_text(state.duration())}"
+                     + (f" · “{last}”" if last else ""))
+    if len(running) > MAX_BOARD_SUBAGENTS:
+        lines.append(f"↳ … {len(running) - MAX_BOARD_SUBAGENTS} more subagents running")
+    return tuple(lines)
+
+
+def last_line(text: str) -> str:
+    """The last line of a subagent's text that says something, cut to ``MAX_LAST_LINE`` characters."""
+    for line in reversed(text.splitlines()):
+        if line.strip():
+            line = line.strip()
+            return line if len(line) <= MAX_LAST_LINE else line[:MAX_LAST_LINE - 1] + "…"
+    return ""
 
 
 COUNT_WORDS = {"pending": "pending", "in_progress": "running", "completed": "done", "failed": "failed",

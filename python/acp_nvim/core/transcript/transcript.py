@@ -513,9 +513,37 @@ class Transcript:
             return
         self._tree_sizes[root] = self._tree_sizes.get(root, 0) + 1
         state.parent = parent_id
+        is_child = parent.tool_call_id.startswith(tool_calls.CHILD_PREFIX)
+        state.asker = parent.title if is_child else f"subagent “{parent.title}”"
         parent.children = (*parent.children, state.tool_call_id)
         parent.subagent = True
         self._track(parent)
+
+    def adopt(self, call_id: str, parent_id: str) -> None:
+        """A call not seen yet belongs to the subagent ``parent_id`` runs (a child's permission request
+        that comes before the call's first update); it is drawn when it is merged."""
+        if call_id in self.tool_calls:
+            return
+        state = self.tool_calls[call_id] = tool_calls.ToolCallState(call_id, terminal_view=self.terminal_view,
+                                                                    paths=self.paths)
+        self._adopt(state, parent_id)
+
+    def child_call(self, call_id: str, title: str, status: str, parent: str | None, *, new: bool) -> None:
+        """The call that stands for a child session (``tool_calls.CHILD_PREFIX``): drawn like a call that
+        runs a subagent, its title and status the child's (the agent's word on its state is the last)."""
+        state = self.tool_calls.get(call_id)
+        if state is None:
+            state = self.tool_calls[call_id] = tool_calls.ToolCallState(call_id, kind="think",
+                                                                        paths=self.paths)
+            self._adopt(state, parent)
+        elif not new and state.title == title and state.status == status:
+            return
+        state.title, state.subagent = title, True
+        state.set_status(status)
+        self._track(state)
+        if state.parent is None and call_id not in self._tool_blocks:
+            self._answer_heading()
+        self._render_tool_call(state)
 
     def root_of(self, state: tool_calls.ToolCallState) -> tool_calls.ToolCallState:
         """The call whose block draws ``state``: the nearest one up its parents with a block of its own
@@ -550,6 +578,13 @@ class Transcript:
     def running_subagents(self) -> int:
         """Calls that run a subagent and have not finished."""
         return len(self._running)
+
+    def subagent_board_lines(self) -> tuple[str, ...]:
+        """The board's lines for the subagents still running (the outermost of each tree)."""
+        running = [self.tool_calls[call_id] for call_id in self._running if call_id in self.tool_calls]
+        outermost = [state for state in running if state.parent not in self._running]
+        outermost.sort(key=lambda state: state.started)
+        return tool_calls.board_lines(outermost, self.tool_calls)
 
     def _track(self, state: tool_calls.ToolCallState) -> None:
         if state.subagent and state.status in tool_calls.OPEN_STATUSES:

@@ -46,6 +46,9 @@ class CommandRequest:
     """The range's lines as they were when the command ran (unsaved edits included)."""
     session: str | None = None
     """The session of the chat buffer the command ran from, if any."""
+    block: int = 0
+    """``:Ai cancel`` from a chat: the block under the cursor (0: none) and that chat's session."""
+    block_session: str | None = None
     config: dict[str, Any] = field(default_factory=dict)
     cwd: str = ""
 
@@ -60,7 +63,8 @@ class CommandRequest:
             line1=int(raw.get("line1") or 0), line2=int(raw.get("line2") or 0), buf=int(raw.get("buf") or 0),
             bufname=str(raw.get("bufname") or ""),
             lines=[str(line) for line in lines] if isinstance(lines, list) else None,
-            session=str(raw["session"]) if raw.get("session") else None,
+            session=str(raw["session"]) if raw.get("session") else None, block=_int(raw.get("block")),
+            block_session=str(raw["block_session"]) if raw.get("block_session") else None,
             config=raw["config"] if isinstance(raw.get("config"), dict) else {}, cwd=str(raw.get("cwd") or ""))
 
 
@@ -173,3 +177,7 @@ class CommandContext:
         replay = session.transcript.replay_ops()
         self.editor.queue.call("require('acp_nvim.chat').open(...)", session.key, focus, replay)
         self.editor.session_changed(session.key)
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...core.errors import AcpNvimError
 from ...core.session.session import Session
+from ...core.session.subagent_cancel import cancel_subagent
 from ..chat.context import prompt_from_request
 from ..commands.command_context import CommandContext, CommandRequest
 from .worktree_commands import new_args, start_in_worktree
@@ -37,12 +38,18 @@ def cmd_send(ctx: CommandContext, request: CommandRequest) -> None:
 
 
 def cmd_cancel(ctx: CommandContext, request: CommandRequest) -> None:
-    """``:Ai cancel``: end the running turn."""
-    session = ctx.require_current()
-    ctx.spawn(_cancel(ctx, session), "cancel")
+    """``:Ai cancel``: end the running turn; on a running subagent's block in the chat, only that subagent
+    (``core/session/subagent_cancel.py``)."""
+    in_chat = ctx.manager.get(request.block_session) if request.block and request.block_session else None
+    session = in_chat or ctx.require_current()
+    ctx.spawn(_cancel(ctx, session, request.block if in_chat is not None else 0), "cancel")
 
 
-async def _cancel(ctx: CommandContext, session: Session) -> None:
+async def _cancel(ctx: CommandContext, session: Session, block: int = 0) -> None:
+    told = await cancel_subagent(session, block) if block else None
+    if told is not None:
+        ctx.notify(told)
+        return
     if not await session.cancel():
         ctx.notify(f"{session.key}: no turn is running")
 
