@@ -15,7 +15,21 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
-from . import asking, chat, children, gate, load, mcp_client, misbehave, protocol, quota, saved, steering, terminals, tools
+from . import (
+    asking,
+    chat,
+    children,
+    gate,
+    load,
+    mcp_client,
+    misbehave,
+    protocol,
+    quota,
+    saved,
+    steering,
+    terminals,
+    tools,
+)
 from .turn import Turn
 
 Scenario = Callable[[Turn], Awaitable[StopReason]]
