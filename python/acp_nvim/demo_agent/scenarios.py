@@ -15,7 +15,7 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
-from . import asking, chat, load, mcp_client, misbehave, protocol, saved, steering, terminals, tools
+from . import asking, chat, load, mcp_client, media, misbehave, protocol, saved, steering, terminals, tools
 from .turn import Turn
 
 Scenario = Callable[[Turn], Awaitable[StopReason]]
@@ -70,6 +70,9 @@ SCENARIOS: dict[str, tuple[str, Scenario]] = {
     "subagents": ("A Task call whose subagent makes tool calls (hold: it runs until cancelled)",
                   protocol.subagents),
     "late-tool": ("Run until cancelled, then start a tool call before answering cancelled", protocol.late_tool),
+    "media": ("Send a link, an embedded resource, an image, audio and a tool call with an image", media.media),
+    "media-bad": ("Send media a client must refuse (bad base64, too large, lying type, paths out)",
+                  media.media_bad),
 }
 
 ARGUMENT_HINTS: dict[str, str] = {
@@ -95,6 +98,7 @@ ARGUMENT_HINTS: dict[str, str] = {
     "withdraw": "[seconds]",
     "limit": "[N]",
     "subagents": "[hold]",
+    "media": "[path]",
 }
 
 
