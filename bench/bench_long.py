@@ -14,6 +14,9 @@
   typed every 10 ms and the user scrolling the chat (top, bottom, half pages) the whole
   time: the worst key. The A/A control (``long_chat_idle_key_stall_ms``): the same typing and
   scrolling in the same Neovim once nothing streams. Target: 16 ms.
+- ``idle_cpu_long_chat_pct``: then nobody types or scrolls for 10 s, the chat still on screen with
+  the UI attached: the CPU of Neovim and every process it started (host, agent), in percent of one
+  core. Target: 1 %.
 
 Neovim's own longest busy stretch (``..._loop_max_ms``) is printed beside each. Rounds:
 ``ACP_BENCH_LONG_ROUNDS`` (default 3) for the reopenings, one long chat (it takes a minute).
@@ -55,6 +58,8 @@ LINES = int(os.environ.get("ACP_BENCH_LONG_LINES", "100"))
 PARTS = os.environ.get("ACP_BENCH_LONG_PARTS", "resume,replay,chat").split(",")
 SESSION = "long-session-1"
 TIMEOUT = 600.0
+IDLE_S = 10.0
+"""How long the long chat is left alone for ``idle_cpu_long_chat_pct``."""
 FILLER = "the quick brown fox jumps over the lazy dog"
 
 WATCH_LUA = """
@@ -224,7 +229,49 @@ def long_chat(box: Any) -> dict[str, float]:
             figures[f"{phase}_loop_over"] = float(rpc.lua("return _G.acp_bench.loop.over"))
             print(f"  long chat {phase}: " + ", ".join(f"{k} {v:.4g}" for k, v in figures.items()),
                   file=sys.stderr, flush=True)
+        figures["idle_cpu_pct"] = idle_cpu_pct(nvim.proc.pid, IDLE_S)
+        print(f"  long chat quiet: {figures['idle_cpu_pct']:.3f} % of a core over {IDLE_S:g} s",
+              file=sys.stderr, flush=True)
         return figures
+
+
+def _tree(root: int) -> list[int]:
+    """``root`` and every process below it (Neovim, the Python host, the agent)."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            parents.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo += parents.get(pid, [])
+    return found
+
+
+def _cpu_ticks(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone: its time is no longer counted, nor running
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total
+
+
+def idle_cpu_pct(root: int, seconds: float) -> float:
+    """The CPU of Neovim and everything it started over ``seconds`` of nobody typing, streaming or
+    scrolling, the chat on screen with the UI attached: percent of one core."""
+    pids = _tree(root)
+    before, began = _cpu_ticks(pids), time.monotonic()
+    time.sleep(seconds)
+    ticks, took = _cpu_ticks(pids) - before, time.monotonic() - began
+    return 100.0 * ticks / os.sysconf("SC_CLK_TCK") / took
 
 
 # -- the module ------------------------------------------------------------------------------
@@ -301,5 +348,8 @@ def report_chat(chat: dict[str, float]) -> None:
          "ms (A/A control: the same typing and scrolling in the same Neovim, nothing streaming)")
     line("long_chat_append_loop_max_ms", chat["append_loop"], "ms (Neovim's longest busy stretch while it grew)")
     line("long_chat_idle_loop_max_ms", chat["idle_loop"], "ms (Neovim's longest busy stretch, nothing streaming)")
+    line("idle_cpu_long_chat_pct", chat["idle_cpu_pct"],
+         f"% of a core (Neovim, host and agent over {IDLE_S:g} s idle, the long chat on screen, a UI attached; "
+         "target <= 1)")
     line("long_chat_append_loop_cpu_max_ms", chat["append_loop_cpu"],
          "ms (Neovim's CPU time in a busy stretch, worst: its own work, without the other processes')")

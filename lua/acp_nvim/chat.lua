@@ -203,6 +203,7 @@ local function op_new(chat, op)
   highlight(chat, id, lines, nil_if_null(op.meta))
   markdown.on_new(chat, id, kind)
   chat_folds.on_new(chat, id, nil_if_null(op.meta))
+  require('acp_nvim.media').on_new(chat, id, nil_if_null(op.meta))
 end
 
 ---@param op acp_nvim.RenderOp.Append
@@ -479,6 +480,7 @@ function Chat.new(key)
   markdown.attach(chat)
   prompt.attach(chat)
   require('acp_nvim.chat_actions').attach(chat)
+  require('acp_nvim.media').attach(chat)
   api.nvim_create_autocmd('BufWipeout', {
     buffer = buf,
     callback = function()

@@ -67,7 +67,9 @@ M.actions = {
   open = { plug = 'Open', modes = { 'n' }, chat = true,
     desc = 'open the block under the cursor, unfold a ▸ line (in the prompt area: send)',
     run = function(chat)
-      prompt().open_or_send(chat)
+      if not require('acp_nvim.media').open_here(chat) then
+        prompt().open_or_send(chat)
+      end
     end },
   cancel = { plug = 'Cancel', modes = { 'n' }, desc = 'cancel the running turn (:Ai cancel)', run = function(chat)
     if chat then
@@ -177,7 +179,7 @@ function M.map(chat, name, lhs)
     vim.keymap.set('n', lhs, function()
       if prompt().in_prompt(chat) then
         vim.cmd('normal! ' .. vim.keycode(lhs))
-      else
+      elseif not require('acp_nvim.media').open_here(chat) then
         prompt().open(chat)
       end
     end, opts)

@@ -18,6 +18,8 @@ CHAT = "acp://chat/demo/1"
 ALLOWED = {
     "<CR>": "keymaps.open acts on what is under the cursor (a block, a → location) and sends in the prompt "
             "area, as the issue asks (`gf`/`<CR>` open what the agent sent)",
+    "gf": "on a ▣ line opens the link or resource the agent sent (issue 33); anywhere else it is Vim's gf",
+    "gx": "on a ▣ line opens the image or audio the agent sent (issue 33); anywhere else it is Vim's gx",
 }
 """Chat keys that are Vim keys on purpose; nothing else may be one."""
 

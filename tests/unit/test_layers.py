@@ -22,7 +22,7 @@ RANKS: list[tuple[str, ...]] = [
     ("acp_nvim", "acp_nvim.core", "acp_nvim.core.errors", "acp_nvim.core.tasks", "acp_nvim.core.private_files"),
     ("acp_nvim.core.questions",),
     ("acp_nvim.core.port",),
-    ("acp_nvim.core.log", "acp_nvim.core.transcript"),
+    ("acp_nvim.core.log", "acp_nvim.core.media", "acp_nvim.core.transcript"),
     ("acp_nvim.core.history",),
     ("acp_nvim.core.files",),
     ("acp_nvim.core.permissions", "acp_nvim.core.terminal", "acp_nvim.core.checkpoints", "acp_nvim.core.worktrees"),

@@ -95,13 +95,17 @@ McpEntry = Annotated[
 
 
 class MediaSettings(BaseModel):
-    """Images and audio attached to prompts (``@shot.png``, ``:Ai paste``)."""
+    """Images and audio attached to prompts (``@shot.png``, ``:Ai paste``) and sent by the agent."""
 
     model_config = ConfigDict(extra="forbid")
 
     max_bytes: int = Field(default=5 * 1024 * 1024, ge=0, json_schema_extra={"unit": "bytes"},
                            description="The largest image or audio file attached to a prompt (`@shot.png`, "
                                        ":Ai paste); a larger one is sent as a link, with a message in the chat.")
+    received_max_bytes: int = Field(default=10 * 1024 * 1024, ge=0, json_schema_extra={"unit": "bytes"},
+                                    description="The largest image or audio the agent sends that acp.nvim "
+                                                "saves (under stdpath('state')/acp_nvim/media, |acp_nvim-media|); "
+                                                "a larger one is one line in the chat, not saved.")
 
 
 # -- agents --------------------------------------------------------------------------------
@@ -383,7 +387,7 @@ class Settings(BaseModel):
         "Offer the editor itself as the MCP server \"nvim\" (diagnostics, buffers, LSP) to agents that take "
         "http servers (|acp_nvim-mcp-nvim|)."))
     media: MediaSettings = Field(default_factory=MediaSettings, description=(
-        "Images and audio in prompts (|acp_nvim-images|)."))
+        "Images and audio in prompts (|acp_nvim-images|) and from the agent (|acp_nvim-media|)."))
     log: LogSettings = Field(default_factory=LogSettings, description=(
         "Each session's protocol log, a bounded ring (|acp_nvim-log|)."))
     history: HistorySettings = Field(default_factory=HistorySettings, json_schema_extra={"may_be_false": True},

@@ -21,6 +21,7 @@ from . import (
     children,
     gate,
     load,
+    media,
     mcp_client,
     misbehave,
     protocol,
@@ -88,6 +89,9 @@ SCENARIOS: dict[str, tuple[str, Scenario]] = {
                  "permission)", children.children),
     "late-tool": ("Run until cancelled, then start a tool call before answering cancelled", protocol.late_tool),
     "hold-sessions": ("Hold later session/new and session/fork until a file exists", gate.hold_sessions),
+    "media": ("Send a link, an embedded resource, an image, audio and a tool call with an image", media.media),
+    "media-bad": ("Send media a client must refuse (bad base64, too large, lying type, paths out)",
+                  media.media_bad),
 }
 
 ARGUMENT_HINTS: dict[str, str] = {
@@ -116,6 +120,7 @@ ARGUMENT_HINTS: dict[str, str] = {
     "subagents": "[hold]",
     "hold-sessions": "<abs-path>",
     "children": "[hold] [ask]",
+    "media": "[path]",
 }
 
 

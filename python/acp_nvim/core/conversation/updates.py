@@ -38,6 +38,7 @@ from acp.schema import (
 
 from ..agent.inbound import NEWER
 from ..log.ring import LogRing
+from ..media.items import is_media
 from ..transcript.tool_calls import ToolCallState
 from ..transcript.transcript import Transcript
 from . import schema_ext
@@ -324,6 +325,10 @@ class UpdateRouter:
         self._changed()
 
     def _text(self, update: UserMessageChunk | AgentMessageChunk | AgentThoughtChunk) -> None:
+        if not isinstance(update, UserMessageChunk) and is_media(update.content) \
+                and schema_ext.parent_tool_call(update.field_meta) is None:
+            self._transcript.media_item(self._transcript.media.received(update.content))
+            return
         text = content_text(update.content)
         parent = schema_ext.parent_tool_call(update.field_meta)
         running = self._transcript.running_subagents()

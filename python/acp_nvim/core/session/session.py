@@ -59,6 +59,7 @@ class Session:
         """Every surface of the session shows text through it: log, chat (and the editor's notifications)."""
         self.log = LogRing(settings.log.max_entries, settings.log.max_bytes, settings.log.level, redact=self.redact)
         self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name, redactor=self.redact)
+        self.transcript.media.max_bytes = settings.media.received_max_bytes
         self.signals = Signals(key, editor, questions, self.log, self.transcript)
         self.watchers = self.signals.watchers
         self.lifecycle = Lifecycle(key, self.log, self.signals.changed, self.signals.report)

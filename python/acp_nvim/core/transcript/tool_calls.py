@@ -25,6 +25,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
+from ..media.items import NO_CAP, describe
 from .paths import WHOLE, PathView
 
 ToolCallPiece = ToolCallStart | ToolCallProgress | ToolCallUpdate
@@ -344,8 +345,7 @@ def duration_text(seconds: float) -> str:
 def _render_block(item: ContentToolCallContent, preview: bool) -> list[str]:
     block = item.content
     if not isinstance(block, TextContentBlock):
-        uri = getattr(block, "uri", None)
-        return [f"  [{block.type} content{f' {uri}' if uri else ''}]"]
+        return ["  " + describe(block, NO_CAP).line]
     return _clip(block.text) if preview else ["  │ " + line for line in block.text.split("\n")]
 
 

@@ -29,6 +29,8 @@ from acp.schema import PlanEntry
 
 from .. import render_ops
 from ..log.redact import Redactor, StreamRedactor
+from ..media.items import MediaItem
+from ..media.shelf import MediaShelf
 from ..render_ops import Meta, RenderOp
 from . import packing, tool_calls
 from .block_view import StreamView, ViewLimits, clip_lines, project
@@ -150,6 +152,8 @@ class Transcript:
         """Set by a session that runs terminals: the live lines of an embedded terminal."""
         self.undone: list[tuple[int, int]] = []
         """Block id ranges (first, last) of turns a rewind took back: shown, but no longer context."""
+        self.media = MediaShelf(redact=self._redact)
+        """The links, resources, images and audio the agent sent, by block (the session sets its cap)."""
 
     def replay_ops(self) -> list[Op]:
         """Operations that draw the transcript in a new chat buffer: its newest page of blocks, and
@@ -313,6 +317,12 @@ class Transcript:
         if not self._stream("thought", quoted, message_id):
             self._answer_heading()
             self._new_stream_block("thought", "> " + quoted, message_id)
+
+    def media_item(self, item: MediaItem) -> None:
+        """A link, resource, image or audio of the agent's message: its own one-line block (``media``)."""
+        self._answer_heading()
+        block = self._new_block("media", item.line, {"media": item.kind})
+        self.media.keep(block.id, item)
 
     def _answer_heading(self) -> None:
         if not self._answering:

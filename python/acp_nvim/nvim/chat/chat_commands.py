@@ -13,7 +13,7 @@ from ...core.transcript.tool_calls import ToolCallState
 from ..checkpoints import checkpoint_commands
 from ..commands.command_context import CommandContext, CommandRequest
 from ..permissions.unreviewed import diff_flagged, revert_flagged
-from . import turn_keys
+from . import media_commands, turn_keys
 
 QUEUE_PREVIEW = 80
 
@@ -132,6 +132,9 @@ def chat_action(ctx: CommandContext, name: str, key: str, arg: Any) -> None:
         return
     if name in turn_keys.NAMES:
         turn_keys.act(ctx, name, session)
+        return
+    if name in media_commands.ACTIONS:
+        media_commands.act(ctx, name, session, arg)
         return
     state = session.transcript.tool_call_of(int(arg or 0))
     if name == "locations":
