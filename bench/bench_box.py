@@ -42,8 +42,8 @@ def main() -> None:
         spec = AgentSpec(command=sys.executable, args=["-S", "-c", "pass"])
         place = identify(folder)
         checked = launch_argv("/bin/true", (), place.path, place.identity)
-        boxed_agent = boxing.prepare("bench", AgentSpec(command=sys.executable, box={"enabled": True}), folder, [folder],
-                                     os.environ)
+        boxed_spec = AgentSpec(command=sys.executable, box={"enabled": True})
+        boxed_agent = boxing.prepare("bench", boxed_spec, folder, [folder], os.environ)
 
         def agent(enabled: bool) -> None:
             chosen = AgentSpec(command=sys.executable, args=spec.args, box={"enabled": enabled})
