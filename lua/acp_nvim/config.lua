@@ -214,7 +214,32 @@ local function validate_remote(path, agent)
   end
 end
 
+--- `box`: false, or { enabled, paths, writable, state, env } (|acp_nvim-box|).
+local function validate_box(path, value)
+  if value == false then
+    return
+  end
+  expect(path, value, 'table')
+  for key, item in pairs(value) do
+    local where = path .. '.' .. tostring(key)
+    if key == 'enabled' then
+      expect(where, item, 'boolean')
+    elseif key == 'paths' or key == 'writable' or key == 'state' or key == 'env' then
+      expect(where, item, 'table')
+      for i, entry in ipairs(item) do
+        expect(('%s[%d]'):format(where, i), entry, 'string')
+      end
+    else
+      fail(where, 'unknown key (known: enabled, paths, writable, state, env)')
+    end
+  end
+end
+
 local function validate_agent_extra(path, key, value)
+  if key == 'box' then
+    validate_box(path .. '.box', value)
+    return true
+  end
   if key == 'terminal' or key == 'warm' or key == 'bills_per_session' then -- warm: |acp_nvim-warm|
     expect(path .. '.' .. key, value, 'boolean')
     return true

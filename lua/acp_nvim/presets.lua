@@ -14,6 +14,7 @@
 ---   env     extra environment variables, merged over the preset's own
 ---   cwd     working directory for the agent process
 ---   mcp_servers  this agent's MCP servers (see :help acp_nvim-mcp)
+---   box     false (no box), or more of the box (|acp_nvim-box|): { paths, writable, state, env }
 --- See :help acp_nvim-presets.
 local M = {}
 
@@ -25,15 +26,32 @@ local POLICIES = { ask = true, ['auto-edit'] = true, trust = true }
 --- workspace unasked; the table knows which of their modes ask.
 local MODES = require('acp_nvim.preset_modes')
 
---- Each definition: the default command, fixed args, and per-policy settings
---- ({ args = {...}, env = {...} }; the mode is MODES[name][policy]).
+--- Each definition: the default command, fixed args, the agent's own state folders (shown read-write
+--- in its box, |acp_nvim-box|; `~` and `$VAR` are read in the agent's environment; one whose variable
+--- is unset is left out), and per-policy settings ({ args = {...}, env = {...} }; the mode is
+--- MODES[name][policy]).
 local DEFS = {
-  claude = { command = 'claude-agent-acp', args = {} },
-  codex = { command = 'codex-acp', args = {} }, -- @agentclientprotocol/codex-acp
-  gemini = { command = 'gemini', args = { '--acp' } },
+  claude = {
+    command = 'claude-agent-acp',
+    args = {},
+    state = { '~/.claude', '$CLAUDE_CONFIG_DIR' },
+  },
+  codex = { command = 'codex-acp', args = {}, state = { '~/.codex', '$CODEX_HOME' } }, -- @agentclientprotocol/codex-acp
+  gemini = { command = 'gemini', args = { '--acp' }, state = { '~/.gemini' } },
   opencode = {
     command = 'opencode',
     args = { 'acp' },
+    state = {
+      '~/.local/share/opencode',
+      '~/.config/opencode',
+      '~/.local/state/opencode',
+      '~/.cache/opencode',
+      '$XDG_DATA_HOME/opencode',
+      '$XDG_CONFIG_HOME/opencode',
+      '$XDG_STATE_HOME/opencode',
+      '$XDG_CACHE_HOME/opencode',
+      '$OPENCODE_CONFIG',
+    },
     -- Without a permission block opencode asks nothing at all.
     policy = {
       ask = { env = { OPENCODE_PERMISSION = '{"edit":"ask","bash":"ask","webfetch":"ask"}' } },
@@ -41,10 +59,10 @@ local DEFS = {
       trust = { env = { OPENCODE_PERMISSION = '{"edit":"allow","bash":"allow","webfetch":"allow"}' } },
     },
   },
-  goose = { command = 'goose', args = { 'acp' } },
-  qwen = { command = 'qwen', args = { '--acp' } },
-  kimi = { command = 'kimi', args = { 'acp' } },
-  copilot = { command = 'copilot', args = { '--acp', '--stdio' } },
+  goose = { command = 'goose', args = { 'acp' }, state = { '~/.config/goose', '~/.local/share/goose' } },
+  qwen = { command = 'qwen', args = { '--acp' }, state = { '~/.qwen' } },
+  kimi = { command = 'kimi', args = { 'acp' }, state = { '~/.kimi' } },
+  copilot = { command = 'copilot', args = { '--acp', '--stdio' }, state = { '~/.copilot' } },
 }
 
 --- Names of every shipped preset, sorted.
@@ -65,11 +83,23 @@ local function check_opts(name, opts)
     fail(name, ("policy: expected 'ask', 'auto-edit' or 'trust', got %s"):format(vim.inspect(policy)))
   end
   for key in pairs(opts) do
-    if not vim.tbl_contains({ 'policy', 'command', 'args', 'env', 'cwd', 'mcp_servers' }, key) then
-      fail(name, ('unknown option %q (known: policy, command, args, env, cwd, mcp_servers)'):format(tostring(key)))
+    if not vim.tbl_contains({ 'policy', 'command', 'args', 'env', 'cwd', 'mcp_servers', 'box' }, key) then
+      fail(name, ('unknown option %q (known: policy, command, args, env, cwd, mcp_servers, box)'):format(tostring(key)))
     end
   end
   return opts, policy
+end
+
+--- The preset's box: its state folders, with the user's `box` option over them (false opts out).
+local function box_of(def, given)
+  if given == false then
+    return false
+  end
+  local box = vim.tbl_extend('force', { state = vim.deepcopy(def.state or {}) }, given or {})
+  if given and given.state then
+    box.state = vim.list_extend(vim.deepcopy(def.state or {}), given.state)
+  end
+  return box
 end
 
 --- Build the agent table of preset `name` with `opts` (see the top of this file).
@@ -91,6 +121,7 @@ function M.build(name, opts)
     mode = (MODES[name] or {})[policy],
     cwd = opts.cwd,
     mcp_servers = opts.mcp_servers and vim.deepcopy(opts.mcp_servers) or nil,
+    box = box_of(def, opts.box),
   }
   return agent
 end

@@ -49,10 +49,15 @@ class AgentSetup:
         """The ``setup()`` call a user would write, plus the test env (endpoint, HOME, PATH).
         Its arguments: the env and ``extra``, as JSON."""
         agent = self.agent_lua or f"require('acp_nvim.presets').{self.name}({{ env = vim.json.decode(env_json) }})"
-        return (f"local env_json, extra_json = ...\nlocal p = {agent}\n"
+        boxed = ("p.box = vim.tbl_extend('force', p.box or {}, { enabled = true })\n"
+                 if self.name in BOXED else "")
+        return (f"local env_json, extra_json = ...\nlocal p = {agent}\n{boxed}"
                 f"require('acp_nvim').setup(vim.tbl_deep_extend('force', {{ agents = {{ {self.name} = p }}, "
                 f"default_agent = '{self.name}' }}, vim.json.decode(extra_json)))")
 
+
+BOXED = ("claude", "gemini")
+"""The agents these tests run in the box (|acp_nvim-box|), their test HOME's state folders shown."""
 
 SDK_EXAMPLE = AGENTS_DIR / "node_modules" / "@agentclientprotocol" / "sdk" / "dist" / "examples" / "agent.js"
 

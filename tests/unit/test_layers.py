@@ -19,7 +19,8 @@ SHIM_NAME = "acp_nvim.plugin"
 """The remote plugin pynvim's host loads (rplugin/python3/acp_nvim re-exports it): the top rank."""
 
 RANKS: list[tuple[str, ...]] = [
-    ("acp_nvim", "acp_nvim.core", "acp_nvim.core.errors", "acp_nvim.core.tasks", "acp_nvim.core.private_files"),
+    ("acp_nvim", "acp_nvim.core", "acp_nvim.core.errors", "acp_nvim.core.tasks", "acp_nvim.core.private_files",
+     "acp_nvim.core.box"),
     ("acp_nvim.core.questions",),
     ("acp_nvim.core.port",),
     ("acp_nvim.core.log", "acp_nvim.core.media", "acp_nvim.core.transcript"),

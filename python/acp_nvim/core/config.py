@@ -29,6 +29,8 @@ from pydantic import (
     model_validator,
 )
 
+from .box.plan import Plan as BoxPlan
+from .box.spec import Shown as BoxShown
 from .checkpoints.settings import CheckpointSettings
 from .errors import ConfigError
 from .history.record import HistorySettings
@@ -124,6 +126,28 @@ def loopback(url: str) -> bool:
         return False
 
 
+class BoxSettings(BaseModel):
+    """What an agent's box shows besides the workspace and the system (|acp_nvim-box|)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool | None = Field(default=None, strict=True, description=(
+        "Run the agent and its commands boxed; nil: wherever a box can be made (`box = false` is short for "
+        "`enabled = false`)."))
+    paths: list[str] = Field(default_factory=list, description=(
+        "More folders (or files) the agent may read: absolute, or starting with ~ or $VAR (read in the "
+        "agent's environment)."))
+    writable: list[str] = Field(default_factory=list, description="More folders the agent may read and write.")
+    state: list[str] = Field(default_factory=list, description=(
+        "The agent's own state folders (read-write, made when missing); the presets fill this."))
+    env: list[str] = Field(default_factory=list, description=(
+        "Names of the editor's environment variables passed into the box (besides the agent's env)."))
+
+    def plan(self) -> BoxPlan:
+        shown = (*(BoxShown(path) for path in self.paths), *(BoxShown(path, True) for path in self.writable))
+        return BoxPlan(state=tuple(self.state), paths=shown, passed=tuple(self.env))
+
+
 class AgentSpec(BaseModel):
     """How to launch one ACP agent."""
 
@@ -153,6 +177,9 @@ class AgentSpec(BaseModel):
     warm: bool | None = Field(default=None, strict=True, description=(
         "Keep one started agent of this kind ready, so :Ai new and the first :Ai send start at once "
         "(|acp_nvim-warm|); nil follows the top-level warm."))
+    box: BoxSettings = Field(default_factory=BoxSettings, json_schema_extra={"may_be_false": True}, description=(
+        "Run this agent and the commands it runs in a box that shows only the workspace, the system and "
+        "the agent's own folders (|acp_nvim-box|); false opts out."))
     bills_per_session: bool = Field(default=False, strict=True, description=(
         "The agent charges for every session it opens: warm = 'default' leaves it cold, and a warm start of "
         "it never opens a session ahead of time (|acp_nvim-warm|)."))
@@ -175,6 +202,18 @@ class AgentSpec(BaseModel):
                              "the MCP token would cross the network in clear text; use wss://, or set "
                              "insecure = true for this agent")
         return self
+
+    def boxed(self, default_on: bool) -> BoxSettings | None:
+        """This agent's box settings, or None when it runs unboxed (``box = false``, or ``enabled`` nil
+        while ``default_on`` is false)."""
+        enabled = self.box.enabled if self.box.enabled is not None else default_on
+        return self.box if enabled else None
+
+    @field_validator("box", mode="before")
+    @classmethod
+    def _box_switch(cls, value: object) -> object:
+        """``box = false`` (or true) is short for ``box = { enabled = … }``."""
+        return {"enabled": value} if isinstance(value, bool) else value
 
     @property
     def clear_text(self) -> bool:

@@ -291,6 +291,8 @@ class TerminalSpec:
     env: tuple[tuple[str, str], ...]
     cwd: str
     cwd_id: str = ""
+    box: tuple[str, ...] = ()
+    """The agent's box around the command (``bwrap … --``), or () where the agent is unboxed."""
 
 
 class TerminalSink(Protocol):

@@ -42,7 +42,7 @@ from .. import install_hints, tasks
 from ..config import AgentSpec, TimeoutSettings
 from ..errors import AgentExitedError, AgentMissingError, AgentStartError, AgentTimeoutError
 from ..log.ring import LogRing
-from . import deadline, process_tree, stderr
+from . import boxing, deadline, process_tree, stderr
 from .wire import SENT, WireTransport
 
 T = TypeVar("T")
@@ -156,6 +156,10 @@ class AgentProcess:
         self._tail: deque[str] = deque(maxlen=STDERR_TAIL)
         self._helpers: list[asyncio.Task[None]] = []
         self._shutdown: asyncio.Task[None] | None = None
+        self.more_roots: Callable[[], list[str]] = list
+        """Workspace roots besides ``cwd`` (the session's ``workspace_roots``), shown in the box."""
+        self.boxing: boxing.Boxing | None = None
+        """How the agent was started: boxed (and how its commands are), or why not."""
 
     # -- start -------------------------------------------------------------------------
 
@@ -188,10 +192,12 @@ class AgentProcess:
         raise AgentStartError(message)
 
     async def _spawn(self) -> None:
-        env = {**os.environ, **self.spec.env}
+        self.boxing = await asyncio.to_thread(boxing.prepare, self.name, self.spec, self.cwd,
+                                              [self.cwd, *self.more_roots()], os.environ)
+        argv, env = self.boxing.argv, self.boxing.env
         try:
             process = await asyncio.create_subprocess_exec(
-                self.spec.command, *self.spec.args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, env=env, cwd=self.cwd, limit=LINE_LIMIT, start_new_session=True)
         except OSError as exc:
             if isinstance(exc, FileNotFoundError) and install_hints.is_missing(self.spec.command, env):
@@ -208,7 +214,7 @@ class AgentProcess:
         self._wire = WireTransport(process.stdout, process.stdin, self, self._client)
         self.conn = connect_to_agent(self._client, self._wire, use_unstable_protocol=True)
         self.log.add("info", "lifecycle", f"spawned pid {process.pid}: "
-                     f"{' '.join([self.spec.command, *self.spec.args])}")
+                     f"{' '.join([self.spec.command, *self.spec.args])} ({self.boxing.note or self.boxing.summary})")
         self._helpers = [tasks.spawn(self._drain_stderr(), self._report, f"{self.name} stderr"),
                          tasks.spawn(self._watch_exit(), self._report, f"{self.name} exit")]
 

@@ -102,7 +102,9 @@ class AgentLink:
 
     def _new_process(self) -> AgentProcess:
         kind = RemoteAgent if self.spec.remote else AgentProcess  # over WebSocket
-        return kind(self.agent, self.spec, self._client, self._log, self.cwd, self._hooks)
+        process = kind(self.agent, self.spec, self._client, self._log, self.cwd, self._hooks)
+        process.more_roots = lambda: list(self.roots)
+        return process
 
     @property
     def connection(self) -> ClientSideConnection:

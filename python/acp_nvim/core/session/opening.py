@@ -4,6 +4,8 @@ modes and options, uphold the permission policy, then ready (or failed, or read-
 
 from __future__ import annotations
 
+import asyncio
+import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -11,7 +13,7 @@ from dataclasses import dataclass
 from acp import RequestError
 
 from .. import tasks
-from ..agent import quirks, remote
+from ..agent import boxing, quirks, remote
 from ..connection import mode_policy, reopen
 from ..connection.capabilities import offers
 from ..connection.link import NEW, Warmed
@@ -136,6 +138,9 @@ class Opener:
         warning = remote.clear_text_warning(self._s.spec)
         if warning is not None:
             self._s.signals.warn(warning)
+        unboxed = await asyncio.to_thread(boxing.start_note, self._s.link.agent, self._s.spec, os.environ)
+        if unboxed is not None:
+            self._s.transcript.notice(unboxed, "warn")
 
     async def _before_restart(self) -> None:
         s = self._s

@@ -84,12 +84,18 @@ class Session:
                               choose=self.signals.choose, replaying=self.stream.replay, hooks=hooks,
                               mcp_servers=self.mcp.bind(key, cwd, self.files.policy, self.log, self.transcript.notice))
         self.link.roots = list(settings.workspace_roots)
+        self.terminals.box = self._command_box
         self.options = AgentOptions(self.link, self.details, self.mode_watch, self.signals.changed)
         self.reconnector = Reconnector(self.link, self.transcript, self.log,
                                        closed=lambda: self.lifecycle.state == State.CLOSED)
         self.rewinder = Rewinder(key, self.checkpoints, self.files, editor, self.transcript, self.queue,
                                  self.lifecycle, self.opener, self.link, self.stream, self.submit, self.signals.report)
         """:Ai rewind, its undo, and an edited prompt sent again (rewind.py)."""
+
+    def _command_box(self, command: str, env: tuple[tuple[str, str], ...], cwd: str) -> tuple[str, ...]:
+        """A command of the agent runs in the box of the agent's current process (none when unboxed)."""
+        boxing = self.link.process.boxing
+        return boxing.command_prefix(command, env, cwd) if boxing is not None else ()
 
     @property
     def view(self) -> SessionView:

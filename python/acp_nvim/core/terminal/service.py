@@ -64,6 +64,14 @@ REFRESH_DELAY = 0.05
 _ids = itertools.count(1)
 
 
+BoxPrefix = Callable[[str, tuple[tuple[str, str], ...], str], tuple[str, ...]]
+"""(command, env, cwd) to the argv that runs it in the agent's box (``bwrap … --``), or ()."""
+
+
+def _unboxed(_command: str, _env: tuple[tuple[str, str], ...], _cwd: str) -> tuple[str, ...]:
+    return ()
+
+
 class TerminalService:
     """Registry and lifecycle of a session's terminals."""
 
@@ -84,6 +92,8 @@ class TerminalService:
         self._flush: asyncio.TimerHandle | None = None
         self.closed = False
         self.around: Around | None = None
+        self.box: BoxPrefix = _unboxed
+        """What runs a command in the agent's box (set by the session: the agent's current process)."""
 
     # -- terminal/create -----------------------------------------------------------------
 
@@ -110,7 +120,7 @@ class TerminalService:
         if place.path != spec.cwd:
             raise RequestError(DENIED, f"acp.nvim: not running {_line(spec)!r}: its folder is not the one "
                                "that was approved", {"command": spec.command, "reason": "folder changed"})
-        spec = replace(spec, cwd_id=place.identity)
+        spec = replace(spec, cwd_id=place.identity, box=self.box(spec.command, spec.env, spec.cwd))
         if self.around is not None:
             await self.around.before_command(spec.terminal_id)
         if self.closed:

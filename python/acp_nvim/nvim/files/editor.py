@@ -161,7 +161,7 @@ class NvimEditor:
         self._terminal_sinks[spec.terminal_id] = sink
         table = {"id": spec.terminal_id, "session": spec.session_key, "command": spec.command,
                  "args": list(spec.args), "env": [list(pair) for pair in spec.env], "cwd": spec.cwd,
-                 "argv": launch_argv(spec.command, spec.args, spec.cwd, spec.cwd_id)}
+                 "argv": [*spec.box, *launch_argv(spec.command, spec.args, spec.cwd, spec.cwd_id)]}
         raw = await self.bridge.lua("return require('acp_nvim.terminal').start(...)", table)
         if not isinstance(raw, dict) or raw.get("error") or not raw.get("pid"):
             self._terminal_sinks.pop(spec.terminal_id, None)

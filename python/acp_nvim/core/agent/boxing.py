@@ -1,0 +1,63 @@
+"""How an agent process starts: boxed (``core/box``) as its config says, or plainly, and why."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from .. import box
+from ..box.plan import DEFAULT_ENV_SWITCH, agent_box, command_box, default_on
+from ..config import AgentSpec
+
+
+@dataclass(frozen=True, slots=True)
+class Boxing:
+    """The agent's argv and environment, and the box its commands run in (None: unboxed)."""
+
+    argv: list[str]
+    env: dict[str, str]
+    bwrap: str = ""
+    box: box.Box | None = None
+    note: str | None = None
+    """One line for the session's start when the agent runs unboxed; None when boxed."""
+
+    @property
+    def summary(self) -> str:
+        return f"boxed by {self.bwrap}" if self.box is not None else "not boxed"
+
+    def command_prefix(self, command: str, env: Iterable[tuple[str, str]], cwd: str) -> tuple[str, ...]:
+        """What runs a command of the agent in its box (``bwrap … --``); () for an unboxed agent."""
+        if self.box is None:
+            return ()
+        return tuple(box.wrap(self.bwrap, [], cwd, command_box(self.box, command, env)))
+
+
+def prepare(name: str, spec: AgentSpec, cwd: str, roots: list[str], editor_env: Mapping[str, str]) -> Boxing:
+    """The agent's start (blocking: may probe ``bwrap`` once per editor)."""
+    plain = Boxing([spec.command, *spec.args], {**editor_env, **spec.env})
+    settings = spec.boxed(default_on(editor_env))
+    if settings is None:
+        why = "box = false" if spec.box.enabled is False else f"{DEFAULT_ENV_SWITCH}=off"
+        return Boxing(plain.argv, plain.env, note=unboxed_line(name, why))
+    found = box.find()
+    if isinstance(found, box.Missing):
+        return Boxing(plain.argv, plain.env, note=unboxed_line(name, found.reason))
+    made, program = agent_box(settings.plan(), spec.command, spec.args, cwd, roots, spec.env, editor_env)
+    argv = box.wrap(found.path, [program, *spec.args], cwd, made)
+    return Boxing(argv, {"PATH": made.env.get("PATH", "")}, found.path, made)
+
+
+def unboxed_line(name: str, why: str) -> str:
+    return (f"agent {name!r} runs without a box ({why}): it and its commands can read and write "
+            "everything you can (:help acp_nvim-box)")
+
+
+def start_note(name: str, spec: AgentSpec, editor_env: Mapping[str, str]) -> str | None:
+    """The line a session's start shows when its agent will run unboxed (blocking: may probe
+    ``bwrap``); None for a boxed or remote agent."""
+    if spec.remote:
+        return None
+    if spec.boxed(default_on(editor_env)) is None:
+        return unboxed_line(name, "box = false") if spec.box.enabled is False else None
+    found = box.find()
+    return unboxed_line(name, found.reason) if isinstance(found, box.Missing) else None
