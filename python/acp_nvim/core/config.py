@@ -274,6 +274,9 @@ class ChatSettings(BaseModel):
                                                   "or columns when more than 1.")
     height: float = Field(default=0.4, description="The chat's height (bottom): a fraction of the editor, or "
                                                    "lines when more than 1.")
+    prompt_height: int = Field(default=6, ge=1, le=100, description=(
+        "Lines of the prompt window under the chat (|acp_nvim-prompt|); the chat keeps at least "
+        "5 lines, the prompt is lower when the chat window is small."))
     max_block_lines: int = Field(default=2000, ge=1, description=(
         "Lines shown per transcript block; the rest is one key away (|acp_nvim-bounded|)."))
     max_line_chars: int = Field(default=1000, ge=1, description=(
