@@ -304,8 +304,8 @@ class KeymapSettings(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     send: str = Field(default="<C-s>", json_schema_extra={"may_be_false": True}, description=(
-        "Send the prompt: normal and insert mode in the chat buffer (<CR> in normal mode in the prompt "
-        "area too)."))
+        "Send the prompt: normal and insert mode in the prompt buffer (<CR> in normal mode there too), "
+        "normal mode in the chat."))
     cancel: str = Field(default="<LocalLeader>c", json_schema_extra={"may_be_false": True}, description=(
         "Cancel the turn: normal mode in the chat buffer."))
     open: str = Field(default="<CR>", json_schema_extra={"may_be_false": True}, description=(
@@ -324,7 +324,7 @@ class KeymapSettings(BaseModel):
     steer: str = Field(default="<M-s>", json_schema_extra={"may_be_false": True}, description=(
         "Normal and insert mode: the next prompt during a turn is queued instead of steered (or back)."))
     retry: str = Field(default="<LocalLeader>r", json_schema_extra={"may_be_false": True}, description=(
-        "After a failed prompt (|acp_nvim-failures|), normal mode outside the prompt area: send it again. "
+        "After a failed prompt (|acp_nvim-failures|), normal mode in the chat: send it again. "
         "A key Vim uses itself (if you choose one) does what it always does when nothing failed."))
     login: str = Field(default="<LocalLeader>l", json_schema_extra={"may_be_false": True}, description=(
         "After a failed prompt: :Ai login (as retry)."))
@@ -336,7 +336,7 @@ class KeymapSettings(BaseModel):
     new_session: str = Field(default="<LocalLeader>n", json_schema_extra={"may_be_false": True}, description=(
         "After a failed prompt: a new session of the same agent, which gets the failed prompt (as retry)."))
     edit_prompt: str = Field(default="<LocalLeader>e", json_schema_extra={"may_be_false": True}, description=(
-        "Normal mode on a prompt's \"## You\" line: put the prompt in the prompt area to edit it; sending it "
+        "Normal mode on a prompt's \"## You\" line: put the prompt in the prompt window to edit it; sending it "
         "rewinds to before its turn first (|acp_nvim-rewind|)."))
     wait: str = Field(default="<LocalLeader>w", json_schema_extra={"may_be_false": True}, description=(
         "After a usage limit with a known reset time: retry automatically then (as retry)."))
