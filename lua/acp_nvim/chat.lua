@@ -1,9 +1,10 @@
---- Chat buffers: the transcript of a session, streamed in, with a prompt area at the bottom.
+--- Chat buffers: the transcript of a session, streamed in; the prompt is a buffer of its own in a
+--- window under the chat's (acp_nvim.prompt, acp_nvim.prompt.window).
 ---
 --- Layout: a header line (with the session's details as a virtual line below it), then
---- transcript blocks, then the prompt area. Each block starts at an extmark and ends with
---- one blank separator line; the prompt area starts at its own extmark, which also carries
---- the queued prompts and the separator as virtual lines above it. Render operations come from
+--- transcript blocks, then one empty last line. Each block starts at an extmark and ends with
+--- one blank separator line; the last line carries the end mark (`prompt`, where the prompt area
+--- was), with the queued prompts, the restart offer and the turn's keys as virtual lines above it. Render operations come from
 --- Python (python/acp_nvim/core/render_ops.py) as maps with named fields, declared below.
 ---
 --- Each chat is an acp_nvim.Chat object that owns its buffer and block state; the module keeps
@@ -71,13 +72,14 @@ local ns_gap = api.nvim_create_namespace('acp_nvim.chat.gap') -- extmark id = th
 ---@field index table<integer, true> the blocks drawn, by id
 ---@field nxt table<integer, integer> block id -> the id of the block drawn below it
 ---@field prv table<integer, integer> block id -> the id of the block drawn above it
----@field last integer?          the block drawn last (just above the prompt area)
+---@field last integer?          the block drawn last (just above the end mark)
 ---@field gaps table<integer, { after: integer?, count: integer, pending: boolean? }> blocks not drawn, by the block below them
 ---@field kinds table<integer, string>
 ---@field sizes table<integer, integer> bytes shown per block
 ---@field clipped table<integer, boolean>
----@field prompt integer         extmark id of the prompt area's first line
----@field label string           the separator text
+---@field prompt integer         extmark id of the end mark: the empty last line, below the last block
+---@field prompt_buf integer     the prompt's buffer (acp_nvim.prompt)
+---@field label string           the prompt window's winbar: its keys
 ---@field queue string[]         queued prompts, shown above the separator
 ---@field md table?              markdown highlighting state (markdown.lua)
 ---@field header integer?        extmark id of the details line
@@ -85,7 +87,7 @@ local ns_gap = api.nvim_create_namespace('acp_nvim.chat.gap') -- extmark id = th
 ---@field history_pos integer?   position in the prompt history while browsing it (prompt.lua)
 ---@field draft string?          the prompt typed before browsing the history (prompt.lua)
 ---@field command_info { name: string, description: string }[]? the agent's slash commands (completion)
----@field resubmit { turn: integer }? the prompt area holds turn's prompt, edited: sending rewinds first (prompt.lua)
+---@field resubmit { turn: integer }? the prompt holds turn's prompt, edited: sending rewinds first (prompt.lua)
 ---@field folds table<integer, { first: integer, last: integer }>? turns a rewind took back, by marker (chat_folds.lua)
 local Chat = {}
 Chat.__index = Chat
@@ -107,7 +109,7 @@ local function row_of(chat, id)
   return api.nvim_buf_get_extmark_by_id(chat.buf, ns_blocks, id, {})[1]
 end
 
---- The first row (0-based) of the prompt area.
+--- The row (0-based) of the end mark: the empty last line, below the last block.
 function Chat:prompt_row()
   return api.nvim_buf_get_extmark_by_id(self.buf, ns, self.prompt, {})[1]
 end
@@ -377,7 +379,7 @@ function Chat:ids()
   return ids
 end
 
---- The id of the block at `row` (0-based), or nil in the header or prompt area.
+--- The id of the block at `row` (0-based), or nil in the header or on the last line.
 ---
 --- Neovim walks every mark between a reverse search's two ends, however small its limit: from
 --- row 1M to row 0 that took 10 ms. So it looks back in widening spans, each cheap.
@@ -423,7 +425,7 @@ function M.of_buffer(buf)
   end
 end
 
--- The prompt area -----------------------------------------------------------------
+-- The end mark and the prompt ---------------------------------------------------------
 
 local function queue_lines(chat)
   local lines = {}
@@ -447,24 +449,23 @@ local function recovery_line(chat)
   return { { ('  ⚠ %s · %s'):format(chat.recovery, how), 'AcpNvimError' } }
 end
 
---- (Re)place the prompt area's mark (at `row`, or where it is): queued prompts, the restart offer
---- and the separator as virtual lines above it.
+--- (Re)place the end mark (at `row`, or where it is): queued prompts, the restart offer and the
+--- turn's keys as virtual lines above it, right above the prompt window.
 function Chat:place_prompt(row)
   local virt = queue_lines(self)
   virt[#virt + 1] = recovery_line(self)
   vim.list_extend(virt, turn_keys.lines(self))
-  virt[#virt + 1] = { { self.label, 'AcpNvimPromptSeparator' } }
   self.prompt = api.nvim_buf_set_extmark(self.buf, ns, row or self:prompt_row(), 0, {
     id = self.prompt,
     virt_lines = virt,
     virt_lines_above = true,
-    right_gravity = false, -- text typed at the start of the prompt stays in the prompt
+    right_gravity = false,
   })
 end
 
-local SEPARATOR = '── prompt · %s or <CR> sends · %s cancels · %s/%s history · <C-x><C-o> completes / and @ ──'
+local SEPARATOR = '── prompt · %s or <CR> sends · %s cancels · %s/%s history · <C-x><C-o> completes / and @ · u undoes ──'
 
---- A new chat buffer for session `key`, registered; its prompt area gets keys and completion.
+--- A new chat buffer for session `key`, registered, with its prompt buffer (keys and completion).
 ---@return acp_nvim.Chat
 function Chat.new(key)
   local buf = scratch.create({ name = 'acp://chat/' .. key, kind = 'chat', buftype = 'nofile', bufhidden = 'hide',
@@ -519,7 +520,8 @@ local function split_cmd()
   return ('%s %dvsplit'):format(side, size(chat_cfg.width, vim.o.columns))
 end
 
---- Show the chat in a window (split per `chat.position`); `focus` moves the cursor there.
+--- Show the chat in a window (split per `chat.position`) with its prompt window below it; `focus`
+--- moves the cursor to the chat window.
 function Chat:show(focus)
   local chat = self
   local win = vim.fn.bufwinid(chat.buf)
@@ -541,6 +543,7 @@ function Chat:show(focus)
   elseif focus then
     api.nvim_set_current_win(win)
   end
+  require('acp_nvim.prompt.window').open_below(chat.prompt_buf, win, chat.label)
   return win
 end
 

@@ -19,8 +19,7 @@ local function say(text)
   api.nvim_echo({ { '[acp.nvim] ' .. text, 'WarningMsg' } }, false, {})
 end
 
---- A failed prompt's offer (:help acp_nvim-failures) includes `action`, and the cursor is outside the
---- prompt area.
+--- A failed prompt's offer (:help acp_nvim-failures) includes `action`, and the cursor is in the chat.
 local function offered(chat, action)
   local failure = chat.failure
   return type(failure) == 'table' and type(failure.actions) == 'table' and vim.tbl_contains(failure.actions, action)
@@ -47,8 +46,7 @@ local function failure_action(action, plug, desc)
   }
 end
 
---- Each action, by its `keymaps` name (send_cr, which has no option, is <CR> in the prompt area when
---- keymaps.open is another key).
+--- Each action, by its `keymaps` name (send_cr, which has no option, is <CR> in the prompt).
 ---   plug:    the <Plug>(AcpNvim…) name
 ---   chat:    acts on the chat of the current buffer (its <Plug> says so elsewhere)
 ---   ready:   (chat) → a truthy value when there is something to act on (given to run), else nil
@@ -57,7 +55,7 @@ M.actions = {
   send = { plug = 'Send', modes = { 'n', 'i' }, desc = 'send the prompt', chat = true, run = function(chat)
     prompt().send(chat)
   end },
-  send_cr = { modes = { 'n' }, desc = 'send the prompt (in the prompt area)', chat = true, run = function(chat)
+  send_cr = { modes = { 'n' }, desc = 'send the prompt (in the prompt)', chat = true, run = function(chat)
     if prompt().in_prompt(chat) then
       prompt().send(chat)
     else
@@ -65,7 +63,7 @@ M.actions = {
     end
   end },
   open = { plug = 'Open', modes = { 'n' }, chat = true,
-    desc = 'open the block under the cursor, unfold a ▸ line (in the prompt area: send)',
+    desc = 'open the block under the cursor, unfold a ▸ line (in the prompt: send)',
     run = function(chat)
       if not require('acp_nvim.media').open_here(chat) then
         prompt().open_or_send(chat)
@@ -166,15 +164,15 @@ local function own_key(lhs)
   return vim.startswith(head, '<leader>') or vim.startswith(head, '<localleader>') or vim.startswith(head, '<plug>')
 end
 
---- Map `lhs` in `chat`'s buffer to action `name` ('' maps nothing). An action that may have nothing to
+--- Map `lhs` in `chat`'s buffer (or `buf`: its prompt's) to action `name` ('' maps nothing). An action that may have nothing to
 --- act on (a failure's keys, edit_prompt, revert) lets a key Vim uses itself do what Vim does then,
 --- with its count; a leader key says why it did nothing instead.
-function M.map(chat, name, lhs)
+function M.map(chat, name, lhs, buf)
   if (lhs or '') == '' then
     return
   end
   local action = M.actions[name]
-  local opts = { buffer = chat.buf, nowait = true, desc = 'acp.nvim: ' .. action.desc }
+  local opts = { buffer = buf or chat.buf, nowait = true, desc = 'acp.nvim: ' .. action.desc }
   if name == 'open' and lhs ~= '<CR>' then
     vim.keymap.set('n', lhs, function()
       if prompt().in_prompt(chat) then
@@ -210,17 +208,28 @@ function M.map(chat, name, lhs)
   end, opts)
 end
 
---- Map `chat`'s keys (keymaps.*) in its buffer.
+--- The keys that start Insert mode: in the chat they go to the prompt window and start typing there.
+local INSERT_KEYS = { 'i', 'a', 'I', 'A', 'o', 'O' }
+
+--- Map `chat`'s keys (keymaps.*) in its buffer and in its prompt's.
 function M.attach(chat)
   chats[chat.buf] = chat
   local keys = require('acp_nvim.options').config.keymaps
-  for _, name in ipairs({ 'send', 'open', 'cancel', 'history_prev', 'history_next', 'locations', 'permissions',
-    'restart', 'steer', 'retry', 'login', 'new_session', 'wait', 'edit_prompt', 'revert' }) do
+  for _, name in ipairs({ 'send', 'open', 'cancel', 'locations', 'permissions', 'restart', 'steer', 'retry', 'login',
+    'new_session', 'wait', 'edit_prompt', 'revert' }) do
     M.map(chat, name, keys[name])
   end
-  if keys.open ~= '<CR>' then
-    M.map(chat, 'send_cr', '<CR>')
+  for _, lhs in ipairs(INSERT_KEYS) do
+    vim.keymap.set('n', lhs, function()
+      prompt().start_typing(chat)
+    end, { buffer = chat.buf, nowait = true, desc = 'acp.nvim: type in the prompt window' })
   end
+  local buf = chat.prompt_buf
+  chats[buf] = chat
+  for _, name in ipairs({ 'send', 'cancel', 'history_prev', 'history_next', 'permissions', 'restart', 'steer' }) do
+    M.map(chat, name, keys[name], buf)
+  end
+  M.map(chat, 'send_cr', '<CR>', buf)
 end
 
 --- Ask before restarting the agent of session `key` (`agent`; `running`: a turn is under way): a restart

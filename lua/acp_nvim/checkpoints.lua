@@ -5,7 +5,7 @@
 --- changed since (you, a later turn, another program). Keys:
 ---   <CR> the turn's combined diff (one scratch buffer, a fold per file)
 ---   r    rewind to before the turn (:Ai rewind {turn})
----   e    put the turn's prompt in the chat's prompt area: <C-s> rewinds to before it and sends it
+---   e    put the turn's prompt in the chat's prompt: <C-s> rewinds to before it and sends it
 ---   u    undo the last rewind (:Ai rewind undo)
 ---   R    refresh · q close
 --- Rows come from Python (python/acp_nvim/nvim/checkpoints/checkpoint_commands.py); the list is a view

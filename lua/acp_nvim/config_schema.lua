@@ -15,6 +15,7 @@ return {
       position = 'right',
       width = 0.4,
       height = 0.4,
+      prompt_height = 6,
       max_block_lines = 2000,
       max_line_chars = 1000,
       steer = true,
@@ -138,7 +139,15 @@ return {
     {
       path = 'chat',
       type = 'section',
-      keys = { 'position', 'width', 'height', 'max_block_lines', 'max_line_chars', 'steer' },
+      keys = {
+        'position',
+        'width',
+        'height',
+        'prompt_height',
+        'max_block_lines',
+        'max_line_chars',
+        'steer',
+      },
     },
     {
       path = 'chat.position',
@@ -148,6 +157,13 @@ return {
     },
     { path = 'chat.width', type = 'number', message = 'expected a number' },
     { path = 'chat.height', type = 'number', message = 'expected a number' },
+    {
+      path = 'chat.prompt_height',
+      type = 'integer',
+      min = 1,
+      max = 100,
+      message = 'expected a whole number from 1 to 100',
+    },
     {
       path = 'chat.max_block_lines',
       type = 'integer',

@@ -506,21 +506,13 @@ end
 
 -- :Ai paste ------------------------------------------------------------------------------
 
---- Add `text` at the end of the prompt area of session `key`'s chat (opened by the caller).
+--- Add `text` at the end of the prompt of session `key`'s chat (opened by the caller).
 function M.add_to_prompt(key, text)
   local chat = require('acp_nvim.chat').chats[key]
-  if not chat or not api.nvim_buf_is_valid(chat.buf) then
+  if not chat or not api.nvim_buf_is_valid(chat.prompt_buf) then
     return false
   end
-  local last = api.nvim_buf_line_count(chat.buf)
-  local row = chat:prompt_row()
-  local current = last > row and (api.nvim_buf_get_lines(chat.buf, last - 1, last, false)[1] or '') or ''
-  local joined = current:match('%S') and (current:gsub('%s*$', '') .. ' ' .. text) or text
-  if last > row then
-    api.nvim_buf_set_lines(chat.buf, last - 1, last, false, { joined })
-  else
-    api.nvim_buf_set_lines(chat.buf, row, row, false, { joined })
-  end
+  require('acp_nvim.prompt').append(chat, text)
   return true
 end
 

@@ -1,5 +1,7 @@
---- The prompt area of a chat buffer: sending, the history of sent prompts, completion of
---- slash commands and @file mentions, and the keys that act on transcript blocks.
+--- The prompt of a chat: its own buffer (acp://prompt/<agent>/<n>, filetype acp_prompt), shown in a
+--- small window under the chat's (acp_nvim.prompt.window). Streaming goes to the chat buffer only, so
+--- the prompt's undo history holds only what the user typed. Here: sending, the history of sent
+--- prompts, completion of slash commands and @file mentions, and the keys that act on transcript blocks.
 local M = {}
 
 local api = vim.api
@@ -11,20 +13,62 @@ M.HISTORY_MAX = 200
 ---@type table<integer, acp_nvim.Chat> the chats attached, by buffer (for the omnifunc)
 local chats = setmetatable({}, { __mode = 'v' })
 
-local function prompt_row(chat)
-  return chat:prompt_row()
-end
-
---- The text typed in the prompt area.
+--- The text typed in the prompt.
 function M.text(chat)
-  local lines = api.nvim_buf_get_lines(chat.buf, prompt_row(chat), -1, false)
+  local lines = api.nvim_buf_get_lines(chat.prompt_buf, 0, -1, false)
   return vim.trim(table.concat(lines, '\n'))
 end
 
+--- Close the undo block the user's typing is in: what comes next is an undo step of its own.
+local function break_undo(chat)
+  api.nvim_buf_call(chat.prompt_buf, function()
+    vim.cmd('let &l:undolevels = &l:undolevels')
+  end)
+end
+
+--- Replace the prompt's text, as one undo step (`u` brings back what was there).
 local function set_text(chat, text)
-  local row = prompt_row(chat)
-  api.nvim_buf_set_lines(chat.buf, row, -1, false, vim.split(text, '\n', { plain = true }))
-  chat:place_prompt(row)
+  break_undo(chat)
+  api.nvim_buf_set_lines(chat.prompt_buf, 0, -1, false, vim.split(text, '\n', { plain = true }))
+  chat:place_prompt()
+end
+
+--- Put the cursor at the end of the prompt in the windows that show it.
+local function cursor_to_end(chat)
+  local last = api.nvim_buf_line_count(chat.prompt_buf)
+  local col = #(api.nvim_buf_get_lines(chat.prompt_buf, last - 1, last, false)[1] or '')
+  for _, win in ipairs(vim.fn.win_findbuf(chat.prompt_buf)) do
+    api.nvim_win_set_cursor(win, { last, col })
+  end
+end
+
+--- Add `text` at the end of the prompt, on its last line (:Ai paste).
+function M.append(chat, text)
+  local last = api.nvim_buf_line_count(chat.prompt_buf)
+  local current = api.nvim_buf_get_lines(chat.prompt_buf, last - 1, last, false)[1] or ''
+  local joined = current:match('%S') and (current:gsub('%s*$', '') .. ' ' .. text) or text
+  break_undo(chat)
+  api.nvim_buf_set_lines(chat.prompt_buf, last - 1, last, false, { joined })
+  cursor_to_end(chat)
+end
+
+--- The prompt window of `chat`, opened under its chat window (shown first) when it is not there.
+function M.show(chat, focus)
+  local win = chat:show(false)
+  local prompt_win = require('acp_nvim.prompt.window').open_below(chat.prompt_buf, win, chat.label)
+  if focus then
+    api.nvim_set_current_win(prompt_win or win)
+  end
+  return prompt_win
+end
+
+--- `i`, `a`, `o` … in the chat window: go to the prompt window and start typing at its end.
+function M.start_typing(chat)
+  M.show(chat, true)
+  if api.nvim_get_current_buf() == chat.prompt_buf then
+    cursor_to_end(chat)
+    vim.cmd('startinsert!')
+  end
 end
 
 local function remember(text)
@@ -36,11 +80,11 @@ local function remember(text)
   end
 end
 
---- Send the prompt area's text to the session and clear the area.
+--- Send the prompt's text to the session and clear the prompt (one undo step: `u` brings it back).
 function M.send(chat)
   local text = M.text(chat)
   if text == '' then
-    vim.notify('[acp.nvim] the prompt is empty: type below the separator line', vim.log.levels.WARN)
+    vim.notify('[acp.nvim] the prompt is empty: type in the prompt window under the chat', vim.log.levels.WARN)
     return
   end
   remember(text)
@@ -55,8 +99,9 @@ function M.send(chat)
   require('acp_nvim.host').call.submit(chat.key, text)
 end
 
---- Put the prompt of turn `turn` in the prompt area of session `key`'s chat, to be edited: the next
---- send rewinds to before that turn and sends it from there (emptying the area sends normally again).
+--- Put the prompt of turn `turn` in the prompt of session `key`'s chat, to be edited (the cursor goes
+--- there): the next send rewinds to before that turn and sends it from there (emptying the prompt sends
+--- normally again).
 function M.edit_turn(key, turn, text)
   local chat
   for _, attached in pairs(chats) do
@@ -67,15 +112,14 @@ function M.edit_turn(key, turn, text)
   if not chat or not api.nvim_buf_is_valid(chat.buf) then
     return
   end
-  local win = chat:show(true)
+  M.show(chat, true)
   chat.resubmit = { turn = turn }
   chat.history_pos, chat.draft = nil, nil
   set_text(chat, text)
-  local last = api.nvim_buf_line_count(chat.buf)
-  api.nvim_win_set_cursor(win, { last, #(api.nvim_buf_get_lines(chat.buf, last - 1, last, false)[1] or '') })
+  cursor_to_end(chat)
 end
 
---- Replace the prompt area with an older (`step` = -1) or newer (+1) sent prompt.
+--- Replace the prompt with an older (`step` = -1) or newer (+1) sent prompt.
 function M.browse(chat, step)
   local pos = (chat.history_pos or (#M.history + 1)) + step
   if pos < 1 or pos > #M.history + 1 then
@@ -86,14 +130,12 @@ function M.browse(chat, step)
   end
   chat.history_pos = pos <= #M.history and pos or nil
   set_text(chat, M.history[pos] or chat.draft or '')
-  local last = api.nvim_buf_line_count(chat.buf)
-  if api.nvim_get_current_buf() == chat.buf then
-    api.nvim_win_set_cursor(0, { last, #(api.nvim_buf_get_lines(chat.buf, last - 1, last, false)[1] or '') })
-  end
+  cursor_to_end(chat)
 end
 
+--- Whether the cursor is in `chat`'s prompt (its buffer is the current one).
 local function in_prompt(chat)
-  return api.nvim_win_get_cursor(0)[1] - 1 >= prompt_row(chat)
+  return api.nvim_get_current_buf() == chat.prompt_buf
 end
 
 -- Completion (omnifunc) -------------------------------------------------------------
@@ -120,12 +162,12 @@ local function file_items(base)
   return items
 end
 
---- 'omnifunc' of chat buffers: "/command" at the start of the prompt, "@path" anywhere in it.
+--- 'omnifunc' of prompt buffers: "/command" at the start of the prompt, "@path" anywhere in it.
 function M.omnifunc(findstart, base)
   local chat = chats[api.nvim_get_current_buf()]
   if findstart == 1 then
     local row, col = unpack(api.nvim_win_get_cursor(0))
-    if not chat or row - 1 < prompt_row(chat) then
+    if not chat then
       return -3
     end
     local before = api.nvim_get_current_line():sub(1, col)
@@ -134,7 +176,7 @@ function M.omnifunc(findstart, base)
       return -3
     end
     local token = before:sub(start, start)
-    if token == '/' and (row - 1 ~= prompt_row(chat) or before:sub(1, start - 1):find('%S')) then
+    if token == '/' and (row ~= 1 or before:sub(1, start - 1):find('%S')) then
       return -3 -- slash commands only at the very start of the prompt
     end
     return start - 1
@@ -147,7 +189,7 @@ end
 
 -- Keys -----------------------------------------------------------------------------
 
---- `keymaps.open` (<CR>) outside the prompt area: follow a "→ path" line, fold a ▸/▾ line, or show the
+--- `keymaps.open` (<CR>) in the chat: follow a "→ path" line, fold a ▸/▾ line, or show the
 --- block under the cursor.
 function M.open(chat)
   local row = api.nvim_win_get_cursor(0)[1] - 1
@@ -167,7 +209,7 @@ function M.open(chat)
   end
 end
 
---- `keymaps.open` in the chat: in the prompt area <CR> sends; elsewhere it opens what is under the cursor.
+--- `keymaps.open`: in the prompt <CR> sends; in the chat it opens what is under the cursor.
 function M.open_or_send(chat)
   if in_prompt(chat) then
     M.send(chat)
@@ -181,7 +223,7 @@ function M.locations(chat)
   require('acp_nvim.host').call.chat('locations', chat.key, id or 0)
 end
 
---- The "not reviewed" warning block under the cursor (outside the prompt area), or nil.
+--- The "not reviewed" warning block under the cursor (in the chat), or nil.
 function M.warning_at_cursor(chat)
   local id = not in_prompt(chat) and chat:block_at(api.nvim_win_get_cursor(0)[1] - 1)
   return id and chat.kinds[id] == 'error' and id or nil
@@ -199,21 +241,34 @@ function M.prompt_at_cursor(chat)
   return id and chat.kinds[id] == 'user' and chat:block_range(id) == row and id or nil
 end
 
---- Put prompt block `id` in the prompt area to run it again from before its turn.
+--- Put prompt block `id` in the prompt to run it again from before its turn.
 function M.edit(chat, id)
   require('acp_nvim.host').call.chat('edit_turn', chat.key, { block = id })
 end
 
 M.in_prompt = in_prompt
 
---- Set up a new chat buffer: completion, the session it belongs to (acp_nvim.chat_actions maps its keys).
+--- Make the prompt buffer of a new chat (chat.prompt_buf): completion, the session it belongs to
+--- (acp_nvim.chat_actions maps its keys). The user's 'undolevels' applies: it is a buffer to edit.
 ---@param chat acp_nvim.Chat
 function M.attach(chat)
-  chats[chat.buf] = chat
+  local buf = require('acp_nvim.kit.scratch').create({ name = 'acp://prompt/' .. chat.key, kind = 'prompt',
+    buftype = 'nofile', bufhidden = 'hide', filetype = 'acp_prompt', lines = { '' } })
+  chat.prompt_buf = buf
+  chats[chat.buf], chats[buf] = chat, chat
   vim.b[chat.buf].acp_nvim_session = chat.key
-  vim.bo[chat.buf].omnifunc = "v:lua.require'acp_nvim.prompt'.omnifunc"
-  api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI' }, {
+  vim.b[buf].acp_nvim_session = chat.key
+  vim.bo[buf].omnifunc = "v:lua.require'acp_nvim.prompt'.omnifunc"
+  api.nvim_create_autocmd('BufWipeout', {
     buffer = chat.buf,
+    callback = function()
+      vim.schedule(function()
+        require('acp_nvim.kit.scratch').wipe(buf)
+      end)
+    end,
+  })
+  api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI' }, {
+    buffer = buf,
     callback = function()
       if chat.resubmit and M.text(chat) == '' then -- emptied: the next prompt is sent as usual
         chat.resubmit = nil

@@ -1,11 +1,11 @@
 --- The chat's keys for the next prompt and a failed one (:help acp_nvim-steering, acp_nvim-failures):
 --- keymaps.steer switches the next prompt between steered and queued; after a failed prompt,
---- keymaps.retry / login / new_session / wait act on it, outside the prompt area while a failure is
+--- keymaps.retry / login / new_session / wait act on it, in the chat while a failure is
 --- offered. The keys themselves are acp_nvim.chat_actions'.
 local M = {}
 
 
---- Take the session's failure offer and steering choice; true when the prompt area must change.
+--- Take the session's failure offer and steering choice; true when the chat's end mark must change.
 function M.update(chat, s)
   local failure = type(s.failure) == 'table' and s.failure or nil
   local line = failure and (failure.title .. ' · ' .. (failure.line or '') .. (failure.waiting and ' · waiting' or '')) or ''
@@ -18,7 +18,7 @@ function M.update(chat, s)
   return true
 end
 
---- The prompt area's virtual lines for them: an edited past prompt, the failure offer, and the next
+--- The virtual lines above the chat's end mark for them: an edited past prompt, the failure offer, and the next
 --- prompt's way when switched.
 function M.lines(chat)
   local lines = {}

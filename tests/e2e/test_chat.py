@@ -14,6 +14,7 @@ from helpers import session_state as state
 pytestmark = pytest.mark.timeout(90)
 
 CHAT = "acp://chat/demo/1"
+PROMPT = "acp://prompt/demo/1"
 STUB_SELECT = """
 _G.picked = {}
 vim.ui.select = function(items, opts, on_choice)
@@ -51,8 +52,8 @@ def goto_line_with(nvim, needle: str, name: str = CHAT) -> None:
 
 
 def type_prompt(nvim, prompt: str, name: str = CHAT) -> None:
-    nvim.api.set_current_win(nvim.funcs.bufwinid(name))
-    nvim.command("normal! G")
+    """Type ``prompt`` in the prompt window under chat ``name`` and send it."""
+    nvim.api.set_current_win(nvim.funcs.bufwinid(name.replace("acp://chat/", "acp://prompt/")))
     nvim.api.set_current_line(prompt)
     nvim.api.input("<C-s>")
 
@@ -260,7 +261,7 @@ def test_prompt_history_recalls_sent_prompts(nvim):
     turns(nvim, 1)
     type_prompt(nvim, "hello two")
     turns(nvim, 2)
-    nvim.command("normal! G")
+    nvim.api.set_current_win(nvim.funcs.bufwinid(PROMPT))
     nvim.api.input("<M-p>")
     wait_for(lambda: nvim.api.get_current_line() == "hello two", timeout=5)
     nvim.api.input("<M-p>")

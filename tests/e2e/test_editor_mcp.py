@@ -181,14 +181,14 @@ def test_open_file_keeps_the_users_focus_and_mode(nvim, workspace):
     start(nvim)
     open_with(nvim, workspace / "a.py", "a\n")
     (workspace / "b.py").write_text("".join(f"line {i}\n" for i in range(1, 101)))
-    chat_win = nvim.funcs.bufwinid(CHAT)
-    nvim.api.set_current_win(chat_win)
-    nvim.command("normal! G")
-    nvim.input("A")  # typing in the chat's prompt area
+    nvim.api.set_current_win(nvim.funcs.bufwinid(CHAT))
+    nvim.input("A")  # typing in the chat's prompt: A goes to the prompt window
     wait_for(lambda: nvim.api.get_mode()["mode"] == "i", timeout=5, what="insert mode")
+    prompt_win = nvim.funcs.bufwinid("acp://prompt/demo/1")
+    assert nvim.api.get_current_win().handle == prompt_win
     shown, error = tool(nvim, "open_file", {"path": "b.py", "line": 40}, in_place=True)
     assert not error and shown == {"shown": str(workspace / "b.py"), "line": 40}
-    assert nvim.api.get_current_win().handle == chat_win and nvim.api.get_mode()["mode"] == "i"
+    assert nvim.api.get_current_win().handle == prompt_win and nvim.api.get_mode()["mode"] == "i"
     win = nvim.funcs.bufwinid(str(workspace / "b.py"))
     assert win != -1 and nvim.api.win_get_cursor(win) == [40, 0]
     refused, error = tool(nvim, "open_file", {"path": "/etc/passwd"}, in_place=True)

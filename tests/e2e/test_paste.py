@@ -19,6 +19,7 @@ from media_samples import png
 pytestmark = pytest.mark.timeout(90)
 
 CHAT = "acp://chat/demo/1"
+PROMPT = "acp://prompt/demo/1"
 SETUP = """
 local python, capabilities, root, extra = ...
 require('acp_nvim').setup(vim.tbl_extend('force', { agents = { demo = { command = python,
@@ -84,10 +85,9 @@ def test_paste_puts_a_mention_in_the_prompt_and_the_image_goes_with_it(clipboard
     assert path and int(path.group(2)) == len(tiny_png())
     saved = Path(path.group(1))
     assert saved.read_bytes() == tiny_png() and saved.parent.name == "pasted"
-    chat = nvim.funcs.bufnr(CHAT)
-    assert nvim.api.buf_get_lines(chat, -2, -1, False) == [f"@{saved}"]
-    nvim.api.set_current_win(nvim.funcs.bufwinid(CHAT))
-    nvim.command("normal! G")
+    prompt = nvim.funcs.bufnr(PROMPT)
+    assert nvim.api.buf_get_lines(prompt, -2, -1, False) == [f"@{saved}"]
+    nvim.api.set_current_win(nvim.funcs.bufwinid(PROMPT))
     nvim.api.set_current_line(f"echo @{saved}")
     nvim.api.input("<C-s>")
     blocks = echoed(nvim)

@@ -136,14 +136,16 @@ def test_a_past_prompt_edited_and_sent_again(nvim, workspace):
     nvim.input("\\e")  # <LocalLeader>e on the prompt's text, not its heading: nothing to edit
     nvim.input("e")  # e is Vim's motion in the chat
     wait_for(lambda: nvim.api.win_get_cursor(0) == [row + 2, len("echo") - 1], what="e to move to the word's end")
-    assert nvim.current.buffer[-1] == ""
+    prompt_buf = nvim.buffers[nvim.funcs.bufnr("acp://prompt/demo/1")]
+    assert prompt_buf[:] == [""]
     nvim.api.win_set_cursor(0, [row + 1, 0])
     nvim.input("\\e")
-    prompt = wait_for(lambda: "echo second prompt" in nvim.current.buffer[-1] and nvim.current.buffer[-1],
-                      what="the prompt of turn 2 in the prompt area")
+    prompt = wait_for(lambda: "echo second prompt" in prompt_buf[-1] and prompt_buf[-1],
+                      what="the prompt of turn 2 in the prompt")
     assert prompt == "echo second prompt"
+    assert nvim.current.buffer.name == "acp://prompt/demo/1", "the cursor goes to the prompt to edit it"
     assert any("↺ the prompt of turn 2, to edit" in line for line in virt_lines(nvim))
-    nvim.current.buffer[-1] = "echo second prompt, edited"
+    prompt_buf[-1] = "echo second prompt, edited"
     nvim.input("<C-s>")
     wait_for(lambda: chat(nvim).count("── turn ended") == 3, timeout=30, what="the edited prompt's turn")
     wait_idle(nvim)

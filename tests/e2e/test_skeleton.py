@@ -10,6 +10,7 @@ import pytest
 from helpers import NOTIFY, buffer_text, notes, wait_for
 
 CHAT = "acp://chat/demo/1"
+PROMPT = "acp://prompt/demo/1"
 
 CAPTURE_NOTIFY = NOTIFY
 
@@ -44,12 +45,13 @@ def test_prompt_area_sends_with_key(nvim):
     nvim.command("Ai")
     wait_for(lambda: "idle" in nvim.exec_lua("return require('acp_nvim').status()"), timeout=20)
     assert nvim.api.buf_get_name(0) == CHAT
-    nvim.command("normal! G")
-    nvim.api.put(["typed in the prompt"], "c", True, True)
-    nvim.api.input("<C-s>")
+    nvim.api.input("i")  # in the chat, i goes to the prompt window below it
+    wait_for(lambda: nvim.api.buf_get_name(0) == PROMPT and nvim.api.get_mode()["mode"] == "i",
+             what="insert mode in the prompt window")
+    nvim.api.input("typed in the prompt<C-s>")
     wait_for(lambda: "You said: typed in the prompt" in buffer_text(nvim, CHAT), timeout=20)
-    lines = nvim.api.buf_get_lines(nvim.funcs.bufnr(CHAT), 0, -1, False)
-    assert lines[-1] == "", "the prompt area is cleared after sending"
+    lines = nvim.api.buf_get_lines(nvim.funcs.bufnr(PROMPT), 0, -1, False)
+    assert lines == [""], "the prompt is cleared after sending"
 
 
 @pytest.mark.timeout(60)

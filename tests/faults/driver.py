@@ -205,16 +205,17 @@ class Editor:
             return true""", chat))
 
     def type_prompt(self, text: str, chat: str = CHAT) -> bool:
-        """Type ``text`` into the chat's prompt area and press <C-s>; False without a chat window."""
+        """Type ``text`` into the chat's prompt and press <C-s>; False without a chat window."""
         if not self.focus_chat(chat):
             return False
         ok = self.lua("""
             local name, text = ...
-            local buf = vim.fn.bufnr(name)
-            local win = vim.fn.bufwinid(buf)
-            local last = vim.api.nvim_buf_line_count(buf)
-            vim.api.nvim_buf_set_lines(buf, last - 1, last, false, { text })
-            vim.api.nvim_win_set_cursor(win, { last, 0 })
+            local chat = require('acp_nvim.chat').of_buffer(vim.fn.bufnr(name))
+            local win = chat and vim.fn.bufwinid(chat.prompt_buf) or -1
+            if win == -1 then return false end
+            vim.api.nvim_buf_set_lines(chat.prompt_buf, 0, -1, false, { text })
+            vim.api.nvim_set_current_win(win)
+            vim.api.nvim_win_set_cursor(win, { 1, 0 })
             return true""", chat, text)
         if ok:
             self.keys("<C-s>")

@@ -211,7 +211,8 @@ def test_completion_of_commands_and_mentions(nvim, workspace):
         "state": "idle", "command_info": [{"name": "plan", "description": "make a plan"},
                                           {"name": "read", "description": "read"}]})
     omni = "return require('acp_nvim.prompt').omnifunc(...)"
-    nvim.command("normal! G")
+    nvim.api.set_current_win(nvim.funcs.bufwinid("acp://prompt/demo/1"))
+    assert nvim.api.get_option_value("omnifunc", {"buf": 0}) == "v:lua.require'acp_nvim.prompt'.omnifunc"
     nvim.api.set_current_line("/pl")
     nvim.api.win_set_cursor(0, [nvim.funcs.line("."), 3])  # as in insert mode, after "/pl"
     assert nvim.exec_lua(omni, 1, "") == 0

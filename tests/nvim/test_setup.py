@@ -157,7 +157,8 @@ def test_typos_at_every_level_name_the_path_and_the_nearest_key(nvim, opts, mess
 
 def test_an_unknown_key_far_from_any_known_one_lists_them_instead_of_guessing(nvim):
     assert setup_error(nvim, "{chat = {zzzz = 1}}") == (
-        "chat.zzzz: unknown key (known: position, width, height, max_block_lines, max_line_chars, steer)")
+        "chat.zzzz: unknown key (known: position, width, height, prompt_height, max_block_lines, max_line_chars, "
+        "steer)")
 
 
 def test_a_bad_value_gets_its_default_and_the_rest_is_kept(nvim):

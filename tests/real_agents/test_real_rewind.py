@@ -93,7 +93,7 @@ def test_a_past_prompt_edited_and_sent_again(agent: AgentDriver) -> None:
         agent.nvim.api.win_set_cursor(0, [heading + 1, 0])
         agent.nvim.input("\\e")  # <LocalLeader>e: the default maplocalleader is a backslash
         agent.wait(lambda: agent.nvim.current.buffer[-1] == "[scenario=text] remember=second-2",
-                   "turn 2's prompt in the prompt area")
+                   "turn 2's prompt in the prompt (its window takes the cursor)")
         agent.nvim.current.buffer[-1] = "[scenario=recall_all] remember=edited-3"
         before = agent.turns_ended()
         agent.nvim.input("<C-s>")

@@ -318,6 +318,9 @@ class ChatSettings(BaseModel):
                                                   "or columns when more than 1.")
     height: float = Field(default=0.4, description="The chat's height (bottom): a fraction of the editor, or "
                                                    "lines when more than 1.")
+    prompt_height: int = Field(default=6, ge=1, le=100, description=(
+        "Lines of the prompt window under the chat (|acp_nvim-prompt|); the chat keeps at least "
+        "5 lines, the prompt is lower when the chat window is small."))
     max_block_lines: int = Field(default=2000, ge=1, description=(
         "Lines shown per transcript block; the rest is one key away (|acp_nvim-bounded|)."))
     max_line_chars: int = Field(default=1000, ge=1, description=(
@@ -345,8 +348,8 @@ class KeymapSettings(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     send: str = Field(default="<C-s>", json_schema_extra={"may_be_false": True}, description=(
-        "Send the prompt: normal and insert mode in the chat buffer (<CR> in normal mode in the prompt "
-        "area too)."))
+        "Send the prompt: normal and insert mode in the prompt buffer (<CR> in normal mode there too), "
+        "normal mode in the chat."))
     cancel: str = Field(default="<LocalLeader>c", json_schema_extra={"may_be_false": True}, description=(
         "Cancel the turn: normal mode in the chat buffer."))
     open: str = Field(default="<CR>", json_schema_extra={"may_be_false": True}, description=(
@@ -365,7 +368,7 @@ class KeymapSettings(BaseModel):
     steer: str = Field(default="<M-s>", json_schema_extra={"may_be_false": True}, description=(
         "Normal and insert mode: the next prompt during a turn is queued instead of steered (or back)."))
     retry: str = Field(default="<LocalLeader>r", json_schema_extra={"may_be_false": True}, description=(
-        "After a failed prompt (|acp_nvim-failures|), normal mode outside the prompt area: send it again. "
+        "After a failed prompt (|acp_nvim-failures|), normal mode in the chat: send it again. "
         "A key Vim uses itself (if you choose one) does what it always does when nothing failed."))
     login: str = Field(default="<LocalLeader>l", json_schema_extra={"may_be_false": True}, description=(
         "After a failed prompt: :Ai login (as retry)."))
@@ -377,7 +380,7 @@ class KeymapSettings(BaseModel):
     new_session: str = Field(default="<LocalLeader>n", json_schema_extra={"may_be_false": True}, description=(
         "After a failed prompt: a new session of the same agent, which gets the failed prompt (as retry)."))
     edit_prompt: str = Field(default="<LocalLeader>e", json_schema_extra={"may_be_false": True}, description=(
-        "Normal mode on a prompt's \"## You\" line: put the prompt in the prompt area to edit it; sending it "
+        "Normal mode on a prompt's \"## You\" line: put the prompt in the prompt window to edit it; sending it "
         "rewinds to before its turn first (|acp_nvim-rewind|)."))
     wait: str = Field(default="<LocalLeader>w", json_schema_extra={"may_be_false": True}, description=(
         "After a usage limit with a known reset time: retry automatically then (as retry)."))
