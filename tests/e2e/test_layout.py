@@ -148,6 +148,8 @@ def test_toggle_hides_and_shows_the_column_with_its_width_and_the_session_runs_o
     assert chats(nvim)[0]["width"] == 50, "the column keeps the width the user gave it"
     typed(nvim, "<Plug>(AcpNvimToggle)")
     wait_for(lambda: not chats(nvim), what="<Plug>(AcpNvimToggle) hides it")
+    nvim.command("Ai toggle")
+    wait_for(lambda: shown_chat(nvim) == "acp://chat/demo/2", what=":Ai toggle shows it again")
 
 
 def fitted(full: str, shown: str, width: int) -> None:
