@@ -1,7 +1,8 @@
 --- Where the plugin's windows go (|acp_nvim-layout|): one chat column per tab page, a sidebar
 --- that shows one session's chat at a time and switches between them; the board and the log in a
 --- split below the editing window; no window of the plugin narrower than MIN_WIDTH (when the
---- screen has no room, a window is reused instead); and a label in each window's statusline.
+--- screen has no room, a window is reused instead); and a label in each window's winbar (the
+--- user's statusline and tabline stay theirs).
 ---
 --- The column is the window marked `w:acp_nvim_column` (else a window of the tab showing a chat);
 --- `t:acp_nvim_chat_width` keeps its width when the user resizes it.
@@ -11,7 +12,7 @@ local api = vim.api
 
 M.MIN_WIDTH = 20
 
-local STATUSLINE = "%!v:lua.require'acp_nvim.layout'.statusline()"
+local WINBAR = "%{%v:lua.require'acp_nvim.layout'.winbar()%}"
 
 local function chat_config()
   return require('acp_nvim.options').config.chat
@@ -99,7 +100,7 @@ local function chat_window_options(win)
   vim.wo[win].wrap = true
   vim.wo[win].linebreak = true
   vim.wo[win].conceallevel = 2
-  vim.wo[win].statusline = STATUSLINE
+  vim.wo[win].winbar = WINBAR
 end
 
 --- Show chat buffer `buf` in the tab's chat column: in the window already showing it, else in the
@@ -166,7 +167,7 @@ function M.below(buf, height)
     api.nvim_set_current_win(win)
     api.nvim_win_set_buf(win, buf)
   end
-  vim.wo[win].statusline = STATUSLINE
+  vim.wo[win].winbar = WINBAR
   return win
 end
 
@@ -212,17 +213,14 @@ function M.label(buf)
   end
 end
 
-local DEFAULT_STATUSLINE = '%<%f %h%w%m%r%=%-14.(%l,%c%V%) %P'
-
---- The statusline of the plugin's windows: the label of the buffer shown (and the session's state
---- for a chat, `b:acp_nvim_state_label`); for a buffer of someone else, the user's global statusline.
-function M.statusline()
+--- The winbar of the plugin's windows: the label of the buffer shown (and the session's state for a
+--- chat, `b:acp_nvim_state_label`); for a buffer of someone else, the user's global winbar.
+function M.winbar()
   local win = vim.g.statusline_winid or api.nvim_get_current_win()
   local buf = api.nvim_win_get_buf(win)
   local label = M.label(buf)
   if not label then
-    local global = vim.go.statusline
-    return global ~= '' and global or DEFAULT_STATUSLINE
+    return vim.go.winbar
   end
   local right = vim.b[buf].acp_nvim_state_label or ''
   return (' %s%%=%s '):format(label:gsub('%%', '%%%%'), right:gsub('%%', '%%%%'))

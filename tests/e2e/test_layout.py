@@ -1,6 +1,6 @@
 """One layout for any number of sessions (|acp_nvim-layout|), in a real Neovim with a UI attached and
 keys typed, against real demo agents: one chat column per tab that switches between the sessions' chats,
-no window under 20 columns, :Ai toggle, the board and the log below, the windows' labels, and the header
+no window under 20 columns, :Ai toggle, the board and the log below, the windows' labels (winbar), and the header
 and the prompt separator fitted to the window at a word boundary."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ local pos = vim.fn.win_screenpos(win)
 local info = vim.fn.getwininfo(win)[1]
 local cells = {}
 for col = pos[2] + info.textoff, pos[2] + vim.api.nvim_win_get_width(win) - 1 do
-  cells[#cells + 1] = vim.fn.screenstring(pos[1] + line, col)
+  cells[#cells + 1] = vim.fn.screenstring(pos[1] + info.winbar + line, col)
 end
 return table.concat(cells)"""
 
@@ -70,13 +70,13 @@ def screen_row(nvim, win: int, line: int) -> str:
     return nvim.exec_lua(SCREEN_ROW_LUA, win, line).rstrip()
 
 
-def statusline(nvim, win: int) -> str:
-    """The window's statusline as drawn on the screen."""
+def winbar(nvim, win: int) -> str:
+    """The window's winbar as drawn on the screen."""
     nvim.command("redraw")
     return nvim.exec_lua("""
 local win = ...
 local pos = vim.fn.win_screenpos(win)
-local row = pos[1] + vim.api.nvim_win_get_height(win)
+local row = pos[1]
 local cells = {}
 for col = pos[2], pos[2] + vim.api.nvim_win_get_width(win) - 1 do
   cells[#cells + 1] = vim.fn.screenstring(row, col)
@@ -115,15 +115,15 @@ def test_three_sessions_and_the_boards_n_share_one_column_and_no_window_is_narro
 
     typed(nvim, ":Ai open demo/3<CR>")
     wait_for(lambda: shown_chat(nvim) == "acp://chat/demo/3", what=":Ai open demo/3 in the column")
-    assert statusline(nvim, column["win"]).startswith("demo/3 · chat")
+    assert winbar(nvim, column["win"]).startswith("demo/3 · chat")
     board = next(w for w in windows(nvim) if w["name"] == "acp://board")
-    assert statusline(nvim, board["win"]).startswith("acp · board")
+    assert winbar(nvim, board["win"]).startswith("acp · board")
 
     typed(nvim, ":Ai log<CR>")
     wait_for(lambda: any(w["name"] == "acp://log/demo/3" for w in windows(nvim)), what="the log of demo/3")
     log = next(w for w in windows(nvim) if w["name"] == "acp://log/demo/3")
     assert log["row"] > 0 and log["col"] + log["width"] <= column["col"], "the log opens below, beside the column"
-    assert statusline(nvim, log["win"]).startswith("demo/3 · log")
+    assert winbar(nvim, log["win"]).startswith("demo/3 · log")
     after = chats(nvim)[0]
     assert (after["width"], after["height"]) == (column["width"], column["height"]), "the column is not squeezed"
     assert all(w["width"] >= 20 for w in windows(nvim)), windows(nvim)
