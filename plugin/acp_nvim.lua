@@ -37,6 +37,10 @@ vim.api.nvim_create_autocmd('UIEnter', {
   end,
 })
 
+vim.keymap.set('n', '<Plug>(AcpNvimToggle)', function()
+  require('acp_nvim.toggle').toggle()
+end, { desc = 'acp.nvim: hide or show the chat column' })
+
 -- <Plug>(AcpNvim…): every action a chat key has, for keys of your own (:help acp_nvim-plug). They
 -- run acp_nvim.chat_actions, loaded on first use; the chat's default keys run the same code.
 for _, plug in ipairs({

@@ -443,8 +443,7 @@ local function show(buf)
   if win ~= -1 then
     return api.nvim_set_current_win(win)
   end
-  vim.cmd('botright 14split')
-  api.nvim_win_set_buf(0, buf)
+  require('acp_nvim.layout').below(buf, 14)
   vim.wo.wrap, vim.wo.cursorline, vim.wo.number, vim.wo.relativenumber = false, true, false, false
 end
 

@@ -13,6 +13,7 @@ local M = {}
 
 local api = vim.api
 local chat_folds = require('acp_nvim.chat_folds')
+local fit = require('acp_nvim.kit.fit')
 local labels = require('acp_nvim.labels')
 local markdown = require('acp_nvim.markdown')
 local options = require('acp_nvim.options')
@@ -26,6 +27,7 @@ local ns_blocks = api.nvim_create_namespace('acp_nvim.chat.blocks') -- extmark i
 local ns_clip = api.nvim_create_namespace('acp_nvim.chat.clip') -- extmark id = block id
 local ns_lines = api.nvim_create_namespace('acp_nvim.chat.lines') -- per-line marks (plan progress)
 local ns_gap = api.nvim_create_namespace('acp_nvim.chat.gap') -- extmark id = the block below the gap
+local ns_header = api.nvim_create_namespace('acp_nvim.chat.header') -- the header as it fits the window
 
 ---@class acp_nvim.RenderOp.New
 ---@field op 'new'
@@ -83,6 +85,8 @@ local ns_gap = api.nvim_create_namespace('acp_nvim.chat.gap') -- extmark id = th
 ---@field queue string[]         queued prompts, shown above the separator
 ---@field md table?              markdown highlighting state (markdown.lua)
 ---@field header integer?        extmark id of the details line
+---@field details string?        the session's details, shown below the header
+---@field fitted_width integer?  the text width the header and separator are fitted to (kit/fit.lua)
 ---@field recovery string?       why the agent stopped (the restart offer), '' when it did not
 ---@field history_pos integer?   position in the prompt history while browsing it (prompt.lua)
 ---@field draft string?          the prompt typed before browsing the history (prompt.lua)
@@ -489,6 +493,7 @@ function Chat.new(key)
     end,
   })
   M.watch_scrolling()
+  M.watch_resizes()
   return chat
 end
 
@@ -506,45 +511,59 @@ function M.watch_scrolling()
   end)
 end
 
-local function split_cmd()
-  local chat_cfg = options.config.chat
-  local function size(value, total)
-    return value > 1 and math.floor(value) or math.floor(total * value)
-  end
-  if chat_cfg.position == 'current' then
-    return nil
-  elseif chat_cfg.position == 'bottom' then
-    return ('botright %dsplit'):format(size(chat_cfg.height, vim.o.lines))
-  end
-  local side = chat_cfg.position == 'left' and 'topleft' or 'botright'
-  return ('%s %dvsplit'):format(side, size(chat_cfg.width, vim.o.columns))
+--- Show the chat in the tab's chat column (|acp_nvim-layout|) with its prompt window below it
+--- (|acp_nvim-prompt|); `focus` moves the cursor to the chat window.
+function Chat:show(focus)
+  local win = require('acp_nvim.layout').show_chat(self.buf, focus)
+  require('acp_nvim.prompt.window').open_below(self.prompt_buf, win, self:fitted_label())
+  self:fit()
+  return win
 end
 
---- Show the chat in a window (split per `chat.position`) with its prompt window below it; `focus`
---- moves the cursor to the chat window.
-function Chat:show(focus)
-  local chat = self
-  local win = vim.fn.bufwinid(chat.buf)
-  if win == -1 then
-    local previous = api.nvim_get_current_win()
-    local cmd = split_cmd()
-    if cmd then
-      vim.cmd(cmd)
+--- The prompt window's label, shortened at a word boundary to the chat's width.
+function Chat:fitted_label()
+  return self.fitted_width and fit.text(self.label, self.fitted_width) or self.label
+end
+
+--- The text width of the narrowest window showing the chat (nil when none shows it).
+function Chat:text_width()
+  local width
+  for _, win in ipairs(vim.fn.win_findbuf(self.buf)) do
+    local info = vim.fn.getwininfo(win)[1]
+    local cells = info and (info.width - info.textoff)
+    if cells and (not width or cells < width) then
+      width = cells
     end
-    win = api.nvim_get_current_win()
-    api.nvim_win_set_buf(win, chat.buf)
-    vim.wo[win].wrap = true
-    vim.wo[win].linebreak = true
-    vim.wo[win].conceallevel = 2
-    api.nvim_win_set_cursor(win, { api.nvim_buf_line_count(chat.buf), 0 })
-    if not focus then
-      api.nvim_set_current_win(previous)
-    end
-  elseif focus then
-    api.nvim_set_current_win(win)
   end
-  require('acp_nvim.prompt.window').open_below(chat.prompt_buf, win, chat.label)
-  return win
+  return width
+end
+
+--- Fit the header and the prompt separator to the windows showing the chat (after a resize).
+function Chat:fit()
+  local width = self:text_width()
+  if width == self.fitted_width then
+    return
+  end
+  self.fitted_width = width
+  self:draw_header()
+  self:place_prompt()
+  require('acp_nvim.prompt.window').relabel(self.prompt_buf, self:fitted_label())
+end
+
+--- Fit the chats' header and separator to their windows again after a resize (one autocommand
+--- group for all).
+function M.watch_resizes()
+  local group = api.nvim_create_augroup('acp_nvim.chat.fit', { clear = true })
+  api.nvim_create_autocmd({ 'WinResized', 'VimResized', 'BufWinEnter' }, {
+    group = group,
+    callback = function(args)
+      for _, chat in pairs(M.chats) do
+        if api.nvim_buf_is_valid(chat.buf) and (args.event ~= 'BufWinEnter' or args.buf == chat.buf) then
+          chat:fit()
+        end
+      end
+    end,
+  })
 end
 
 --- Show the chat of `key` (creating its buffer, replaying `replay` ops into a new one).
@@ -593,6 +612,24 @@ local function same_list(a, b)
   return true
 end
 
+--- The header line as it fits the chat's windows: the line itself stays whole (it is the buffer's
+--- text), hidden behind its shortened form when it is wider than the narrowest window.
+function Chat:draw_header()
+  api.nvim_buf_clear_namespace(self.buf, ns_header, 0, 1)
+  local header = api.nvim_buf_get_lines(self.buf, 0, 1, false)[1] or ''
+  local width = self.fitted_width
+  if width and api.nvim_strwidth(header) > width then
+    api.nvim_buf_set_extmark(self.buf, ns_header, 0, 0, { end_col = #header, conceal = '',
+      virt_text = { { fit.text(header, width), 'AcpNvimHeader' } }, virt_text_pos = 'inline' })
+  end
+  if self.details then
+    self.header = api.nvim_buf_set_extmark(self.buf, ns, 0, 0, {
+      id = self.header,
+      virt_lines = { { { self.details, 'AcpNvimInfo' } } },
+    })
+  end
+end
+
 --- Reflect the session's title, details and queue in the buffer.
 ---@param s acp_nvim.SessionState
 function Chat:set_state(s)
@@ -603,10 +640,9 @@ function Chat:set_state(s)
   if api.nvim_buf_get_lines(chat.buf, 0, 1, false)[1] ~= header then
     api.nvim_buf_set_lines(chat.buf, 0, 1, false, { header })
   end
-  chat.header = api.nvim_buf_set_extmark(chat.buf, ns, 0, 0, {
-    id = chat.header,
-    virt_lines = { { { details(key, s), 'AcpNvimInfo' } } },
-  })
+  chat.details = details(key, s)
+  vim.b[chat.buf].acp_nvim_state_label = labels.state(s.state) -- the window's statusline (layout.lua)
+  chat:draw_header()
   local queue = type(s.queue) == 'table' and s.queue or {}
   local recovery = type(s.recovery) == 'string' and s.recovery or ''
   local offer = turn_keys.update(chat, s)

@@ -11,6 +11,12 @@ return {
       args = { { sources = { 'sessions' } } },
     },
     {
+      name = 'toggle',
+      usage = { '' },
+      help = "hide the tab's chat column, or show it again with the current session's chat; the sessions keep running",
+      lua = { 'acp_nvim.toggle', 'toggle' },
+    },
+    {
       name = 'send',
       usage = { '{text}' },
       help = 'send a prompt; a range attaches the lines as context, `@path` a file, and `%`, `%:p`, `#` expand to file names as for `:edit`',

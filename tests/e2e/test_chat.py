@@ -53,6 +53,9 @@ def goto_line_with(nvim, needle: str, name: str = CHAT) -> None:
 
 def type_prompt(nvim, prompt: str, name: str = CHAT) -> None:
     """Type ``prompt`` in the prompt window under chat ``name`` and send it."""
+    if nvim.funcs.bufwinid(name) == -1:  # the tab's one chat column shows another session's chat
+        nvim.command(f"Ai open {name.removeprefix('acp://chat/')}")
+        wait_for(lambda: nvim.funcs.bufwinid(name) != -1, what=f"{name} in the chat column")
     nvim.api.set_current_win(nvim.funcs.bufwinid(name.replace("acp://chat/", "acp://prompt/")))
     nvim.api.set_current_line(prompt)
     nvim.api.input("<C-s>")

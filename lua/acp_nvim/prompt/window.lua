@@ -48,6 +48,14 @@ function M.open_below(prompt_buf, chat_win, label)
   if win then
     return win
   end
+  -- The chat column switched sessions: the prompt window under it switches with it.
+  for prompt_win, owner in pairs(below) do
+    if owner == chat_win and api.nvim_win_is_valid(prompt_win) then
+      api.nvim_win_set_buf(prompt_win, prompt_buf)
+      vim.wo[prompt_win].winbar = winbar(label)
+      return prompt_win
+    end
+  end
   local height = M.height(api.nvim_win_get_height(chat_win), require('acp_nvim.options').config.chat.prompt_height)
   if not height then
     return nil

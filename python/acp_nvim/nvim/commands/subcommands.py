@@ -105,6 +105,8 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand("open", ("[session]",),
                "open the chat of [session], or of the current session (starting the default agent); "
                "`:Ai` alone does this", cmd_open, args=(Arg(sources=("sessions",)),)),
+    Subcommand("toggle", ("",), "hide the tab's chat column, or show it again with the current session's chat; "
+               "the sessions keep running", lua=("acp_nvim.toggle", "toggle")),
     Subcommand("send", ("{text}",),
                "send a prompt; a range attaches the lines as context, `@path` a file, and `%`, `%:p`, `#` "
                "expand to file names as for `:edit`", cmd_send, range=True, expand=True),
