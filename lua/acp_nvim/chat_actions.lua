@@ -208,9 +208,6 @@ function M.map(chat, name, lhs, buf)
   end, opts)
 end
 
---- The keys that start Insert mode: in the chat they go to the prompt window and start typing there.
-local INSERT_KEYS = { 'i', 'a', 'I', 'A', 'o', 'O' }
-
 --- Map `chat`'s keys (keymaps.*) in its buffer and in its prompt's.
 function M.attach(chat)
   chats[chat.buf] = chat
@@ -218,11 +215,6 @@ function M.attach(chat)
   for _, name in ipairs({ 'send', 'open', 'cancel', 'locations', 'permissions', 'restart', 'steer', 'retry', 'login',
     'new_session', 'wait', 'edit_prompt', 'revert' }) do
     M.map(chat, name, keys[name])
-  end
-  for _, lhs in ipairs(INSERT_KEYS) do
-    vim.keymap.set('n', lhs, function()
-      prompt().start_typing(chat)
-    end, { buffer = chat.buf, nowait = true, desc = 'acp.nvim: type in the prompt window' })
   end
   local buf = chat.prompt_buf
   chats[buf] = chat

@@ -62,15 +62,6 @@ function M.show(chat, focus)
   return prompt_win
 end
 
---- `i`, `a`, `o` … in the chat window: go to the prompt window and start typing at its end.
-function M.start_typing(chat)
-  M.show(chat, true)
-  if api.nvim_get_current_buf() == chat.prompt_buf then
-    cursor_to_end(chat)
-    vim.cmd('startinsert!')
-  end
-end
-
 local function remember(text)
   if M.history[#M.history] ~= text then
     M.history[#M.history + 1] = text

@@ -179,7 +179,7 @@ def test_the_restart_key_during_a_turn_says_it_ends_the_turn_and_escape_keeps_it
 def test_plug_send_from_a_key_of_your_own(nvim):
     start_chat(nvim)
     nvim.exec_lua("vim.keymap.set({ 'n', 'i' }, '<F8>', '<Plug>(AcpNvimSend)')")
-    nvim.input("Giecho sent by my key<F8>")
+    nvim.input("<C-w>jGiecho sent by my key<F8>")  # in the prompt window, under the chat
     wait_for(lambda: buffer_text(nvim, CHAT).count("── turn ended") == 2, what="the prompt sent by <F8>", nvim=nvim)
     assert "## You\necho sent by my key" in buffer_text(nvim, CHAT)
 

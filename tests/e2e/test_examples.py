@@ -284,6 +284,11 @@ def _nothing_pending(w: World) -> None:
     wait_for(lambda: "[acp.nvim] no permission request is pending" in w.notes(), what="the message")
 
 
+def _media_refused(w: World) -> None:
+    """A blob the demo sends wrong is refused on its line."""
+    assert ": not saved" in w.turns(1)
+
+
 @dataclass(frozen=True)
 class Promise:
     check: Callable[[World], None]
@@ -309,6 +314,7 @@ PROMISES: dict[str, Promise] = {
     ":Ai next": Promise(_next_waiting),
     ":Ai restart": Promise(_restarted, before=_start_session),
     ":Ai permissions": Promise(_nothing_pending),
+    ":Ai send media-bad": Promise(_media_refused),
 }
 
 
@@ -371,7 +377,14 @@ return out
 """
 
 
+LUALINE_STAND_IN = """package.preload['lualine'] = function()
+  return { setup = function(opts) _G.lualine_setup = opts end }
+end"""
+
+
 def run_snippet(w: World, snippet: Example) -> list[dict]:
+    if "require('lualine')" in snippet.text:  # lualine is not installed here: a stand-in takes its setup()
+        w.nvim.exec_lua(LUALINE_STAND_IN)
     result = w.nvim.exec_lua(RUN_SNIPPET, snippet.text)
     assert result["ok"], f"{snippet}: {result['err']}"
     assert w.errors() == [], f"{snippet}: error messages"
@@ -416,7 +429,20 @@ def _check_vim_pack(w: World) -> None:
     assert w.errors() == []
 
 
+def _check_lualine(w: World) -> None:
+    """The component shows the session's state, and the snippet's keys toggle the column and send."""
+    w.nvim.command("Ai")
+    w.idle()
+    shown = w.nvim.exec_lua("local c = _G.lualine_setup.sections.lualine_x[1]; return c.cond() and c[1]()")
+    assert "demo/1 · idle" in shown, shown
+    w.nvim.exec_lua("vim.fn.win_gotoid(vim.fn.bufwinid('hello.py'))")
+    w.nvim.input("\\ae")  # <leader>ae: the current line of hello.py goes with 'explain this'
+    w.wait_chat("explain this")
+    w.turns(1)
+
+
 SNIPPET_CHECKS: dict[str, Callable[[World], None]] = {
+    "require('lualine')": _check_lualine,
     "vim.pack.add": _check_vim_pack,
     "<Plug>(AcpNvimRestart)": _check_plug_mappings,
     "vim.o.statusline": _check_statusline,

@@ -1,7 +1,7 @@
 """One layout for any number of sessions (|acp_nvim-layout|), in a real Neovim with a UI attached and
 keys typed, against real demo agents: one chat column per tab that switches between the sessions' chats,
 no window under 20 columns, :Ai toggle, the board and the log below, the windows' labels (winbar), and the header
-and the prompt separator fitted to the window at a word boundary."""
+and the prompt window's separator (its winbar) fitted to the window at a word boundary."""
 
 from __future__ import annotations
 
@@ -101,7 +101,9 @@ def test_three_sessions_and_the_boards_n_share_one_column_and_no_window_is_narro
     board = next(w for w in windows(nvim) if w["name"] == "acp://board")
     assert board["row"] > 0, "the board opens below the editing window"
     assert board["col"] + board["width"] <= column["col"], "the board is beside the chat column, not under it"
-    assert column["height"] >= LINES - 4, "the chat column keeps its full height"
+    prompt = next(w for w in windows(nvim) if w["ft"] == "acp_prompt")
+    assert prompt["col"] == column["col"] and prompt["row"] > column["row"], "the prompt window is under the chat"
+    assert prompt["row"] + prompt["height"] >= LINES - 4, "the chat column keeps its full height"
 
     typed(nvim, f":call win_gotoid({board['win']})<CR>")
     wait_for(lambda: nvim.api.get_current_win().handle == board["win"], what="the cursor in the board")
@@ -182,12 +184,8 @@ def test_the_header_and_the_separator_fit_the_window_without_a_cut_word(ui, widt
     fitted(header, shown, width)
     assert buffer_text(nvim, "acp://chat/demo/1").startswith(header + "\n"), "the buffer keeps the whole header"
 
-    separator = nvim.exec_lua("""
-local chat = require('acp_nvim.chat').chats['demo/1']
-local mark = vim.api.nvim_buf_get_extmark_by_id(chat.buf, vim.api.nvim_get_namespaces()['acp_nvim.chat'],
-  chat.prompt, { details = true })
-local lines = mark[3].virt_lines
-return lines[#lines][1][1]""")
+    prompt_win = next(w["win"] for w in windows(nvim) if w["ft"] == "acp_prompt")
+    separator = winbar(nvim, prompt_win)  # the separator is the prompt window's winbar
     full = nvim.exec_lua("return require('acp_nvim.chat').chats['demo/1'].label")
     fitted(full, separator, width)
 

@@ -40,13 +40,11 @@ def typed(nvim, keys: str, expected: list[str], mode: str = "n") -> None:
 
 
 def in_prompt_window(nvim) -> None:
-    """Go to the prompt window as a user does: `i` in the chat, then <Esc>."""
+    """Go to the prompt window as a user does: `<C-w>j` from the chat window above it."""
     nvim.api.set_current_win(nvim.funcs.bufwinid(CHAT))
-    nvim.input("i")
-    wait_for(lambda: nvim.api.buf_get_name(0) == PROMPT and nvim.api.get_mode()["mode"] == "i",
-             what="insert mode in the prompt window", nvim=nvim)
-    nvim.input("<Esc>")
-    wait_for(lambda: nvim.api.get_mode()["mode"] == "n", what="normal mode", nvim=nvim)
+    nvim.input("<C-w>j")
+    wait_for(lambda: nvim.api.buf_get_name(0) == PROMPT and nvim.api.get_mode()["mode"] == "n",
+             what="normal mode in the prompt window", nvim=nvim)
 
 
 def test_u_and_ctrl_r_undo_and_redo_what_the_user_typed(nvim):
@@ -131,8 +129,11 @@ def test_the_prompt_window_sits_under_the_chat_and_closes_with_it(nvim):
     assert prompt_row > chat_row + nvim.api.win_get_height(chat_win) - 1, "below it"
     assert nvim.api.win_get_height(prompt_win) == 6, "chat.prompt_height"
     assert nvim.api.get_option_value("winfixheight", {"win": prompt_win})
-    winbar = nvim.api.get_option_value("winbar", {"win": prompt_win})
-    assert "<C-s> or <CR> sends" in winbar and "history" in winbar
+    label = nvim.exec_lua("return require('acp_nvim.chat').chats['demo/1'].label")
+    assert "<C-s> or <CR> sends" in label and "history" in label
+    winbar = nvim.api.get_option_value("winbar", {"win": prompt_win}).removeprefix("%#AcpNvimPromptSeparator#")
+    shown = winbar.removesuffix("…")  # the label, shortened at a word boundary to the window (acp_nvim-layout)
+    assert label.startswith(shown) and len(shown) > len("── prompt"), (label, winbar)
     nvim.command("close")
     wait_for(lambda: nvim.funcs.bufwinid(PROMPT) == -1, what="the prompt window to close with the chat's",
              nvim=nvim)

@@ -45,7 +45,7 @@ def test_prompt_area_sends_with_key(nvim):
     nvim.command("Ai")
     wait_for(lambda: "idle" in nvim.exec_lua("return require('acp_nvim').status()"), timeout=20)
     assert nvim.api.buf_get_name(0) == CHAT
-    nvim.api.input("i")  # in the chat, i goes to the prompt window below it
+    nvim.api.input("<C-w>ji")  # the prompt window is below the chat window
     wait_for(lambda: nvim.api.buf_get_name(0) == PROMPT and nvim.api.get_mode()["mode"] == "i",
              what="insert mode in the prompt window")
     nvim.api.input("typed in the prompt<C-s>")
