@@ -29,10 +29,14 @@ local EXAMPLES = { ':Ai send hello', ':Ai send plan', ':Ai send edit %:p', ':Ai 
 vim.api.nvim_create_autocmd('VimEnter', {
   once = true,
   callback = function()
-    vim.notify(
-      'acp.nvim demo: try  ' .. table.concat(EXAMPLES, '   ')
-        .. '   then type in the chat prompt area and press <C-s>.  :help acp_nvim',
-      vim.log.levels.INFO
-    )
+    -- One line that fits the screen: a longer one would stop Neovim at "Press ENTER".
+    local shown = vim.deepcopy(EXAMPLES)
+    local function banner()
+      return 'acp.nvim demo: try  ' .. table.concat(shown, '   ') .. '   :help acp_nvim'
+    end
+    while #shown > 1 and vim.fn.strdisplaywidth(banner()) >= vim.o.columns - 12 do
+      table.remove(shown)
+    end
+    vim.notify(banner(), vim.log.levels.INFO)
   end,
 })
