@@ -15,32 +15,29 @@ DEST=${ACP_NVIM_TEST_AGENTS:-.cache/agents}
 
 say() { echo "[install_test_agents] $*" >&2; }
 
-install_bubblewrap() {
-  command -v bwrap >/dev/null 2>&1 && return 0
+# apt_install PACKAGE WHY WITHOUT: install PACKAGE with apt-get (root only), saying WHY; WITHOUT says what
+# skips when it cannot be installed.
+apt_install() {
   if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-    say "bubblewrap (bwrap) is missing and cannot be installed here: the Codex tests will skip"
+    say "$1 is missing and apt-get cannot install it here: $3"
     return 0
   fi
-  say "installing bubblewrap for Codex's sandbox"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null 2>&1 || {
+  say "installing $1 $2"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null 2>&1 || {
     apt-get update -qq >/dev/null 2>&1
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null 2>&1
-  } || say "apt-get could not install bubblewrap: the Codex tests will skip"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null 2>&1
+  } || say "apt-get could not install $1: $3"
+}
+
+install_bubblewrap() {
+  command -v bwrap >/dev/null 2>&1 || apt_install bubblewrap "for Codex's sandbox" "the Codex tests will skip"
 }
 
 OLD_NVIM=${ACP_NVIM_OLD_NVIM:-/usr/bin/nvim}
 
 install_old_neovim() {
-  [ -x "$OLD_NVIM" ] && return 0
-  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-    say "no $OLD_NVIM and apt-get cannot install one here: the old-Neovim test will skip"
-    return 0
-  fi
-  say "installing the distribution's Neovim (apt-get) for the old-Neovim test"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim >/dev/null 2>&1 || {
-    apt-get update -qq >/dev/null 2>&1
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim >/dev/null 2>&1
-  } || say "apt-get could not install neovim: the old-Neovim test will skip"
+  [ -x "$OLD_NVIM" ] || apt_install neovim "(the distribution's, for the old-Neovim test)" \
+    "the old-Neovim test will skip"
 }
 
 install_agents() {

@@ -8,7 +8,6 @@ define a command are left out, and so are forms with placeholders (`[agent]`, `{
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ import pytest
 from acp_nvim.nvim.commands.subcommand_docs import README_BEGIN, README_END, VIMDOC_BEGIN
 from conftest import ROOT
 from helpers import answer_keys, buffer_text, wait_for
+from helpers.demo import demo_script
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -110,15 +110,7 @@ COMMANDS, SNIPPETS = all_examples()
 
 # -- the demo's world ------------------------------------------------------------------
 
-def _demo_script():
-    spec = importlib.util.spec_from_file_location("acp_nvim_demo_script", ROOT / "scripts" / "demo.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-DEMO = _demo_script()
+DEMO = demo_script()
 CAPTURE = """
 _G.notes = {}
 vim.notify = function(msg, level) table.insert(_G.notes, { msg = msg, level = level or 2 }) end

@@ -4,7 +4,6 @@ works as `:help acp_nvim-demo` says."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -13,19 +12,12 @@ import pynvim
 import pytest
 
 from conftest import NVIM, ROOT
+from helpers.demo import demo_script
 
 pytestmark = pytest.mark.timeout(90)
 
 
-def _demo_script():
-    spec = importlib.util.spec_from_file_location("acp_nvim_demo_script", ROOT / "scripts" / "demo.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-DEMO = _demo_script()
+DEMO = demo_script()
 
 
 def start_demo(state: Path) -> pynvim.Nvim:
@@ -79,7 +71,7 @@ def test_the_demo_agent_help_names_its_scenarios(tmp_path: Path) -> None:
                             cwd=tmp_path, timeout=60, check=False)
     assert helped.returncode == 0, helped.stderr
     assert helped.stdout.startswith("usage: python -m acp_nvim.demo_agent")
-    for scenario in ("plan", "edit <abs-path>", "ask [tool]", "shell <command words...>"):
+    for scenario in ("plan", "edit <abs-path>", "ask [tool|async]", "shell <command words...>"):
         assert scenario in helped.stdout
     wrong = subprocess.run([sys.executable, "-m", "acp_nvim.demo_agent", "--bogus"], capture_output=True, text=True,
                            cwd=tmp_path, timeout=60, check=False)
