@@ -95,9 +95,6 @@ def nvim_env(tmp_path_factory: pytest.TempPathFactory, test_python: str) -> dict
         "XDG_CACHE_HOME": str(base / "cache"),
         "NVIM_RPLUGIN_MANIFEST": str(base / "rplugin.vim"),
         "ACP_NVIM_TEST_PYTHON": test_python,
-        # Agents that do not say `box` run unboxed here: a test's agent reads and writes its own files
-        # beside the workspace. The box's own tests (tests/security/test_box.py) and the real agents say box.
-        "ACP_NVIM_BOX": "off",
     }
     os.environ.update(env)
     return env

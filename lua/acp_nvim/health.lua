@@ -338,10 +338,18 @@ local function check_box()
     })
     return
   end
-  health.ok(('agents and their commands run boxed by %s (box = false opts an agent out)'):format(bwrap))
+  health.ok(('%s makes a box here'):format(bwrap))
+  local switched_on = vim.tbl_contains({ '1', 'on', 'true', 'yes' }, (vim.env.ACP_NVIM_BOX or ''):lower())
   for name, agent in pairs(require('acp_nvim').config.agents or {}) do
-    if type(agent) == 'table' and agent.box == false then
-      health.warn(('agent %s: box = false: it and its commands can read and write everything you can'):format(name))
+    local box = type(agent) == 'table' and agent.box
+    local enabled = box
+    if type(box) == 'table' then
+      enabled = box.enabled
+    end
+    if enabled == true or (enabled == nil and switched_on) then
+      health.ok(('agent %s runs boxed'):format(name))
+    elseif type(agent) == 'table' and agent.command then
+      health.info(('agent %s runs without a box (box = true turns it on): '):format(name) .. unboxed)
     end
   end
 end

@@ -56,8 +56,10 @@ class AgentSetup:
                 f"default_agent = '{self.name}' }}, vim.json.decode(extra_json)))")
 
 
-BOXED = ("claude", "gemini")
-"""The agents these tests run in the box (|acp_nvim-box|), their test HOME's state folders shown."""
+BOXED: tuple[str, ...] = ()
+"""The agents these tests run in the box (|acp_nvim-box|), their test HOME's state folders shown. claude
+and gemini pass tests/real_agents/test_real_agents.py boxed, but a stdio MCP server they start and a warm
+process do not work boxed yet (test_editor_tools.py, test_real_warm.py): the box is opt-in until they do."""
 
 SDK_EXAMPLE = AGENTS_DIR / "node_modules" / "@agentclientprotocol" / "sdk" / "dist" / "examples" / "agent.js"
 

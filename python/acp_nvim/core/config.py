@@ -132,8 +132,8 @@ class BoxSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     enabled: bool | None = Field(default=None, strict=True, description=(
-        "Run the agent and its commands boxed; nil: wherever a box can be made (`box = false` is short for "
-        "`enabled = false`)."))
+        "Run the agent and its commands boxed; nil: only when Neovim's environment has `ACP_NVIM_BOX=on` "
+        "(`box = true` and `box = false` are short for `enabled = …`)."))
     paths: list[str] = Field(default_factory=list, description=(
         "More folders (or files) the agent may read: absolute, or starting with ~ or $VAR (read in the "
         "agent's environment)."))

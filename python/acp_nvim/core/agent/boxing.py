@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .. import box
@@ -32,17 +32,20 @@ class Boxing:
         return tuple(box.wrap(self.bwrap, [], cwd, command_box(self.box, command, env)))
 
 
-def prepare(name: str, spec: AgentSpec, cwd: str, roots: list[str], editor_env: Mapping[str, str]) -> Boxing:
-    """The agent's start (blocking: may probe ``bwrap`` once per editor)."""
+def prepare(name: str, spec: AgentSpec, cwd: str, roots: list[str], editor_env: Mapping[str, str],
+            programs: Sequence[tuple[str, Sequence[str]]] = ()) -> Boxing:
+    """The agent's start (blocking: may probe ``bwrap`` once per editor); ``programs`` are the ones the
+    agent starts itself (its stdio MCP servers), shown in its box."""
     plain = Boxing([spec.command, *spec.args], {**editor_env, **spec.env})
     settings = spec.boxed(default_on(editor_env))
     if settings is None:
-        why = "box = false" if spec.box.enabled is False else f"{DEFAULT_ENV_SWITCH}=off"
+        opt_in = f"the box is opt-in: box = true or {DEFAULT_ENV_SWITCH}=on"
+        why = "box = false" if spec.box.enabled is False else opt_in
         return Boxing(plain.argv, plain.env, note=unboxed_line(name, why))
     found = box.find()
     if isinstance(found, box.Missing):
         return Boxing(plain.argv, plain.env, note=unboxed_line(name, found.reason))
-    made, program = agent_box(settings.plan(), spec.command, spec.args, cwd, roots, spec.env, editor_env)
+    made, program = agent_box(settings.plan(), spec.command, spec.args, cwd, roots, spec.env, editor_env, programs)
     argv = box.wrap(found.path, [program, *spec.args], cwd, made)
     return Boxing(argv, {"PATH": made.env.get("PATH", "")}, found.path, made)
 

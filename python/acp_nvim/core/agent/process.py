@@ -14,7 +14,7 @@ import os
 import signal
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, TypeVar
 
@@ -132,8 +132,11 @@ class AgentProcess:
     """Spawns an agent, initializes it, drains its stderr, and shuts it down, bounded."""
 
     def __init__(self, name: str, spec: AgentSpec, client: Client, log: LogRing, cwd: str,
-                 hooks: AgentHooks | None = None, *, serves: Advertised | None = None) -> None:
+                 hooks: AgentHooks | None = None, *, serves: Advertised | None = None,
+                 box_programs: Sequence[tuple[str, Sequence[str]]] = ()) -> None:
         self.name = name
+        self.box_programs = box_programs
+        """Programs the agent starts itself (its stdio MCP servers): its box shows them."""
         self.advertised = serves if serves is not None else CAPABILITIES.model_copy(update={"terminal": spec.terminal})
         """The client capabilities ``initialize`` advertises: exactly what ``client`` serves."""
         self.spec = spec
@@ -193,7 +196,7 @@ class AgentProcess:
 
     async def _spawn(self) -> None:
         self.boxing = await asyncio.to_thread(boxing.prepare, self.name, self.spec, self.cwd,
-                                              [self.cwd, *self.more_roots()], os.environ)
+                                              [self.cwd, *self.more_roots()], os.environ, self.box_programs)
         argv, env = self.boxing.argv, self.boxing.env
         try:
             process = await asyncio.create_subprocess_exec(

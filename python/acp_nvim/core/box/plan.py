@@ -12,7 +12,7 @@ from .spec import Box, Shown, environment, expand, install_folders, named_files,
 PLUGIN = str(Path(__file__).resolve().parents[3])
 """acp.nvim's own Python package folder: its demo agent and helpers run from there (read-only)."""
 DEFAULT_ENV_SWITCH = "ACP_NVIM_BOX"
-"""``ACP_NVIM_BOX=off`` in the editor's environment: agents that say nothing of ``box`` run unboxed."""
+"""``ACP_NVIM_BOX=on`` in the editor's environment: agents that say nothing of ``box`` run boxed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,17 +29,22 @@ class Plan:
 
 def default_on(editor_env: Mapping[str, str]) -> bool:
     """Whether an agent whose config does not say ``box`` runs boxed."""
-    return editor_env.get(DEFAULT_ENV_SWITCH, "").lower() not in ("0", "off", "false", "no")
+    # Opt-in until a stdio MCP server the agent starts, and a warm process, work boxed with the real
+    # agents (tests/real_agents/test_editor_tools.py and test_real_warm.py fail boxed).
+    return editor_env.get(DEFAULT_ENV_SWITCH, "").lower() in ("1", "on", "true", "yes")
 
 
 def agent_box(plan: Plan, command: str, args: Sequence[str], cwd: str, roots: Iterable[str],
-              agent_env: Mapping[str, str], editor_env: Mapping[str, str]) -> tuple[Box, str]:
-    """The agent's box and the program its command names (found on the box's PATH)."""
+              agent_env: Mapping[str, str], editor_env: Mapping[str, str],
+              started: Sequence[tuple[str, Sequence[str]]] = ()) -> tuple[Box, str]:
+    """The agent's box and the program its command names (found on the box's PATH). ``started``: the
+    programs the agent starts itself (its stdio MCP servers), shown read-only like its own."""
     env = environment(editor_env, agent_env, plan.passed)
     program = resolve_program(command, env, cwd)
     shown: list[Shown] = [Shown(PLUGIN)]
-    shown += [Shown(folder) for folder in install_folders(program)]
-    shown += [Shown(path) for path in named_files(args)]
+    for named, named_args in [(program, args), *((resolve_program(c, env, cwd), a) for c, a in started)]:
+        shown += [Shown(folder) for folder in install_folders(named)]
+        shown += [Shown(path) for path in named_files(named_args)]
     for item in plan.paths:
         path = expand(item.path, env)
         if path is not None:

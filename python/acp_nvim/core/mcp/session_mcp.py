@@ -53,6 +53,11 @@ class SessionMcp:
         self._notice: Notice = lambda text, kind: None
         self._told: set[str] = set()
 
+    def programs(self) -> list[tuple[str, list[str]]]:
+        """The command and arguments of each configured stdio server: the agent starts them, so its box
+        must show them (|acp_nvim-box|)."""
+        return [(server.command, list(server.args)) for server in self._configured.values() if server.type == "stdio"]
+
     def secrets(self) -> dict[str, str]:
         """Values the session log must never show: configured env and header values, the token."""
         return {**servers.secrets(self._configured), "editor_mcp_token": self.token}

@@ -178,7 +178,7 @@ class WarmPool:
         relay = Relay(settings.wire, _logger(log, "info", "wire"))
         quiet = _logger(log, "error", "error")  # told when a session takes it and it failed
         hooks = AgentHooks(report=quiet, exited=self._exited, timeouts=settings.timeouts)
-        process = AgentProcess(name, spec, relay_client(relay), log, cwd, hooks)
+        process = AgentProcess(name, spec, relay_client(relay), log, cwd, hooks, box_programs=mcp.programs())
         policy = PathPolicy.for_workspace(cwd, [*settings.workspace_roots, *([spec.cwd] if spec.cwd else [])])
         mcp.bind(f"warm:{name}", cwd, policy, log, lambda text, kind: None)
         entry = Warm(name, spec, cwd, process, relay, log, mcp, closer=self.retire)
