@@ -302,8 +302,10 @@ local function show_window(entry, enter)
   end
   local height = M.window_height(api.nvim_buf_line_count(entry.buf))
   local chat = chat_window(entry.q.session)
-  local config = chat and { split = 'below', win = chat, height = height } or { split = 'below', win = -1,
-    height = height }
+  if chat and api.nvim_win_get_height(chat) - 2 < height then
+    chat = nil -- the chat window (its prompt window below it) has no room: the tab's bottom has
+  end
+  local config = { split = 'below', win = chat or -1, height = height }
   local win = api.nvim_open_win(entry.buf, enter, config)
   vim.wo[win].wrap = false
   vim.wo[win].winfixheight = true

@@ -182,7 +182,7 @@ def test_open_file_keeps_the_users_focus_and_mode(nvim, workspace):
     open_with(nvim, workspace / "a.py", "a\n")
     (workspace / "b.py").write_text("".join(f"line {i}\n" for i in range(1, 101)))
     nvim.api.set_current_win(nvim.funcs.bufwinid(CHAT))
-    nvim.input("A")  # typing in the chat's prompt: A goes to the prompt window
+    nvim.input("<C-w>jA")  # typing in the prompt window, under the chat window
     wait_for(lambda: nvim.api.get_mode()["mode"] == "i", timeout=5, what="insert mode")
     prompt_win = nvim.funcs.bufwinid("acp://prompt/demo/1")
     assert nvim.api.get_current_win().handle == prompt_win

@@ -45,5 +45,7 @@ def test_on_a_small_screen_the_window_is_capped_and_the_form_scrolls(nvim, works
     nvim.command("set lines=14")
     shown = ask(nvim)
     assert shown["height"] < len(shown["lines"]) and shown["height"] <= shown["screen"] - 6
-    assert nvim.exec_lua("return require('acp_nvim.question').window_height(1000)") == shown["height"]
-    assert nvim.exec_lua("vim.o.lines = 5 return require('acp_nvim.question').window_height(13)") == 1
+    # The cap is an upper bound: with the chat column's prompt window holding its rows, Neovim may give less.
+    assert 1 <= shown["height"] <= nvim.exec_lua("return require('acp_nvim.question').window_height(1000)")
+    # Five lines leave room for one window only (the chat column's windows need more: E593).
+    assert nvim.exec_lua("vim.cmd.only() vim.o.lines = 5 return require('acp_nvim.question').window_height(13)") == 1

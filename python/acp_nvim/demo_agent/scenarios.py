@@ -88,7 +88,7 @@ SCENARIOS: dict[str, tuple[str, Scenario]] = {
     "children": ("A subagent as a child session (subagent_update; hold: until it alone is cancelled; ask: it asks "
                  "permission)", children.children),
     "late-tool": ("Run until cancelled, then start a tool call before answering cancelled", protocol.late_tool),
-    "hold-sessions": ("Hold later session/new and session/fork until a file exists", gate.hold_sessions),
+    "hold-sessions": ("Hold the later new and forked sessions until a file exists", gate.hold_sessions),
     "media": ("Send a link, an embedded resource, an image, audio and a tool call with an image", media.media),
     "media-bad": ("Send media a client must refuse (bad base64, too large, lying type, paths out)",
                   media.media_bad),
