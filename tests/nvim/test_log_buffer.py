@@ -51,14 +51,15 @@ def test_scripted_session_one_line_per_entry_with_folded_json(nvim):
     setup(nvim, level="trace")
     turn(nvim, "hello log")
     nvim.command("Ai log")
-    log_has(nvim, "session/prompt")
-    lines = headers(nvim)
     expected = ["lifecycle: spawned pid", "→ request initialize #0", "← response initialize #0",
                 "lifecycle: initialized acp-nvim-demo 0.1.0", "→ request session/new #1",
                 "← response session/new #1", '→ request session/prompt #2 "hello log"',
                 "← notification session/update agent_thought_chunk",
                 "← notification session/update agent_message_chunk",
                 "← response session/prompt #2"]
+    # the log buffer renders in batches, so wait for every entry the test reads, not only the first
+    lines = wait_for(lambda: all(any(want in line for line in headers(nvim)) for want in expected) and headers(nvim),
+                     timeout=30, what="every entry of the turn in the log buffer")
     positions = [next(i for i, line in enumerate(lines) if want in line) for want in expected]
     assert positions == sorted(positions), lines
     prompt_response = next(line for line in lines if "← response session/prompt #2" in line)
