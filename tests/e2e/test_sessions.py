@@ -146,6 +146,22 @@ def test_resume_picker_lists_agent_pages_and_history_then_by_id(editors):
     assert third
 
 
+def test_a_session_the_agent_forgot_reads_read_only_in_the_picker_and_rows_count_turns(editors):
+    kept = first_turn(editors, "still known")
+    forgotten = first_turn(editors, "forgotten by the agent")
+    for path in editors.agent_dir.glob("*.json"):
+        if json.loads(path.read_text())["id"] == forgotten:
+            path.unlink()
+    nvim = editors.start()
+    nvim.exec_lua("_G.choose = {...}", "no row has this")
+    nvim.command("Ai resume")
+    picker = wait_for(lambda: nvim.exec_lua("return _G.picked[1]"), timeout=30, what="the picker")
+    rows = {("forgotten" if "forgotten by" in item else "kept"): item for item in picker["items"]}
+    assert rows["forgotten"].endswith("· read-only: the agent no longer lists it"), rows
+    assert " · 1 turn · " in rows["kept"] and "read-only" not in rows["kept"], rows
+    assert kept != forgotten
+
+
 def test_an_agent_session_without_local_history_is_loaded_and_shown_once(editors, nvim_env):
     session_id = first_turn(editors, "only the agent keeps me")
     for path in history_files(nvim_env):

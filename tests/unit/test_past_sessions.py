@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from acp.schema import SessionInfo
 
-from acp_nvim.core.connection.past import labels, merge
-from acp_nvim.core.history.record import SessionRecord
+from acp_nvim.core.connection.past import Listing, labels, mark_read_only, merge
+from acp_nvim.core.history.record import Entry, SessionRecord
 
 
 def _record(agent: str, session_id: str, updated: float, prompt: str = "fix the bug") -> SessionRecord:
@@ -35,3 +35,33 @@ def test_rows_that_would_read_the_same_name_their_session() -> None:
     rows = labels(items)
     assert len(set(rows)) == 3 and rows[0] == items[0].label()
     assert rows[1].endswith(f"· session {items[1].session_id}") and rows[2].endswith(f"· session {items[2].session_id}")
+
+
+def test_rows_count_the_turns_of_the_local_record() -> None:
+    record = _record("demo", "s-1", 10.0)
+    record.entries = [Entry("user", "one"), Entry("agent", "a"), Entry("user", "two"), Entry("agent", "b")]
+    assert " · 2 turns · " in merge([record], {})[0].label()
+    record.entries = record.entries[:2]
+    assert " · 1 turn · " in merge([record], {})[0].label()
+    record.older = 5
+    assert " · 1+ turns · " in merge([record], {})[0].label()
+    listed_only = merge([], {"demo": [SessionInfo(session_id="x", cwd="/p")]})[0]
+    assert "turn" not in listed_only.label()
+
+
+def test_a_row_the_agent_cannot_continue_says_so_before_it_is_picked() -> None:
+    records = [_record("demo", "kept", 30.0), _record("demo", "forgotten", 20.0), _record("old", "any", 10.0)]
+    listings = {"demo": Listing([SessionInfo(session_id="kept", cwd="/p")], continues=True, lists=True),
+                "old": Listing([], continues=False, lists=False)}
+    items = merge(records, {name: listing.sessions for name, listing in listings.items()})
+    mark_read_only(items, listings)
+    rows = dict(zip([item.session_id for item in items], labels(items), strict=True))
+    assert "read-only" not in rows["kept"]
+    assert rows["forgotten"].endswith("· read-only: the agent no longer lists it")
+    assert rows["any"].endswith("· read-only: the agent cannot load or resume a session")
+
+
+def test_an_agent_without_a_list_or_whose_listing_failed_is_not_judged() -> None:
+    items = merge([_record("demo", "s", 1.0), _record("gone", "t", 2.0)], {})
+    mark_read_only(items, {"demo": Listing([], continues=True, lists=False)})
+    assert all(item.read_only == "" for item in items)

@@ -110,15 +110,51 @@ class PastSession:
     """The local record (None: only the agent knows it)."""
     listed: bool = False
     """The agent's ``session/list`` has it."""
+    read_only: str = ""
+    """Why the agent cannot continue it ("" when it can, or when nobody can tell before trying)."""
+
+    def turns(self) -> str:
+        """``3 turns`` from the local record ("" without one; ``3+`` when its oldest entries were cut)."""
+        if self.record is None:
+            return ""
+        count = sum(1 for entry in self.record.entries if entry.kind == "user")
+        more = "+" if self.record.dropped or self.record.older else ""
+        return f"{count}{more} turn{'' if count == 1 and not more else 's'}"
 
     def label(self) -> str:
-        """``agent · time · title — first prompt`` for the picker."""
+        """``agent · time · turns · title — first prompt`` for the picker, and why it is read-only."""
         when = datetime.fromtimestamp(self.updated).strftime("%Y-%m-%d %H:%M") if self.updated else "?"
         prompt = " ".join(self.first_prompt.split())
         prompt = prompt[:PROMPT_SHOWN] + ("…" if len(prompt) > PROMPT_SHOWN else "")
         title = " ".join(self.title.split()) or "(untitled)"
         tail = f" — {prompt}" if prompt and prompt != title else ""
-        return f"{self.agent} · {when} · {title}{tail}"
+        turns = f"{self.turns()} · " if self.turns() else ""
+        read_only = f" · read-only: {self.read_only}" if self.read_only else ""
+        return f"{self.agent} · {when} · {turns}{title}{tail}{read_only}"
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """What one agent said of a cwd's past sessions: its list, and what it offers to reopen one."""
+
+    sessions: list[SessionInfo]
+    continues: bool
+    """It offers ``session/load`` or ``session/resume``."""
+    lists: bool
+    """It offers ``session/list`` (so a session missing from ``sessions`` is unknown to it)."""
+
+
+def mark_read_only(items: list[PastSession], listings: dict[str, Listing]) -> None:
+    """Say on each item the agent cannot continue why, before the user picks it (agents whose listing
+    failed are not judged: trying is the only way to tell)."""
+    for item in items:
+        listing = listings.get(item.agent)
+        if listing is None:
+            continue
+        if not listing.continues:
+            item.read_only = "the agent cannot load or resume a session"
+        elif listing.lists and not item.listed:
+            item.read_only = "the agent no longer lists it"
 
 
 def labels(items: list[PastSession]) -> list[str]:
@@ -184,8 +220,15 @@ async def with_agent(name: str, spec: AgentSpec, cwd: str, live: AgentProcess | 
 async def listed_by(name: str, spec: AgentSpec, cwd: str, live: AgentProcess | None,
                     settings: Settings | None = None) -> list[SessionInfo]:
     """The agent's sessions of ``cwd`` (empty when it offers no ``session/list``)."""
-    async def ask(process: AgentProcess) -> list[SessionInfo]:
-        if process.conn is None or not offers(process.info, "list"):
-            return []
-        return await list_sessions(process, cwd)
+    return (await listing_by(name, spec, cwd, live, settings)).sessions
+
+
+async def listing_by(name: str, spec: AgentSpec, cwd: str, live: AgentProcess | None,
+                     settings: Settings | None = None) -> Listing:
+    """The agent's sessions of ``cwd`` and whether it can reopen one."""
+    async def ask(process: AgentProcess) -> Listing:
+        info = process.info if process.conn is not None else None
+        lists = offers(info, "list")
+        continues = offers(info, "load") or offers(info, "resume")
+        return Listing(await list_sessions(process, cwd) if lists else [], continues, lists)
     return await with_agent(name, spec, cwd, live, ask, settings)

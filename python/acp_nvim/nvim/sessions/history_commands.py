@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 
-from acp.schema import SessionInfo
-
 from ...core.agent.process import AgentProcess
 from ...core.connection import capabilities, past
 from ...core.connection.past import PastSession
@@ -58,17 +56,20 @@ def cmd_delete(ctx: CommandContext, request: CommandRequest) -> None:
 async def _past(ctx: CommandContext, cwd: str, agents: list[str]) -> list[PastSession]:
     """This cwd's past sessions of ``agents``: the local records merged with each agent's list."""
     records = [r for r in await ctx.recorder.records(cwd) if r.agent in agents]
-    results = await asyncio.gather(*(_listed(ctx, name, cwd) for name in agents))
-    return past.merge(records, dict(zip(agents, results, strict=True)))
+    results = await asyncio.gather(*(_listing(ctx, name, cwd) for name in agents))
+    listings = {name: listing for name, listing in zip(agents, results, strict=True) if listing is not None}
+    items = past.merge(records, {name: listing.sessions for name, listing in listings.items()})
+    past.mark_read_only(items, listings)
+    return items
 
 
-async def _listed(ctx: CommandContext, name: str, cwd: str) -> list[SessionInfo]:
+async def _listing(ctx: CommandContext, name: str, cwd: str) -> past.Listing | None:
     spec = ctx.manager.settings.all_agents()[name]
     try:
-        return await past.listed_by(name, spec, cwd, _live_process(ctx, name), ctx.manager.settings)
+        return await past.listing_by(name, spec, cwd, _live_process(ctx, name), ctx.manager.settings)
     except Exception as exc:  # one agent that cannot start must not hide the others' sessions
         ctx.notify(f"{name}: cannot list its sessions: {exc or type(exc).__name__}", "warn")
-        return []
+        return None
 
 
 def _live_process(ctx: CommandContext, agent: str) -> AgentProcess | None:
