@@ -14,18 +14,23 @@ import contextlib
 import itertools
 import json
 import socket
+import time
 from pathlib import Path
 from typing import Any
 
 from faults.diary import alive
 from faults.driver import Editor, Environment, wait_until
+from helpers import WAIT_FLOOR
 
 from .findings import Finding, from_log, from_messages, harmless
 from .payloads import OUT, RID, WS, Payload
 
-ANSWER_TIMEOUT = 5.0
-"""Seconds the agent waits for the client's answers to a batch's requests (they take milliseconds)."""
-SYNC_TIMEOUT = 5.0
+ANSWER_TIMEOUT = WAIT_FLOOR
+"""Seconds the agent waits at most for the client's answers to a batch's requests. They take
+milliseconds on an idle machine and seconds on a loaded one; the wait ends with the last answer, so
+only a batch whose request is never answered (a finding) waits this long."""
+REPORT_SLACK = 5.0
+"""Seconds beyond the answers' wait for the agent's report to arrive."""
 ANSWER_ALL_LUA = """
 local answered = 0
 local permission = require('acp_nvim.permission')
@@ -79,14 +84,14 @@ class Rig:
 
     def _start(self) -> tuple[socket.socket, Any]:
         self.ed.command("Ai")
-        if not self.ed.wait_state(("idle",), 30):
+        if not self.ed.wait_state(("idle",), WAIT_FLOOR):
             raise RuntimeError(f"the fuzz session did not start: {self.ed.messages()[-500:]}")
-        self._server.settimeout(30)
+        self._server.settimeout(WAIT_FLOOR)
         control, _ = self._server.accept()
         control.settimeout(None)
         reader = control.makefile("rb")
         self.ed.type_prompt("fuzz")
-        control.settimeout(20)
+        control.settimeout(WAIT_FLOOR)
         ready = json.loads(reader.readline())
         assert "ready" in ready, ready
         return control, reader
@@ -136,7 +141,8 @@ class Rig:
         traceback in the host log ends the wait (it goes into ``early``)."""
         self._control.settimeout(0.05)
         buffer = b""
-        for _ in range(int((timeout + 5) / 0.05)):
+        deadline = time.monotonic() + timeout + REPORT_SLACK
+        while time.monotonic() < deadline:
             with contextlib.suppress(TimeoutError):
                 chunk = self._control.recv(1 << 16)
                 if not chunk:
@@ -168,7 +174,7 @@ class Rig:
             findings.append(Finding("stuck", "the agent never reported back (its turn or pipe is stuck)", ""))
             return findings
         findings += self._answers(report, ids, batch)
-        if not wait_until(lambda: self.ed.session().get("title") == sync, min(timeout, SYNC_TIMEOUT)):
+        if not wait_until(lambda: self.ed.session().get("title") == sync, timeout):
             findings.append(Finding("stuck", "the chat stopped updating (the sync title never arrived)",
                                     str(self.ed.session().get("title"))))
         notes, messages = self.ed.lua(DRAIN_LUA)

@@ -78,7 +78,7 @@ def known_as(entry: Known) -> pytest.MarkDecorator:
 def replay(fuzzer: Fuzzer, line: bytes, request: bool) -> None:
     """The single payload on a fresh Neovim: nothing at all may go wrong (the first problem ends it)."""
     batch = [Payload(line, request, "minimal")]
-    findings = fuzzer.run(batch, fresh=True, timeout=2.0, first=True)
+    findings = fuzzer.run(batch, fresh=True, first=True)
     assert not findings, describe(findings, batch)
 
 
