@@ -36,8 +36,8 @@ from ..files.opener import NOT_FOUND, Opener
 from ..files.reconcile import FINAL_STATUSES
 from ..files.service import FileService
 from ..port import EditorPort
+from ..transcript.conversation import Conversation
 from ..transcript.tool_calls import ToolCallState
-from ..transcript.transcript import Transcript
 from .errors import CheckpointError
 from .model import ABSENT_REF, DONE, KEPT, RUNNING, TOO_LARGE, UNKNOWN_REF, UNREADABLE, Checkpoint, FileEntry, Ref
 from .scan import Scan, compare, scan
@@ -84,7 +84,7 @@ class Recorder:
     """Opens, fills and closes the checkpoints of one session; holds them in memory, newest last."""
 
     def __init__(self, key: str, cwd: str, settings: CheckpointSettings, editor: EditorPort, files: FileService,
-                 transcript: Transcript, unsaved: Callable[[], set[str]], report: Report) -> None:
+                 transcript: Conversation, unsaved: Callable[[], set[str]], report: Report) -> None:
         self.key = key
         self.cwd = cwd
         self.settings = settings
