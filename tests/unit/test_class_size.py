@@ -11,7 +11,7 @@ MAX_LINES = 300
 MAX_METHODS = 40
 """Functions defined in the class's body (properties and dunders included)."""
 
-OVER: dict[str, tuple[int, int]] = {"core/checkpoints/recorder.py:Recorder": (345, 28)}
+OVER: dict[str, tuple[int, int]] = {}
 """Classes over the bar while they are split elsewhere, with the size they may not exceed. The list
 may only shrink: a class leaves it once it is within the bar (the last test fails until it does)."""
 
