@@ -64,7 +64,7 @@ def test_every_kind_renders_and_tool_calls_and_plans_update_in_place(nvim):
     t.agent_chunk("Here is **bold** and code:\n\n```lua\nlocal x = 1\n```\n")
     t.plan([plan_entry("read"), plan_entry("write")])
     t.tools.tool_call(start_tool_call("t1", "Edit a.py", kind="edit", status="pending",
-                                content=[tool_diff_content("/w/a.py", "x\ny\n", "x\n")]))
+                                      content=[tool_diff_content("/w/a.py", "x\ny\n", "x\n")]))
     feed.flush()
     assert "○ edit · Edit a.py · pending" in text(nvim)
     t.tools.tool_call(update_tool_call("t1", status="completed", content=[
@@ -144,7 +144,7 @@ def test_a_10mb_chunk_and_a_100k_line_output_stay_bounded(nvim):
     t = feed.transcript
     t.agent_chunk("y" * 10_000_000)
     t.tools.tool_call(start_tool_call("t", "Run", kind="execute", status="completed",
-                                content=[tool_content(text_block("line\n" * 100_000))]))
+                                      content=[tool_content(text_block("line\n" * 100_000))]))
     ops = list(feed.ops)
     feed.flush()
     assert nvim.eval("1") == 1

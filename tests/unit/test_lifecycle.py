@@ -122,7 +122,7 @@ def test_a_running_tool_or_a_question_is_not_silence():
     turn, watchdog = watch(watched)
     transcript = Conversation()
     turn.tools["t1"] = transcript.tools.tool_call(ToolCallStart(session_update="tool_call", tool_call_id="t1",
-                                                          title="build", status="in_progress"))
+                                                                title="build", status="in_progress"))
     watchdog.check(30.0)
     turn.tools.clear()
     watched.waiting = True
@@ -151,10 +151,10 @@ def test_a_cancelled_tool_call_stays_cancelled_unless_it_finishes():
     transcript.tools.cancel_tool_call("t1")
     assert transcript.tool_calls["t1"].status == "cancelled"
     transcript.tools.tool_call(ToolCallStart(session_update="tool_call", tool_call_id="t1", title="edit",
-                                       status="in_progress"))
+                                             status="in_progress"))
     assert transcript.tool_calls["t1"].status == "cancelled", "a late in_progress does not reopen it"
     transcript.tools.tool_call(ToolCallStart(session_update="tool_call", tool_call_id="t1", title="edit",
-                                       status="completed"))
+                                             status="completed"))
     assert transcript.tool_calls["t1"].status == "completed"
 
 

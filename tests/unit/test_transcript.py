@@ -62,8 +62,8 @@ def test_tool_call_updates_its_block_in_place():
     transcript.tools.tool_call(start_tool_call("t1", "Read a.py", kind="read", status="pending"))
     transcript.tools.tool_call(update_tool_call("t1", status="in_progress"))
     transcript.tools.tool_call(update_tool_call("t1", status="completed",
-                                          content=[tool_content(text_block("x\n" * 30))],
-                                          locations=[ToolCallLocation(path="/w/a.py", line=3)]))
+                                                content=[tool_content(text_block("x\n" * 30))],
+                                                locations=[ToolCallLocation(path="/w/a.py", line=3)]))
     tool_ops = [op for op in ops if op["id"] == 2]
     assert [op["op"] for op in tool_ops] == ["new", "set", "set"]
     assert tool_ops[0]["meta"]["status"] == "pending" and tool_ops[-1]["meta"]["status"] == "completed"
@@ -83,7 +83,7 @@ def test_diff_and_terminal_content():
     transcript.tools.tool_call(update_tool_call("t1", content=[diff, TerminalToolCallContent(type="terminal",
                                                                                           terminal_id="term-1")]))
     transcript.tools.tool_call(start_tool_call("t2", "Create", kind="edit",
-                                         content=[tool_diff_content("/w/n.py", "x\n")]))
+                                               content=[tool_diff_content("/w/n.py", "x\n")]))
     shown = view_text(ops)
     assert "± /w/a.py +2 −1" in shown[2]
     assert "▸ terminal term-1" in shown[2]
@@ -233,7 +233,7 @@ def test_a_settled_tool_call_keeps_its_diff_whole_and_a_later_update_still_appli
     diff = tool_diff_content("/w/big.py", new, old)
     terminal = TerminalToolCallContent(type="terminal", terminal_id="term-9")
     transcript.tools.tool_call(start_tool_call("t1", "Edit big", kind="edit", status="in_progress",
-                                         content=[diff, terminal], raw_input={"path": "/w/big.py"}))
+                                               content=[diff, terminal], raw_input={"path": "/w/big.py"}))
     state = transcript.tool_calls["t1"]
     assert not state.settled, "an open call is not packed"
     full_open, diff_open = transcript.full_text(2), state.diff_text()
@@ -254,7 +254,7 @@ def test_a_settled_tool_call_keeps_its_diff_whole_and_a_later_update_still_appli
 def test_a_cancelled_tool_call_is_settled_and_a_late_completion_still_shows():
     transcript, ops = recorder()
     transcript.tools.tool_call(start_tool_call("t1", "Run", kind="execute", status="in_progress",
-                                         raw_input={"command": "make"}))
+                                               raw_input={"command": "make"}))
     transcript.tools.cancel_tool_call("t1")
     state = transcript.tool_calls["t1"]
     assert state.status == "cancelled" and state.settled

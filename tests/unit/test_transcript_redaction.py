@@ -83,9 +83,9 @@ def test_thoughts_and_user_messages_are_redacted_too():
 def test_tool_calls_notices_and_full_text_are_redacted():
     transcript, ops = recorder()
     transcript.tools.tool_call(start_tool_call("t1", f"curl -H 'Authorization: Bearer {SECRET}'", kind="execute",
-                                         raw_input={"command": f"curl -u admin:{SECRET} https://x"}))
+                                               raw_input={"command": f"curl -u admin:{SECRET} https://x"}))
     transcript.tools.tool_call(update_tool_call("t1", status="completed",
-                                          content=[tool_content(text_block(f"token={SECRET}"))]))
+                                                content=[tool_content(text_block(f"token={SECRET}"))]))
     transcript.notice(f"failed to start: stderr: {SECRET}", "error")
     assert SECRET not in shown(ops)
     block = transcript.blocks[-2].id

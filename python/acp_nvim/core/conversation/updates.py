@@ -125,7 +125,8 @@ class UpdateRouter:
             case ToolCallStart() | ToolCallProgress():
                 meta, running = update.field_meta, self._transcript.tools.running_subagents()
                 state = self._transcript.tools.tool_call(update, schema_ext.tool_name(raw),
-                                                   schema_ext.parent_tool_call(meta), schema_ext.runs_subagent(meta))
+                                                         schema_ext.parent_tool_call(meta),
+                                                         schema_ext.runs_subagent(meta))
                 if self._queue.cancelling and turn is not None:
                     # it arrived after the cancel: shown as cancelled (a later completed or failed still shows)
                     self._transcript.tools.cancel_tool_call(state.tool_call_id)
@@ -261,7 +262,7 @@ class UpdateRouter:
             case ToolCallStart() | ToolCallProgress():
                 meta = update.field_meta
                 state = self._transcript.tools.tool_call(update, schema_ext.tool_name(raw), child.call_id,
-                                                   schema_ext.runs_subagent(meta))
+                                                         schema_ext.runs_subagent(meta))
                 for observer in self._on_tool_call:
                     observer(state)
             case AgentMessageChunk():
@@ -283,7 +284,7 @@ class UpdateRouter:
         running = self._transcript.tools.running_subagents()
         parent = self.children.get(on_session)
         self._transcript.tools.child_call(child.call_id, child.headline_title(), child.status,
-                                    parent.call_id if parent is not None else child.parent_call, new=not known)
+                                          parent.call_id if parent is not None else child.parent_call, new=not known)
         if self._transcript.tools.running_subagents() != running or not known:
             self._changed()
 

@@ -130,7 +130,7 @@ class ExecGate:
             self._transcript.tools.cancel_tool_call(call.tool_call_id)  # shown cancelled (⊘), not failed
             raise Withdrawn(f"the question about {shlex.join(argv)!r} was closed unanswered")
         self._transcript.tools.tool_call(ToolCallUpdate(tool_call_id=call.tool_call_id, content=embedded,
-                                                  status="completed" if allowed else "failed"))
+                                                        status="completed" if allowed else "failed"))
         return place if allowed else None
 
 

@@ -157,7 +157,7 @@ class WriteGate:
         response = await self._broker.handle(call, list(OPTIONS), bases=bases, asked=asked)
         outcome = outcome_of(OPTIONS, response)
         self._transcript.tools.tool_call(ToolCallUpdate(tool_call_id=call_id,
-                                                  status="completed" if outcome == ALLOWED else "failed"))
+                                                        status="completed" if outcome == ALLOWED else "failed"))
         return outcome, call_id
 
     # -- agents that write the disk themselves ---------------------------------------------
