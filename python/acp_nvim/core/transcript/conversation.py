@@ -169,16 +169,12 @@ class Conversation:
             text = last.guard.feed(text)
             if not text:
                 return True
-        self._append(last, text)
-        return True
-
-    def _append(self, last: Block, text: str) -> None:
-        """Append redacted ``text`` to the streamed block ``last``."""
         chunks = last.chunks
         chunks.append(text)
         if len(chunks) >= COMPACT_EVERY:
             chunks[:] = ["".join(chunks)]
         self.events.appended(last, text)
+        return True
 
     def _new_stream_block(self, kind: str, text: str, message_id: str | None = None) -> Block:
         guard = StreamRedactor(self.redactor) if self.redactor is not None else None
@@ -195,9 +191,9 @@ class Conversation:
             return
         if last.guard is not None:
             tail = last.guard.flush()
-            if tail:
-                self._append(last, tail)
             last.guard = None
+            if tail:
+                self._stream(last.kind, tail)
         if last.streamed:
             self.events.stream_ended(last)
         last.settle()
