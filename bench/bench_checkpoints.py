@@ -116,14 +116,14 @@ async def _recorder_turns(base: Path, turns: int) -> list[tuple[float, float]]:
     from acp_nvim.core.files.paths import PathPolicy
     from acp_nvim.core.files.side import FileSide
     from acp_nvim.core.questions import Questions
-    from acp_nvim.core.transcript.transcript import Transcript
+    from acp_nvim.core.transcript.conversation import Conversation
 
     recording.BATCH_DELAY = 3600.0  # nothing is stored during the changes: all of it is timed at the end
     workspace = base / "workspace"
     editor = _Editor(str(base / "state"))
     side = FileSide.create(editor, PathPolicy([str(workspace)]), questions=Questions(), owner="bench",  # type: ignore[arg-type]
                            log=None, notice=None)
-    transcript = Transcript()
+    transcript = Conversation()
     recorder = recording.Recorder("bench/1", str(workspace), CheckpointSettings(), editor, side.service,  # type: ignore[arg-type]
                                   transcript, set, lambda message: print(message, file=sys.stderr))
     paths = files(workspace, "t0")

@@ -15,7 +15,7 @@ from acp_nvim.core.files.changes import FileChange
 from acp_nvim.core.permissions.unreviewed import UnreviewedEdits
 from acp_nvim.core.session.manager import SessionManager
 from acp_nvim.core.session.session import Prompt
-from acp_nvim.core.transcript.transcript import Transcript
+from acp_nvim.core.transcript.conversation import Conversation
 from helpers import async_wait_for
 from helpers.core import chat_text as chat
 
@@ -85,7 +85,7 @@ async def test_other_policies_review_nothing(tmp_path, policy):
 
 
 def test_a_change_no_review_can_be_shown_for_is_flagged():
-    transcript = Transcript()
+    transcript = Conversation()
     unreviewed = UnreviewedEdits(transcript)
     change = FileChange("/ws/a.txt", None, False, "after\n", "disk")
     unreviewed.flag(change, "its content before the turn is unknown")
@@ -97,7 +97,7 @@ def test_a_change_no_review_can_be_shown_for_is_flagged():
 
 
 def test_the_flag_names_the_revert_key():
-    transcript = Transcript()
+    transcript = Conversation()
     UnreviewedEdits(transcript).flag(FileChange("/ws/a.txt", "before\n", True, "after\n", "disk"), "why")
     UnreviewedEdits(transcript, "").flag(FileChange("/ws/b.txt", "before\n", True, "after\n", "disk"), "why")
     text = "\n".join(b.text() for b in transcript.blocks)

@@ -7,7 +7,8 @@ from acp.helpers import plan_entry, start_tool_call, text_block, tool_content, t
 from acp.schema import TerminalToolCallContent, ToolCallLocation
 
 from acp_nvim.core.transcript.block_view import ViewLimits
-from acp_nvim.core.transcript.transcript import Transcript
+from acp_nvim.core.transcript.conversation import Conversation
+from acp_nvim.core.transcript.projection import ChatProjection
 from helpers import buffer_text, virt_lines, wait_for
 
 pytestmark = pytest.mark.timeout(60)
@@ -22,7 +23,8 @@ class Feed:
     def __init__(self, nvim, limits: ViewLimits | None = None) -> None:
         self.nvim = nvim
         self.ops: list = []
-        self.transcript = Transcript(self.ops.append, agent_label="demo", limits=limits)
+        self.transcript = Conversation(agent_label="demo")
+        self.chat = ChatProjection(self.transcript, self.ops.append, limits)
         nvim.exec_lua("require('acp_nvim.chat').open(...)", KEY, True, [])
 
     def flush(self) -> None:
@@ -61,11 +63,11 @@ def test_every_kind_renders_and_tool_calls_and_plans_update_in_place(nvim):
     feed.flush()
     t.agent_chunk("Here is **bold** and code:\n\n```lua\nlocal x = 1\n```\n")
     t.plan([plan_entry("read"), plan_entry("write")])
-    t.tool_call(start_tool_call("t1", "Edit a.py", kind="edit", status="pending",
-                                content=[tool_diff_content("/w/a.py", "x\ny\n", "x\n")]))
+    t.tools.tool_call(start_tool_call("t1", "Edit a.py", kind="edit", status="pending",
+                                      content=[tool_diff_content("/w/a.py", "x\ny\n", "x\n")]))
     feed.flush()
     assert "○ edit · Edit a.py · pending" in text(nvim)
-    t.tool_call(update_tool_call("t1", status="completed", content=[
+    t.tools.tool_call(update_tool_call("t1", status="completed", content=[
         tool_diff_content("/w/a.py", "x\ny\n", "x\n"),
         TerminalToolCallContent(type="terminal", terminal_id="term-7"),
         tool_content(text_block("out\n" * 100))], locations=[ToolCallLocation(path="/w/a.py", line=2)]))
@@ -118,7 +120,7 @@ def md_groups(nvim, row: int) -> list[str]:
 def test_markdown_highlights_messages_but_not_tool_output(nvim):
     feed = Feed(nvim)
     feed.transcript.agent_chunk("# Title\n\nsome `code` here\n\n```lua\nlocal x = 1\n```\n")
-    feed.transcript.tool_call(start_tool_call("t", "# not a heading", kind="read"))
+    feed.transcript.tools.tool_call(start_tool_call("t", "# not a heading", kind="read"))
     feed.flush()
     wait_for(lambda: md_groups(nvim, row_of(nvim, "# Title")), timeout=5, what="markdown highlights")
     assert any(group.startswith("@markup.heading") for group in md_groups(nvim, row_of(nvim, "# Title")))
@@ -141,8 +143,8 @@ def test_a_10mb_chunk_and_a_100k_line_output_stay_bounded(nvim):
     feed = Feed(nvim)
     t = feed.transcript
     t.agent_chunk("y" * 10_000_000)
-    t.tool_call(start_tool_call("t", "Run", kind="execute", status="completed",
-                                content=[tool_content(text_block("line\n" * 100_000))]))
+    t.tools.tool_call(start_tool_call("t", "Run", kind="execute", status="completed",
+                                      content=[tool_content(text_block("line\n" * 100_000))]))
     ops = list(feed.ops)
     feed.flush()
     assert nvim.eval("1") == 1
@@ -235,21 +237,22 @@ def test_queue_editor_sections_parse(nvim):
 # -- a long chat: drawn from its newest blocks ------------------------------------------------
 
 
-def long_transcript(turns: int) -> Transcript:
-    transcript = Transcript(agent_label="demo")
+def long_chat(turns: int) -> ChatProjection:
+    transcript = Conversation(agent_label="demo")
+    view = ChatProjection(transcript)
     for n in range(turns):
         transcript.user_message(f"question {n}")
         transcript.agent_chunk("\n".join(f"answer {n} line {i}" for i in range(8)))
         transcript.turn_end("end_turn")
-    return transcript
+    return view
 
 
 def test_a_long_chat_draws_its_newest_turns_and_the_older_ones_as_the_user_scrolls_up(nvim):
     from helpers.lua import call_recorder
 
-    transcript = long_transcript(300)
+    view = long_chat(300)
     nvim.exec_lua(call_recorder("chat", "acp_chat_calls"))
-    nvim.exec_lua("require('acp_nvim.chat').open(...)", KEY, True, transcript.replay_ops())
+    nvim.exec_lua("require('acp_nvim.chat').open(...)", KEY, True, view.replay_ops())
     shown = text(nvim)
     assert "answer 299 line 7" in shown and "question 0\n" not in shown
     assert any("earlier blocks, drawn as you scroll up to them" in line for line in virt_lines(nvim, CHAT))
@@ -264,7 +267,7 @@ def test_a_long_chat_draws_its_newest_turns_and_the_older_ones_as_the_user_scrol
         action, key, arg = calls[0]
         assert (action, key) == ("page", KEY)
         after = arg["after"] if arg["after"] is not None else None
-        page = transcript.page(arg["before"], after)
+        page = view.page(arg["before"], after)
         nvim.exec_lua("require('acp_nvim.ui').flush(..., vim.empty_dict())", {KEY: page})
         pages += 1
     assert pages > 3
@@ -272,5 +275,5 @@ def test_a_long_chat_draws_its_newest_turns_and_the_older_ones_as_the_user_scrol
     drawn = [line for line in text(nvim).split("\n") if line.endswith(" line 7")]
     assert "\n".join(drawn) == expected, "every turn, in order, once"
     assert not any("earlier blocks" in line for line in virt_lines(nvim, CHAT))
-    nvim.exec_lua("require('acp_nvim.ui').flush(..., vim.empty_dict())", {KEY: transcript.page(3, None)})
+    nvim.exec_lua("require('acp_nvim.ui').flush(..., vim.empty_dict())", {KEY: view.page(3, None)})
     assert text(nvim).count("question 0\n") == 1, "a late page for a closed gap draws nothing twice"

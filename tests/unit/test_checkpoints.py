@@ -34,8 +34,8 @@ from acp_nvim.core.checkpoints.settings import CheckpointSettings
 from acp_nvim.core.checkpoints.store import HEADER, CheckpointStore, digest_of, manifest_name
 from acp_nvim.core.config import parse_settings
 from acp_nvim.core.errors import ConfigError
+from acp_nvim.core.transcript.conversation import Conversation
 from acp_nvim.core.transcript.tool_calls import ToolCallState
-from acp_nvim.core.transcript.transcript import Transcript
 
 pytestmark = pytest.mark.timeout(20)
 
@@ -282,7 +282,7 @@ class Session:
     def __init__(self, ws: Path, editor: Editor, settings: CheckpointSettings | None = None) -> None:
         self.files, self.notices, _ = service(ws, editor)
         self.editor = editor
-        self.transcript = Transcript()
+        self.transcript = Conversation()
         self.reports: list[str] = []
         self.recorder = Recorder("demo/1", str(ws), settings or CheckpointSettings(), editor, self.files.service,
                                  self.transcript, lambda: self.files.reconciler.unsaved, self.reports.append)

@@ -13,23 +13,25 @@ from acp_nvim.core.conversation.details import SessionDetails
 from acp_nvim.core.conversation.updates import UpdateRouter
 from acp_nvim.core.log.ring import LogRing
 from acp_nvim.core.permissions.answers import question_for
-from acp_nvim.core.transcript.transcript import Transcript
+from acp_nvim.core.transcript.conversation import Conversation
+from acp_nvim.core.transcript.projection import ChatProjection
 
 ANNOUNCE = {"sessionUpdate": "subagent_update", "sessionId": "task-1", "title": "Explore the project",
             "description": "Explore", "capabilities": {"cancel": {}}, "state": {"state": "running"}}
 
 
-def router() -> tuple[UpdateRouter, Transcript, list[dict]]:
+def router() -> tuple[UpdateRouter, Conversation, list[dict]]:
     ops: list[dict] = []
-    transcript = Transcript(ops.append, agent_label="demo")
+    transcript = Conversation(agent_label="demo")
+    ChatProjection(transcript, ops.append)
     return UpdateRouter(transcript, SessionDetails(), LogRing(level="trace"), [], lambda: None), transcript, ops
 
 
-def tools(transcript: Transcript) -> list[str]:
+def tools(transcript: Conversation) -> list[str]:
     return [b.text() for b in transcript.blocks if b.kind == "tool"]
 
 
-def announced() -> tuple[UpdateRouter, Transcript]:
+def announced() -> tuple[UpdateRouter, Conversation]:
     stream, transcript, _ = router()
     stream.newer(ANNOUNCE)
     return stream, transcript
@@ -41,7 +43,7 @@ def test_an_announced_child_is_one_call_that_runs_a_subagent() -> None:
     assert child is not None and child.can_cancel and child.status == "in_progress"
     [block] = tools(transcript)
     assert block.split("\n")[0] == "◐ think · subagent “Explore the project” (Explore) · in_progress"
-    assert transcript.running_subagents() == 1
+    assert transcript.tools.running_subagents() == 1
 
 
 def test_a_childs_calls_and_text_fold_under_it_with_its_last_line() -> None:
@@ -62,7 +64,7 @@ def test_the_childs_end_is_its_calls_status() -> None:
     stream.newer({"sessionUpdate": "subagent_update", "sessionId": "task-1",
                   "state": {"state": "idle", "stopReason": "cancelled"}})
     assert tools(transcript)[0].split("\n")[0].startswith("⊘ think · subagent “Explore the project”")
-    assert transcript.running_subagents() == 0
+    assert transcript.tools.running_subagents() == 0
     stream.newer({"sessionUpdate": "subagent_update", "sessionId": "task-1", "state": {"state": "running"}})
     stream.newer({"sessionUpdate": "subagent_update", "sessionId": "task-1",
                   "state": {"state": "idle", "stopReason": "end_turn"}})
@@ -97,7 +99,7 @@ def test_a_childs_permission_request_says_which_child_asks() -> None:
     stream, transcript = announced()
     child = stream.child_request("task-1", "e1")  # the request comes before the call's first update
     assert child is not None
-    state = transcript.tool_call(start_tool_call("e1", "Edit notes.md", kind="edit", status="pending"))
+    state = transcript.tools.tool_call(start_tool_call("e1", "Edit notes.md", kind="edit", status="pending"))
     question = question_for("demo/1", state, [PermissionOption(option_id="ok", name="Allow", kind="allow_once")])
     assert question.title == "Edit notes.md — asked by subagent “Explore the project” (Explore)"
     assert stream.child_request("stranger", "e2") is None

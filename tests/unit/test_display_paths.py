@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from acp.schema import FileEditToolCallContent, ToolCallLocation, ToolCallStart
 
+from acp_nvim.core.transcript.conversation import Conversation
 from acp_nvim.core.transcript.paths import PathView
-from acp_nvim.core.transcript.transcript import Transcript
+from acp_nvim.core.transcript.projection import ChatProjection
 
 VIEW = PathView(["/ws/proj", "/ws/proj", "/data/lib"], "/home/ann")
 
@@ -28,9 +29,10 @@ def test_the_paths_in_a_title_are_shortened_and_nothing_else():
 
 def test_the_chat_block_shows_short_paths_and_the_full_text_keeps_them_whole():
     ops: list[object] = []
-    transcript = Transcript(ops.append)
+    transcript = Conversation()
+    ChatProjection(transcript, ops.append)
     transcript.paths = VIEW
-    state = transcript.tool_call(ToolCallStart(
+    state = transcript.tools.tool_call(ToolCallStart(
         session_update="tool_call", tool_call_id="t1", title="Edit /ws/proj/src/a.py", kind="edit",
         status="pending", locations=[ToolCallLocation(path="/ws/proj/src/a.py", line=3)],
         content=[FileEditToolCallContent(type="diff", path="/ws/proj/src/a.py", old_text="a\n", new_text="b\n")]))

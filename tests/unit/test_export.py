@@ -6,15 +6,15 @@ from __future__ import annotations
 from acp.helpers import start_tool_call
 
 from acp_nvim.core.transcript import export
-from acp_nvim.core.transcript.transcript import Transcript
+from acp_nvim.core.transcript.conversation import Conversation
 
 
 def test_each_message_is_under_its_heading_with_its_id() -> None:
-    transcript = Transcript(agent_label="claude")
+    transcript = Conversation(agent_label="claude")
     transcript.user_message("fix the bug")
     transcript.thought_chunk("look at parse()", "msg_1")
     transcript.agent_chunk("Found it.", "msg_1")
-    transcript.tool_call(start_tool_call("t1", "Edit ```x```", kind="edit", status="completed"), name="Edit")
+    transcript.tools.tool_call(start_tool_call("t1", "Edit ```x```", kind="edit", status="completed"), name="Edit")
     transcript.agent_chunk("Done.", "msg_2")
     transcript.agent_notice("warning", "Model fallback", "smaller model")
     transcript.turn_end("end_turn")
@@ -27,13 +27,13 @@ def test_each_message_is_under_its_heading_with_its_id() -> None:
 
 
 def test_a_replayed_user_message_keeps_its_id_below_its_heading() -> None:
-    transcript = Transcript()
+    transcript = Conversation()
     transcript.user_chunk("earlier prompt", "u-7")
     assert export.block_markdown(transcript, transcript.blocks[0]) == "## You\n<!-- message-id: u-7 -->\nearlier prompt"
 
 
 def test_a_compaction_is_folded_in_details_and_a_hostile_id_cannot_end_its_comment() -> None:
-    transcript = Transcript()
+    transcript = Conversation()
     transcript.compaction("c1", "completed", summary="We <b>fixed</b> it.")
     transcript.compaction("c2", "failed", error="too small")
     transcript.agent_chunk("x", "a-->b\n<script>")

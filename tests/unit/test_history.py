@@ -15,7 +15,9 @@ from acp_nvim.core.history.record import ENTRY_KINDS, Entry, HistorySettings, Se
 from acp_nvim.core.history.store import HistoryStore
 from acp_nvim.core.log.redact import Redactor
 from acp_nvim.core.session.recording import Recorder, _Watched, first_prompt
-from acp_nvim.core.transcript.transcript import Block, Transcript
+from acp_nvim.core.transcript.blocks import Block
+from acp_nvim.core.transcript.conversation import Conversation
+from acp_nvim.core.transcript.restore import restore_many, restore_older
 
 CWD = "/home/u/project"
 
@@ -118,7 +120,7 @@ def test_first_prompt_drops_the_heading() -> None:
 
 def _long_session(blocks: int, max_bytes: int):
     """A recorder and a session stand-in (what it reads) with a real transcript of ``blocks`` answers."""
-    transcript = Transcript()
+    transcript = Conversation()
     transcript.user_message("the very first prompt")
     for n in range(blocks):
         transcript.agent_chunk(f"{n:05d} " + "answer text " * 40)
@@ -211,13 +213,13 @@ def test_a_header_that_counts_fewer_entries_than_the_file_holds_makes_no_record(
 async def test_a_reopened_records_older_entries_go_in_place_and_saving_waits_for_them() -> None:
     from helpers import async_wait_for
 
-    transcript = Transcript()
+    transcript = Conversation()
     session = SimpleNamespace(agent_name="demo", cwd=CWD, session_id="s-1", details=SimpleNamespace(title=""),
                               transcript=transcript, state="idle", watchers=[], key="demo/1")
     newest = [Entry("user", "## You\nq 3"), Entry("agent", "a 3")]
     older = [Entry("user", "## You\nq 1"), Entry("agent", "a 1"), Entry("user", "## You\nq 2"), Entry("agent", "a 2")]
     transcript.notice("── earlier ──", "info")
-    transcript.restore_many([(e.kind, e.text, e.message_id) for e in newest], older=len(older))
+    restore_many(transcript, [(e.kind, e.text, e.message_id) for e in newest], older=len(older))
     saved: list = []
     recorder = Recorder(FakeEditor(), HistorySettings, lambda *args: None)
     async def save(s, w) -> None:
@@ -228,7 +230,7 @@ async def test_a_reopened_records_older_entries_go_in_place_and_saving_waits_for
     transcript.user_message("a new prompt")
     recorder._changed(session)
     assert saved == [], "nothing is saved while the older entries are read"
-    transcript.restore_older([(e.kind, e.text, e.message_id) for e in older])
+    restore_older(transcript, [(e.kind, e.text, e.message_id) for e in older])
     assert [b.text() for b in transcript.blocks] == ["── earlier ──", *[e.text for e in older + newest],
                                                      "## You\na new prompt"]
     assert [b.id for b in transcript.blocks] == sorted(b.id for b in transcript.blocks)

@@ -14,7 +14,8 @@ from acp_nvim.core.config import TimeoutSettings, parse_settings
 from acp_nvim.core.conversation.prompt import Prompt, Turn
 from acp_nvim.core.conversation.watch import TurnWatch, WatchHooks
 from acp_nvim.core.errors import ConfigError
-from acp_nvim.core.transcript.transcript import Transcript
+from acp_nvim.core.transcript.conversation import Conversation
+from acp_nvim.core.transcript.export import as_context
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -119,9 +120,9 @@ def test_silence_is_told_once_then_the_agent_speaks_again():
 def test_a_running_tool_or_a_question_is_not_silence():
     watched = Watched()
     turn, watchdog = watch(watched)
-    transcript = Transcript(lambda op: None)
-    turn.tools["t1"] = transcript.tool_call(ToolCallStart(session_update="tool_call", tool_call_id="t1",
-                                                          title="build", status="in_progress"))
+    transcript = Conversation()
+    turn.tools["t1"] = transcript.tools.tool_call(ToolCallStart(session_update="tool_call", tool_call_id="t1",
+                                                                title="build", status="in_progress"))
     watchdog.check(30.0)
     turn.tools.clear()
     watched.waiting = True
@@ -144,29 +145,29 @@ def test_a_cancel_not_confirmed_in_time_is_shown_as_ignored_once():
 
 
 def test_a_cancelled_tool_call_stays_cancelled_unless_it_finishes():
-    transcript = Transcript(lambda op: None)
+    transcript = Conversation()
     start = ToolCallStart(session_update="tool_call", tool_call_id="t1", title="edit", status="pending")
-    transcript.tool_call(start)
-    transcript.cancel_tool_call("t1")
+    transcript.tools.tool_call(start)
+    transcript.tools.cancel_tool_call("t1")
     assert transcript.tool_calls["t1"].status == "cancelled"
-    transcript.tool_call(ToolCallStart(session_update="tool_call", tool_call_id="t1", title="edit",
-                                       status="in_progress"))
+    transcript.tools.tool_call(ToolCallStart(session_update="tool_call", tool_call_id="t1", title="edit",
+                                             status="in_progress"))
     assert transcript.tool_calls["t1"].status == "cancelled", "a late in_progress does not reopen it"
-    transcript.tool_call(ToolCallStart(session_update="tool_call", tool_call_id="t1", title="edit",
-                                       status="completed"))
+    transcript.tools.tool_call(ToolCallStart(session_update="tool_call", tool_call_id="t1", title="edit",
+                                             status="completed"))
     assert transcript.tool_calls["t1"].status == "completed"
 
 
 def test_the_conversation_as_context_leaves_notices_out_and_is_bounded():
-    transcript = Transcript(lambda op: None)
+    transcript = Conversation()
     assert not transcript.has_prompts()
     transcript.user_message("first question", [])
     transcript.notice("some notice", "info")
     assert transcript.has_prompts()
-    text = transcript.as_context(10_000)
+    text = as_context(transcript, 10_000)
     assert "first question" in text and "some notice" not in text
     transcript.user_message("x" * 500, [])
-    cut = transcript.as_context(100)
+    cut = as_context(transcript, 100)
     assert cut.startswith("[… earlier conversation cut …]") and len(cut) < 200
 
 

@@ -17,7 +17,7 @@ from acp_nvim.core.permissions.broker import PermissionBroker, Scope
 from acp_nvim.core.permissions.policy import PermissionSettings
 from acp_nvim.core.permissions.settle import prune
 from acp_nvim.core.questions import Questions
-from acp_nvim.core.transcript.transcript import Transcript
+from acp_nvim.core.transcript.conversation import Conversation
 from helpers import async_wait_for
 
 pytestmark = pytest.mark.timeout(10)
@@ -44,7 +44,7 @@ class Files:
 
 class Rig:
     def __init__(self, root: str = "/nonexistent-ws") -> None:
-        self.questions, self.editor, self.transcript = Questions(), FakeEditor(hold=True), Transcript()
+        self.questions, self.editor, self.transcript = Questions(), FakeEditor(hold=True), Conversation()
         self.broker = PermissionBroker(Scope("demo/1", "demo", "/ws"), PermissionSettings(), questions=self.questions,
                                        editor=self.editor, transcript=self.transcript, files=Files(root),
                                        accepted=AcceptedEdits(), report=pytest.fail, waiting=lambda asked: None)

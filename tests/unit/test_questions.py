@@ -14,7 +14,7 @@ from acp_nvim.core.permissions.accepted import AcceptedEdits
 from acp_nvim.core.permissions.broker import PermissionBroker, Scope
 from acp_nvim.core.permissions.policy import PermissionSettings
 from acp_nvim.core.questions import CHOICE, PERMISSION, THREE_WAY, Questions, choice_index
-from acp_nvim.core.transcript.transcript import Transcript
+from acp_nvim.core.transcript.conversation import Conversation
 from helpers import async_wait_for
 
 pytestmark = pytest.mark.timeout(10)
@@ -93,7 +93,7 @@ class GatedEditor(FakeEditor):
 async def test_a_cancel_while_the_request_is_prepared_answers_cancelled_and_shows_nothing():
     questions, editor, waits = Questions(), GatedEditor(), []
     broker = PermissionBroker(Scope("demo/1", "demo", "/ws"), PermissionSettings(), questions=questions,
-                              editor=editor, transcript=Transcript(), files=Files(), accepted=AcceptedEdits(),
+                              editor=editor, transcript=Conversation(), files=Files(), accepted=AcceptedEdits(),
                               report=pytest.fail, waiting=waits.append)
     call = ToolCallUpdate(tool_call_id="t1", title="ls", kind="execute", raw_input={"command": "ls"})
     options = [PermissionOption(option_id="y", name="Yes", kind="allow_once")]
@@ -108,7 +108,7 @@ async def test_a_cancel_while_the_request_is_prepared_answers_cancelled_and_show
 async def test_a_prompt_answered_from_the_editor_by_id():
     questions, editor, waits = Questions(), FakeEditor(hold=True), []
     broker = PermissionBroker(Scope("demo/1", "demo", "/ws"), PermissionSettings(), questions=questions,
-                              editor=editor, transcript=Transcript(), files=Files(), accepted=AcceptedEdits(),
+                              editor=editor, transcript=Conversation(), files=Files(), accepted=AcceptedEdits(),
                               report=pytest.fail, waiting=waits.append)
     call = ToolCallUpdate(tool_call_id="t1", title="ls", kind="execute", raw_input={"command": "ls"})
     options = [PermissionOption(option_id="y", name="Yes", kind="allow_once")]
@@ -141,7 +141,7 @@ class SlowRulesEditor(FakeEditor):
 def broker_for(questions: Questions, editor: FakeEditor, waits: list | None = None,
                root: str = "/nonexistent-root") -> PermissionBroker:
     return PermissionBroker(Scope("demo/1", "demo", "/ws"), PermissionSettings(), questions=questions,
-                            editor=editor, transcript=Transcript(), files=Files(root), accepted=AcceptedEdits(),
+                            editor=editor, transcript=Conversation(), files=Files(root), accepted=AcceptedEdits(),
                             report=pytest.fail, waiting=(waits if waits is not None else []).append)
 
 

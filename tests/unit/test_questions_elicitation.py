@@ -19,7 +19,7 @@ from acp_nvim.core.log.redact import Redactor
 from acp_nvim.core.log.ring import LogRing
 from acp_nvim.core.questions import AGENT_REQUEST, Questions
 from acp_nvim.core.questions import PERMISSION as PERMISSION_VIEW
-from acp_nvim.core.transcript.transcript import Transcript
+from acp_nvim.core.transcript.conversation import Conversation
 from helpers import async_wait_for
 
 pytestmark = pytest.mark.timeout(30)
@@ -111,7 +111,7 @@ class Desk:
         self.editor.form_answer = answer
         self.questions = Questions()
         self.log = LogRing(1000, 1 << 20, "debug", redact=Redactor.for_env({"TOKEN": "sekrit-value-123"}))
-        self.transcript = Transcript(lambda op: None, agent_label="demo")
+        self.transcript = Conversation(agent_label="demo")
         self.waits: list[bool] = []
         self.desk = QuestionDesk("demo/1", "demo", self.questions, self.editor, self.transcript, self.log,
                                  closed=lambda: closed, waiting=self.waits.append)

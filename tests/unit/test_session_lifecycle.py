@@ -10,7 +10,8 @@ from acp_nvim.core.conversation.prompt import Prompt, Turn
 from acp_nvim.core.conversation.updates import UpdateRouter
 from acp_nvim.core.log.ring import LogRing
 from acp_nvim.core.session.lifecycle import ENDED, TRANSITIONS, Lifecycle, State, Trouble
-from acp_nvim.core.transcript.transcript import Transcript
+from acp_nvim.core.transcript.conversation import Conversation
+from acp_nvim.core.transcript.projection import ChatProjection
 
 
 def lifecycle() -> tuple[Lifecycle, list[str]]:
@@ -68,7 +69,9 @@ def router() -> tuple[UpdateRouter, Turns, list[list[object]]]:
     ops: list[list[object]] = []
     turns = Turns()
     assert not turns, "the stand-in is falsy, as the real queue is when the session is built"
-    return UpdateRouter(Transcript(ops.append), SessionDetails(), LogRing(), [], lambda: None, turns=turns), turns, ops
+    transcript = Conversation()
+    ChatProjection(transcript, ops.append)
+    return UpdateRouter(transcript, SessionDetails(), LogRing(), [], lambda: None, turns=turns), turns, ops
 
 
 def test_after_a_cancel_the_turns_late_output_is_dropped_and_counted_and_commands_still_pass():

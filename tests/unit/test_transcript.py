@@ -9,13 +9,22 @@ from acp.schema import TerminalToolCallContent, ToolCallLocation
 
 from acp_nvim.core.transcript import packing
 from acp_nvim.core.transcript.block_view import StreamView, ViewLimits, clip_lines, marker_text, project
-from acp_nvim.core.transcript.transcript import Transcript
+from acp_nvim.core.transcript.conversation import Conversation
+from acp_nvim.core.transcript.projection import ChatProjection
 from helpers import async_wait_for
 
 
-def recorder(limits: ViewLimits | None = None) -> tuple[Transcript, list[list]]:
+def recorder(limits: ViewLimits | None = None) -> tuple[Conversation, list[list]]:
     ops: list[list] = []
-    return Transcript(ops.append, agent_label="demo", limits=limits), ops
+    transcript = Conversation(agent_label="demo")
+    ChatProjection(transcript, ops.append, limits)
+    return transcript, ops
+
+
+def chat(transcript: Conversation) -> ChatProjection:
+    """The chat projection ``recorder`` set on ``transcript``."""
+    assert isinstance(transcript.events, ChatProjection)
+    return transcript.events
 
 
 def view_text(ops: list) -> dict[int, str]:
@@ -50,11 +59,11 @@ def test_thoughts_are_quoted_and_their_own_block():
 
 def test_tool_call_updates_its_block_in_place():
     transcript, ops = recorder()
-    transcript.tool_call(start_tool_call("t1", "Read a.py", kind="read", status="pending"))
-    transcript.tool_call(update_tool_call("t1", status="in_progress"))
-    transcript.tool_call(update_tool_call("t1", status="completed",
-                                          content=[tool_content(text_block("x\n" * 30))],
-                                          locations=[ToolCallLocation(path="/w/a.py", line=3)]))
+    transcript.tools.tool_call(start_tool_call("t1", "Read a.py", kind="read", status="pending"))
+    transcript.tools.tool_call(update_tool_call("t1", status="in_progress"))
+    transcript.tools.tool_call(update_tool_call("t1", status="completed",
+                                                content=[tool_content(text_block("x\n" * 30))],
+                                                locations=[ToolCallLocation(path="/w/a.py", line=3)]))
     tool_ops = [op for op in ops if op["id"] == 2]
     assert [op["op"] for op in tool_ops] == ["new", "set", "set"]
     assert tool_ops[0]["meta"]["status"] == "pending" and tool_ops[-1]["meta"]["status"] == "completed"
@@ -62,7 +71,7 @@ def test_tool_call_updates_its_block_in_place():
     assert text.startswith("● read · Read a.py · completed")
     assert "… 19 more lines" in text
     assert "→ /w/a.py:3" in text
-    assert transcript.locations() == [("/w/a.py", 3, "Read a.py")]
+    assert transcript.tools.locations() == [("/w/a.py", 3, "Read a.py")]
     full = transcript.full_text(2)
     assert full is not None and full.count("│ x") == 30
 
@@ -70,11 +79,11 @@ def test_tool_call_updates_its_block_in_place():
 def test_diff_and_terminal_content():
     transcript, ops = recorder()
     diff = tool_diff_content("/w/a.py", "a\nB\nc\nd\n", "a\nb\nc\n")
-    transcript.tool_call(start_tool_call("t1", "Edit", kind="edit", content=[diff]))
-    transcript.tool_call(update_tool_call("t1", content=[diff, TerminalToolCallContent(type="terminal",
+    transcript.tools.tool_call(start_tool_call("t1", "Edit", kind="edit", content=[diff]))
+    transcript.tools.tool_call(update_tool_call("t1", content=[diff, TerminalToolCallContent(type="terminal",
                                                                                           terminal_id="term-1")]))
-    transcript.tool_call(start_tool_call("t2", "Create", kind="edit",
-                                         content=[tool_diff_content("/w/n.py", "x\n")]))
+    transcript.tools.tool_call(start_tool_call("t2", "Create", kind="edit",
+                                               content=[tool_diff_content("/w/n.py", "x\n")]))
     shown = view_text(ops)
     assert "± /w/a.py +2 −1" in shown[2]
     assert "▸ terminal term-1" in shown[2]
@@ -129,8 +138,8 @@ def test_replay_rebuilds_the_bounded_view():
     transcript.user_message("q", ["a.py:1-2"])
     for _ in range(10):
         transcript.agent_chunk("l\n")
-    transcript.tool_call(start_tool_call("t", "T", status="failed"))
-    replay = transcript.replay_ops()
+    transcript.tools.tool_call(start_tool_call("t", "T", status="failed"))
+    replay = chat(transcript).replay_ops()
     assert view_text(replay) == view_text(ops)
     assert next(op for op in replay if op["op"] == "clip")["marker"] == marker_text(7, 15)
     assert "— attached: a.py:1-2" in view_text(replay)[1]
@@ -161,7 +170,7 @@ def test_a_finished_streamed_block_is_held_compressed_and_reads_back_whole():
         transcript.agent_chunk(chunk)
     agent = transcript.blocks[-1]
     assert agent.packed is None, "the block still streaming is not packed"
-    replay_before = transcript.replay_ops()
+    replay_before = chat(transcript).replay_ops()
     transcript.turn_end("end_turn")
     assert agent.packed is not None and agent.chunks == []
     assert len(agent.packed) < agent.size() // 4
@@ -169,7 +178,7 @@ def test_a_finished_streamed_block_is_held_compressed_and_reads_back_whole():
     assert transcript.full_text(agent.id) == "".join(chunks)
     drawn_before = [op for op in replay_before if op["id"] == agent.id]
     end = transcript.blocks[-1].id  # the agent block is drawn above the turn's end, as the user scrolls up
-    drawn_after = [op for op in transcript.page(end, None) if op["id"] == agent.id]
+    drawn_after = [op for op in chat(transcript).page(end, None) if op["id"] == agent.id]
     assert [(op["op"], op.get("lines"), op.get("marker")) for op in drawn_after] == [
         ("insert" if op["op"] == "new" else op["op"], op.get("lines"), op.get("marker")) for op in drawn_before]
 
@@ -223,12 +232,12 @@ def test_a_settled_tool_call_keeps_its_diff_whole_and_a_later_update_still_appli
     old, new = "".join(f"line {i}\n" for i in range(3000)), "".join(f"line {i}\n" for i in range(1, 3001))
     diff = tool_diff_content("/w/big.py", new, old)
     terminal = TerminalToolCallContent(type="terminal", terminal_id="term-9")
-    transcript.tool_call(start_tool_call("t1", "Edit big", kind="edit", status="in_progress",
-                                         content=[diff, terminal], raw_input={"path": "/w/big.py"}))
+    transcript.tools.tool_call(start_tool_call("t1", "Edit big", kind="edit", status="in_progress",
+                                               content=[diff, terminal], raw_input={"path": "/w/big.py"}))
     state = transcript.tool_calls["t1"]
     assert not state.settled, "an open call is not packed"
     full_open, diff_open = transcript.full_text(2), state.diff_text()
-    transcript.tool_call(update_tool_call("t1", status="completed", raw_output={"ok": True}))
+    transcript.tools.tool_call(update_tool_call("t1", status="completed", raw_output={"ok": True}))
     assert state.settled
     assert state.diff_text() == diff_open and "-line 0" in diff_open and "+line 3000" in diff_open
     assert [d.old_text for d in state.diffs()] == [old]
@@ -236,19 +245,19 @@ def test_a_settled_tool_call_keeps_its_diff_whole_and_a_later_update_still_appli
     full = transcript.full_text(2)
     assert full is not None and full.endswith('"ok": true\n  }')
     assert full_open is not None and full_open.split("\n", 1)[1] in full
-    assert transcript.replay_ops()[-1]["lines"] == view_text(ops)[2].split("\n")
-    transcript.tool_call(update_tool_call("t1", status="failed", content=[tool_content(text_block("undone"))]))
+    assert chat(transcript).replay_ops()[-1]["lines"] == view_text(ops)[2].split("\n")
+    transcript.tools.tool_call(update_tool_call("t1", status="failed", content=[tool_content(text_block("undone"))]))
     assert state.settled and state.diffs() == [] and "│ undone" in view_text(ops)[2]
     assert state.raw_input == {"path": "/w/big.py"} and state.raw_output == {"ok": True}
 
 
 def test_a_cancelled_tool_call_is_settled_and_a_late_completion_still_shows():
     transcript, ops = recorder()
-    transcript.tool_call(start_tool_call("t1", "Run", kind="execute", status="in_progress",
-                                         raw_input={"command": "make"}))
-    transcript.cancel_tool_call("t1")
+    transcript.tools.tool_call(start_tool_call("t1", "Run", kind="execute", status="in_progress",
+                                               raw_input={"command": "make"}))
+    transcript.tools.cancel_tool_call("t1")
     state = transcript.tool_calls["t1"]
     assert state.status == "cancelled" and state.settled
     assert "$ make" in view_text(ops)[2]
-    transcript.tool_call(update_tool_call("t1", status="completed"))
+    transcript.tools.tool_call(update_tool_call("t1", status="completed"))
     assert view_text(ops)[2].startswith("● execute · Run · completed") and "$ make" in view_text(ops)[2]

@@ -18,12 +18,16 @@ from acp_nvim.core.history.record import Entry, HistorySettings, SessionRecord
 from acp_nvim.core.history.store import HistoryStore
 from acp_nvim.core.log.ring import LogRing
 from acp_nvim.core.transcript import tool_calls
-from acp_nvim.core.transcript.transcript import Transcript
+from acp_nvim.core.transcript.conversation import Conversation
+from acp_nvim.core.transcript.projection import ChatProjection
+from acp_nvim.core.transcript.restore import restore, restore_many
 
 
-def recorder() -> tuple[Transcript, list[dict]]:
+def recorder() -> tuple[Conversation, list[dict]]:
     ops: list[dict] = []
-    return Transcript(ops.append, agent_label="demo"), ops
+    transcript = Conversation(agent_label="demo")
+    ChatProjection(transcript, ops.append)
+    return transcript, ops
 
 
 def shown(ops: list[dict]) -> dict[int, str]:
@@ -37,7 +41,7 @@ def shown(ops: list[dict]) -> dict[int, str]:
     return text
 
 
-def router() -> tuple[UpdateRouter, Transcript, list[dict], LogRing]:
+def router() -> tuple[UpdateRouter, Conversation, list[dict], LogRing]:
     transcript, ops = recorder()
     log = LogRing(level="trace")
     return UpdateRouter(transcript, SessionDetails(), log, [], lambda: None), transcript, ops, log
@@ -93,8 +97,8 @@ def test_the_router_passes_ids_from_the_hot_path_and_the_models_alike() -> None:
 
 def test_the_tools_name_is_shown_beside_its_title_unless_the_title_starts_with_it() -> None:
     transcript, ops = recorder()
-    transcript.tool_call(start_tool_call("t1", "Read a.py", kind="read", status="pending"), name="Read")
-    transcript.tool_call(start_tool_call("t2", "nvim: diagnostics", kind="other"), name="mcp__nvim__diagnostics")
+    transcript.tools.tool_call(start_tool_call("t1", "Read a.py", kind="read", status="pending"), name="Read")
+    transcript.tools.tool_call(start_tool_call("t2", "nvim: diagnostics", kind="other"), name="mcp__nvim__diagnostics")
     text = shown(ops)
     assert text[2].startswith("○ read · Read a.py · pending")
     assert text[3].startswith("○ other · nvim: diagnostics (mcp__nvim__diagnostics) · pending")
@@ -122,8 +126,8 @@ def test_a_subagents_calls_are_drawn_folded_under_the_call_that_runs_it() -> Non
     assert lines[0] == "◐ read · Explore the repo (Task) · in_progress"
     fold = lines[-1]
     assert fold.startswith("  ▸ subagent · 2 tool calls: ") and "1 done" in fold and "1 pending" in fold
-    assert transcript.running_subagents() == 1
-    assert transcript.tool_call_of(block) is transcript.tool_calls["task"]
+    assert transcript.tools.running_subagents() == 1
+    assert transcript.tools.tool_call_of(block) is transcript.tool_calls["task"]
 
     assert transcript.toggle(block)
     unfolded = shown(ops)[block].split("\n")
@@ -131,7 +135,7 @@ def test_a_subagents_calls_are_drawn_folded_under_the_call_that_runs_it() -> Non
     assert unfolded[-2].startswith("    ● read · Read a.py · completed · ") and unfolded[-2].endswith("s")
     assert unfolded[-1].startswith("    ○ read · Read b.py · pending · ")
     stream.route(update_tool_call("task", status="completed"), None)
-    assert transcript.running_subagents() == 0
+    assert transcript.tools.running_subagents() == 0
     assert transcript.toggle(block) and shown(ops)[block].split("\n")[-1].startswith("  ▸ subagent")
 
 
@@ -146,7 +150,7 @@ def test_nested_subagents_are_indented_and_a_cycle_is_harmless() -> None:
     lines = shown(ops)[block].split("\n")
     assert any(line.startswith("    ◐ read · inner task (Task)") for line in lines)
     assert any(line.startswith("      ○ read · Read c.py") for line in lines)
-    assert transcript.running_subagents() == 2
+    assert transcript.tools.running_subagents() == 2
 
 
 def test_a_child_whose_parent_was_never_seen_is_drawn_alone() -> None:
@@ -174,7 +178,7 @@ def test_a_subagents_text_stays_with_its_call_not_in_the_answer() -> None:
 
 def test_a_plain_call_has_no_fold_and_toggling_it_does_nothing() -> None:
     transcript, _ = recorder()
-    transcript.tool_call(start_tool_call("t1", "Read", kind="read"))
+    transcript.tools.tool_call(start_tool_call("t1", "Read", kind="read"))
     block = next(b.id for b in transcript.blocks if b.kind == "tool")
     assert not transcript.toggle(block)
     assert not transcript.toggle(999)
@@ -288,8 +292,8 @@ def test_message_ids_round_trip_through_a_record_and_older_records_still_read(tm
 
 def test_restored_blocks_keep_their_ids_and_a_compaction_folds_again() -> None:
     transcript, ops = recorder()
-    transcript.restore("agent", "hello", "msg_1")
-    transcript.restore("compaction", "conversation compacted · summary: 1 line\nWe fixed it.")
+    restore(transcript, "agent", "hello", "msg_1")
+    restore(transcript, "compaction", "conversation compacted · summary: 1 line\nWe fixed it.")
     assert transcript.blocks[0].message_id == "msg_1"
     block = transcript.blocks[1]
     assert shown(ops)[block.id] == "▸ conversation compacted · summary: 1 line"
@@ -298,8 +302,8 @@ def test_restored_blocks_keep_their_ids_and_a_compaction_folds_again() -> None:
 
 def test_a_long_records_blocks_keep_their_ids_and_a_compaction_folds_again() -> None:
     transcript, ops = recorder()
-    transcript.restore_many([("agent", "hello", "msg_1"),
-                             ("compaction", "conversation compacted · summary: 1 line\nWe fixed it.", None)])
+    restore_many(transcript, [("agent", "hello", "msg_1"),
+                              ("compaction", "conversation compacted · summary: 1 line\nWe fixed it.", None)])
     assert transcript.blocks[0].message_id == "msg_1"
     block = transcript.blocks[1]
     assert shown(ops)[block.id] == "▸ conversation compacted · summary: 1 line"

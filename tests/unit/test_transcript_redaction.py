@@ -6,15 +6,24 @@ from acp.helpers import start_tool_call, text_block, tool_content, update_tool_c
 
 from acp_nvim.core.log.redact import Redactor
 from acp_nvim.core.transcript.block_view import ViewLimits
-from acp_nvim.core.transcript.transcript import Transcript
+from acp_nvim.core.transcript.conversation import Conversation
+from acp_nvim.core.transcript.projection import ChatProjection
 
 SECRET = "abc123-very-secret-value"
 REDACT = Redactor.for_env({"MY_API_KEY": SECRET}, inherited={})
 
 
-def recorder(limits: ViewLimits | None = None) -> tuple[Transcript, list[list]]:
+def recorder(limits: ViewLimits | None = None) -> tuple[Conversation, list[list]]:
     ops: list[list] = []
-    return Transcript(ops.append, agent_label="demo", limits=limits, redactor=REDACT), ops
+    transcript = Conversation(agent_label="demo", redactor=REDACT)
+    ChatProjection(transcript, ops.append, limits)
+    return transcript, ops
+
+
+def chat(transcript: Conversation) -> ChatProjection:
+    """The chat projection ``recorder`` set on ``transcript``."""
+    assert isinstance(transcript.events, ChatProjection)
+    return transcript.events
 
 
 def shown(ops: list[list]) -> str:
@@ -73,15 +82,15 @@ def test_thoughts_and_user_messages_are_redacted_too():
 
 def test_tool_calls_notices_and_full_text_are_redacted():
     transcript, ops = recorder()
-    transcript.tool_call(start_tool_call("t1", f"curl -H 'Authorization: Bearer {SECRET}'", kind="execute",
-                                         raw_input={"command": f"curl -u admin:{SECRET} https://x"}))
-    transcript.tool_call(update_tool_call("t1", status="completed",
-                                          content=[tool_content(text_block(f"token={SECRET}"))]))
+    transcript.tools.tool_call(start_tool_call("t1", f"curl -H 'Authorization: Bearer {SECRET}'", kind="execute",
+                                               raw_input={"command": f"curl -u admin:{SECRET} https://x"}))
+    transcript.tools.tool_call(update_tool_call("t1", status="completed",
+                                                content=[tool_content(text_block(f"token={SECRET}"))]))
     transcript.notice(f"failed to start: stderr: {SECRET}", "error")
     assert SECRET not in shown(ops)
     block = transcript.blocks[-2].id
     assert SECRET not in (transcript.full_text(block) or "")
-    assert all(SECRET not in title for _, _, title in transcript.locations())
+    assert all(SECRET not in title for _, _, title in transcript.tools.locations())
 
 
 def test_replayed_chat_is_redacted():
@@ -89,7 +98,7 @@ def test_replayed_chat_is_redacted():
     transcript.agent_chunk(f"a {SECRET[:4]}")
     transcript.agent_chunk(f"{SECRET[4:]} b")
     transcript.turn_end("end_turn")
-    assert SECRET not in str(transcript.replay_ops())
+    assert SECRET not in str(chat(transcript).replay_ops())
 
 
 def test_a_clipped_block_stays_redacted():
@@ -103,7 +112,7 @@ def test_a_clipped_block_stays_redacted():
 def test_warming_compiles_the_shapes_a_turns_end_announces():
     from acp_nvim.core.conversation.prompt import warm_redaction
     from acp_nvim.core.log import redact
-    from acp_nvim.core.transcript.transcript import turn_end_text
+    from acp_nvim.core.transcript.conversation import turn_end_text
 
     redact._shapes_pattern.cache_clear()
     warm_redaction()

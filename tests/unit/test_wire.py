@@ -627,11 +627,14 @@ def test_hot_chunks_reach_the_transcript_like_the_models_and_not_while_replaying
     from acp_nvim.core.conversation.details import SessionDetails
     from acp_nvim.core.conversation.updates import UpdateRouter
     from acp_nvim.core.log.ring import LogRing
-    from acp_nvim.core.transcript.transcript import Transcript
+    from acp_nvim.core.transcript.conversation import Conversation
+    from acp_nvim.core.transcript.projection import ChatProjection
 
     def ops_of(feed: str) -> list[list[object]]:
         ops: list[list[object]] = []
-        router = UpdateRouter(Transcript(ops.append), SessionDetails(), LogRing(), [], lambda: None)
+        transcript = Conversation()
+        ChatProjection(transcript, ops.append)
+        router = UpdateRouter(transcript, SessionDetails(), LogRing(), [], lambda: None)
         for kind, text in [("agent_thought_chunk", "hm\nm"), ("agent_message_chunk", "a"),
                            ("agent_message_chunk", "b")]:
             if feed == "hot":

@@ -24,22 +24,21 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TypeVar
 
-from acp import RequestError
 from acp.schema import ToolCallUpdate
 
 from .. import tasks
 from ..files.changes import ChangeSet, FileChange
-from ..files.opener import NOT_FOUND, Opener
+from ..files.opener import Opener
 from ..files.reconcile import FINAL_STATUSES
 from ..files.service import FileService
 from ..port import EditorPort
+from ..transcript.conversation import Conversation
 from ..transcript.tool_calls import ToolCallState
-from ..transcript.transcript import Transcript
+from .contents import ContentKeeper, keep_texts
 from .errors import CheckpointError
-from .model import ABSENT_REF, DONE, KEPT, RUNNING, TOO_LARGE, UNKNOWN_REF, UNREADABLE, Checkpoint, FileEntry, Ref
+from .model import ABSENT_REF, DONE, RUNNING, UNKNOWN_REF, Checkpoint, FileEntry, Ref
 from .scan import Scan, compare, scan
 from .settings import CheckpointSettings
 from .store import CheckpointStore, manifest_name
@@ -84,7 +83,7 @@ class Recorder:
     """Opens, fills and closes the checkpoints of one session; holds them in memory, newest last."""
 
     def __init__(self, key: str, cwd: str, settings: CheckpointSettings, editor: EditorPort, files: FileService,
-                 transcript: Transcript, unsaved: Callable[[], set[str]], report: Report) -> None:
+                 transcript: Conversation, unsaved: Callable[[], set[str]], report: Report) -> None:
         self.key = key
         self.cwd = cwd
         self.settings = settings
@@ -102,10 +101,10 @@ class Recorder:
         self._jobs: deque[Callable[[], Awaitable[None]]] = deque()
         self._writer: asyncio.Task[None] | None = None
         self._batch: asyncio.TimerHandle | None = None
-        self._index: dict[str, tuple[tuple[int, int, int, int], Ref]] = {}
-        """Scans' contents by path: the stamp they were read at and their reference."""
+        self._contents = ContentKeeper(files.opener, settings)
         self._commands: dict[str, asyncio.Task[_Snapshot | None]] = {}
         self._comparing: set[asyncio.Task[None]] = set()
+        self._scans = CommandScans(self)
         self._closing: set[asyncio.Task[None]] = set()
         self._failed = False
         self._finished = 0
@@ -204,115 +203,23 @@ class Recorder:
 
     async def before_command(self, command: str) -> None:
         """A command is about to run (a terminal the editor starts): scan the roots first."""
-        task = self._commands.get(command)
-        if task is None:
-            task = self._commands[command] = tasks.spawn(self._snapshot(), self._report,
-                                                         f"{self.key} scan before {command}")
-        await asyncio.wait({task})
+        await self._scans.before_command(command)
 
     def after_command(self, command: str) -> None:
         """The command ended: what changed since its scan joins the checkpoint that scan belongs to."""
         task = self._commands.pop(command, None)
         if task is not None:
             self._comparing = {t for t in self._comparing if not t.done()}
-            self._comparing.add(tasks.spawn(self._compare(task), self._report, f"{self.key} scan after {command}"))
+            self._comparing.add(tasks.spawn(self._scans.compare(task), self._report,
+                                            f"{self.key} scan after {command}"))
 
     def observe(self, state: ToolCallState) -> None:
-        """A tool call observer: an ``execute`` call the agent runs itself is bracketed by scans
-        (from its first update until it ends: best effort, the agent may run it at once)."""
-        if state.kind != "execute":
-            return
-        token = f"tool {state.tool_call_id}"
-        if state.status in FINAL_STATUSES:
-            self.after_command(token)
-        elif token not in self._commands and self._current is not None:
-            self._commands[token] = tasks.spawn(self._snapshot(), self._report, f"{self.key} scan before {token}")
+        """A tool call observer: an ``execute`` call the agent runs itself is bracketed by scans."""
+        self._scans.observe(state)
 
     async def around_permission(self, tool_call: ToolCallUpdate, answer: Awaitable[T]) -> T:
-        """A permission request: for a command (``execute``), the roots are scanned while the user is
-        asked, and the answer goes back to the agent (which then runs the command) only once the scan
-        is done; the scan's other end is the tool call's end (``observe``)."""
-        known = self._transcript.tool_calls.get(tool_call.tool_call_id)
-        kind = tool_call.kind or (known.kind if known is not None else None)
-        token = f"tool {tool_call.tool_call_id}"
-        if kind == "execute" and self._current is not None and token not in self._commands:
-            self._commands[token] = tasks.spawn(self._snapshot(), self._report, f"{self.key} scan before {token}")
-        result = await answer
-        scan = self._commands.get(token)
-        if scan is not None:
-            await asyncio.wait({scan})
-        return result
-
-    async def _snapshot(self) -> _Snapshot | None:
-        checkpoint = self._current
-        store = await self.store()
-        limit = self.settings.scan_max_files
-        if checkpoint is None or store is None or limit <= 0:
-            return None
-        found, refs = await asyncio.to_thread(self._scan_and_keep, store, list(self._opener.roots), limit)
-        snap = _Snapshot(checkpoint, found, refs)
-        checkpoint.pending |= {r.digest for r in snap.refs.values() if r.kept}
-        if snap.scan.cut:
-            note = f"a command's scan stopped at checkpoints.scan_max_files ({limit} files)"
-            if note not in checkpoint.notes:
-                checkpoint.notes.append(note)
-        await self._save(checkpoint)
-        return snap
-
-    def _scan_and_keep(self, store: CheckpointStore, roots: list[Path], limit: int) -> tuple[Scan, dict[str, Ref]]:
-        """Scan the roots and keep every file's content (those kept at the same stamp before are not read again)."""
-        found = scan(roots, limit)
-        refs: dict[str, Ref] = {}
-        self._index = {p: self._index[p] for p in found.files if p in self._index}  # only files still there
-        with store.batch() as batch:
-            for path, stamp in list(found.files.items()):
-                known = self._index.get(path)
-                if known is not None and known[0] == stamp and (
-                        not known[1].kept or store.known(known[1].digest, batch.touched)):
-                    refs[path] = known[1]
-                    continue
-                ref, read_stamp = self._read_and_keep(batch.put, path, stamp[1])
-                if read_stamp is not None:
-                    found.files[path] = stamp = read_stamp  # what was read is what a later scan compares with
-                refs[path] = ref
-                self._index[path] = (stamp, ref)
-        return found, refs
-
-    def _read_and_keep(self, put: Put, path: str, size: int
-                       ) -> tuple[Ref, tuple[int, int, int, int] | None]:
-        cap = self.settings.max_file_bytes
-        if size > cap:
-            return Ref(TOO_LARGE, size=size), None
-        try:
-            data, stamp = self._opener.read_bytes(Path(path), cap)
-        except RequestError as exc:
-            if "too large" in str(exc):
-                return Ref(TOO_LARGE, size=size or _size_of(path)), None
-            return (ABSENT_REF if exc.code == NOT_FOUND else Ref(UNREADABLE)), None
-        except OSError:
-            return Ref(UNREADABLE), None
-        return Ref(KEPT, put(data), len(data)), stamp
-
-    async def _compare(self, started: asyncio.Task[_Snapshot | None]) -> None:
-        await asyncio.wait({started})
-        before = started.result() if not started.cancelled() and started.exception() is None else None
-        if before is None:
-            return
-        checkpoint = before.checkpoint
-        after = await asyncio.to_thread(scan, list(self._opener.roots), self.settings.scan_max_files)
-        changes = compare(before.scan, after)
-        for path in [*changes.changed, *changes.removed]:
-            if path not in checkpoint.files:
-                checkpoint.files[path] = FileEntry(path, before.refs.get(path, UNKNOWN_REF), via=COMMAND,
-                                                   unsaved=path in self._unsaved())
-        for path in changes.created:
-            if path not in checkpoint.files:
-                checkpoint.files[path] = FileEntry(path, ABSENT_REF, via=COMMAND)
-        checkpoint.pending -= {r.digest for r in before.refs.values()}
-        if checkpoint.state == RUNNING:
-            await self._save(checkpoint)
-        else:
-            self._enqueue(lambda: self._finish(checkpoint))
+        """A permission request: for a command, the answer goes back once the roots are scanned."""
+        return await self._scans.around_permission(tool_call, answer)
 
     # -- the store, in the background ----------------------------------------------------
 
@@ -364,7 +271,7 @@ class Recorder:
             return
         cap = self.settings.max_file_bytes
         try:
-            refs = await asyncio.to_thread(_keep_texts, store, [(b.known, b.text) for b in batch], cap)
+            refs = await asyncio.to_thread(keep_texts, store, [(b.known, b.text) for b in batch], cap)
         except OSError as exc:
             self._fail(exc)
             return
@@ -381,7 +288,7 @@ class Recorder:
         if store is None:
             return
         entries = list(checkpoint.files.values())
-        afters = await asyncio.to_thread(self._read_all, store, [e.path for e in entries])
+        afters = await asyncio.to_thread(self._contents.read_all, store, [e.path for e in entries])
         for entry, after in zip(entries, afters, strict=True):
             entry.after = after
         await self._save(checkpoint)
@@ -395,10 +302,6 @@ class Recorder:
             for old in self.checkpoints:
                 if old.name in gone:
                     old.pruned = True
-
-    def _read_all(self, store: CheckpointStore, paths: list[str]) -> list[Ref]:
-        with store.batch() as batch:
-            return [self._read_and_keep(batch.put, path, 0)[0] for path in paths]
 
     async def _save(self, checkpoint: Checkpoint) -> None:
         store = await self.store()
@@ -427,26 +330,85 @@ class Recorder:
         return next((c for c in self.checkpoints if c.first_block == block_id), None)
 
 
-def _size_of(path: str) -> int:
-    try:
-        return Path(path).stat().st_size
-    except OSError:
-        return 0
+class CommandScans:
+    """The scans of the workspace roots around the commands of a recorder's turns: before a command
+    its files are kept, after it what changed joins the checkpoint (``scan.py``)."""
 
+    def __init__(self, recorder: Recorder) -> None:
+        self._recorder = recorder
+        self.key, self.settings, self._report = recorder.key, recorder.settings, recorder._report
+        self._opener, self._contents, self._unsaved = recorder._opener, recorder._contents, recorder._unsaved
+        self._transcript = recorder._transcript
+        self._commands = recorder._commands
+        """The recorder's scans by command, shared (its turn's end and ``flush`` read them)."""
 
-def _keep_texts(store: CheckpointStore, texts: list[tuple[bool, str | None]], cap: int) -> list[Ref]:
-    """Texts as references, their new contents in one pack."""
-    with store.batch() as batch:
-        return [_keep_text(batch.put, known, text, cap) for known, text in texts]
+    async def before_command(self, command: str) -> None:
+        """A command is about to run (a terminal the editor starts): scan the roots first."""
+        task = self._commands.get(command)
+        if task is None:
+            task = self._commands[command] = tasks.spawn(self._snapshot(), self._report,
+                                                         f"{self.key} scan before {command}")
+        await asyncio.wait({task})
 
+    def observe(self, state: ToolCallState) -> None:
+        """A tool call observer: an ``execute`` call the agent runs itself is bracketed by scans
+        (from its first update until it ends: best effort, the agent may run it at once)."""
+        if state.kind != "execute":
+            return
+        token = f"tool {state.tool_call_id}"
+        if state.status in FINAL_STATUSES:
+            self._recorder.after_command(token)
+        elif token not in self._commands and self._recorder._current is not None:
+            self._commands[token] = tasks.spawn(self._snapshot(), self._report, f"{self.key} scan before {token}")
 
-def _keep_text(put: Put, known: bool, text: str | None, cap: int) -> Ref:
-    """A text as a reference: kept (bytes up to ``cap``), absent, unknown or too large."""
-    if not known:
-        return UNKNOWN_REF
-    if text is None:
-        return ABSENT_REF
-    data = text.encode("utf-8", "surrogatepass")
-    if len(data) > cap:
-        return Ref(TOO_LARGE, size=len(data))
-    return Ref(KEPT, put(data), len(data))
+    async def around_permission(self, tool_call: ToolCallUpdate, answer: Awaitable[T]) -> T:
+        """A permission request: for a command (``execute``), the roots are scanned while the user is
+        asked, and the answer goes back to the agent (which then runs the command) only once the scan
+        is done; the scan's other end is the tool call's end (``observe``)."""
+        known = self._transcript.tool_calls.get(tool_call.tool_call_id)
+        kind = tool_call.kind or (known.kind if known is not None else None)
+        token = f"tool {tool_call.tool_call_id}"
+        if kind == "execute" and self._recorder._current is not None and token not in self._commands:
+            self._commands[token] = tasks.spawn(self._snapshot(), self._report, f"{self.key} scan before {token}")
+        result = await answer
+        scan = self._commands.get(token)
+        if scan is not None:
+            await asyncio.wait({scan})
+        return result
+
+    async def _snapshot(self) -> _Snapshot | None:
+        checkpoint = self._recorder._current
+        store = await self._recorder.store()
+        limit = self.settings.scan_max_files
+        if checkpoint is None or store is None or limit <= 0:
+            return None
+        found, refs = await asyncio.to_thread(self._contents.scan_and_keep, store, list(self._opener.roots), limit)
+        snap = _Snapshot(checkpoint, found, refs)
+        checkpoint.pending |= {r.digest for r in snap.refs.values() if r.kept}
+        if snap.scan.cut:
+            note = f"a command's scan stopped at checkpoints.scan_max_files ({limit} files)"
+            if note not in checkpoint.notes:
+                checkpoint.notes.append(note)
+        await self._recorder._save(checkpoint)
+        return snap
+
+    async def compare(self, started: asyncio.Task[_Snapshot | None]) -> None:
+        await asyncio.wait({started})
+        before = started.result() if not started.cancelled() and started.exception() is None else None
+        if before is None:
+            return
+        checkpoint = before.checkpoint
+        after = await asyncio.to_thread(scan, list(self._opener.roots), self.settings.scan_max_files)
+        changes = compare(before.scan, after)
+        for path in [*changes.changed, *changes.removed]:
+            if path not in checkpoint.files:
+                checkpoint.files[path] = FileEntry(path, before.refs.get(path, UNKNOWN_REF), via=COMMAND,
+                                                   unsaved=path in self._unsaved())
+        for path in changes.created:
+            if path not in checkpoint.files:
+                checkpoint.files[path] = FileEntry(path, ABSENT_REF, via=COMMAND)
+        checkpoint.pending -= {r.digest for r in before.refs.values()}
+        if checkpoint.state == RUNNING:
+            await self._recorder._save(checkpoint)
+        else:
+            self._recorder._enqueue(lambda: self._recorder._finish(checkpoint))

@@ -31,7 +31,7 @@ from ..config import AgentSpec
 from ..conversation.details import SessionDetails
 from ..port import EditorPort
 from ..tasks import spawn
-from ..transcript.transcript import Transcript
+from ..transcript.conversation import Conversation
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +165,7 @@ class Target(Protocol):
     @property
     def details(self) -> SessionDetails: ...
     @property
-    def transcript(self) -> Transcript: ...
+    def transcript(self) -> Conversation: ...
     @property
     def editor(self) -> EditorPort: ...
     @property

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from ..agent.process import AgentProcess
 from ..log.ring import LogRing
-from ..transcript.transcript import Transcript
+from ..transcript.conversation import Conversation
 from .link import AgentLink, Attached
 
 BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
@@ -27,7 +27,7 @@ def wanted(process: AgentProcess) -> bool:
 class Reconnector:
     """Runs the tries for one session."""
 
-    def __init__(self, link: AgentLink, transcript: Transcript, log: LogRing, *,
+    def __init__(self, link: AgentLink, transcript: Conversation, log: LogRing, *,
                  closed: Callable[[], bool], backoff: Sequence[float] = BACKOFF) -> None:
         self._link = link
         self._transcript = transcript

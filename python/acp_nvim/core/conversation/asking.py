@@ -30,7 +30,7 @@ from acp.schema import (
 from ..log.ring import LogRing
 from ..port import EditorPort, QuestionForm
 from ..questions import QUESTION, Questions, Ticket
-from ..transcript.transcript import Transcript
+from ..transcript.conversation import Conversation
 from . import form as forms
 
 Mode = ElicitationFormSessionMode | ElicitationFormRequestMode | ElicitationUrlSessionMode | ElicitationUrlRequestMode
@@ -43,7 +43,7 @@ VIEW_NAMES = {"permission": "permission request", "review": "review", "question"
 class QuestionDesk:
     """Serves one session's ``elicitation/*`` requests and the agent's withdrawals."""
 
-    def __init__(self, key: str, agent: str, questions: Questions, editor: EditorPort, transcript: Transcript,
+    def __init__(self, key: str, agent: str, questions: Questions, editor: EditorPort, transcript: Conversation,
                  log: LogRing, closed: Callable[[], bool], waiting: Callable[[bool], None]) -> None:
         self._key = key
         self._agent = agent

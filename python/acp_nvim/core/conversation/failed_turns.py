@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping
 
 from .. import tasks
-from ..transcript.transcript import Transcript
+from ..transcript.conversation import Conversation
 from . import failures
 from .limits import clock
 from .prompt import Prompt, Turn
@@ -24,7 +24,7 @@ from .prompt import Prompt, Turn
 class FailedTurns:
     """The last failed prompt of one session and its way back."""
 
-    def __init__(self, transcript: Transcript, keys: Mapping[str, str], agent: Callable[[], str],
+    def __init__(self, transcript: Conversation, keys: Mapping[str, str], agent: Callable[[], str],
                  resubmit: Callable[[Prompt], object], changed: Callable[[], None],
                  report: Callable[[str], None], clock: Callable[[], float] = time.time,
                  known_reset: Callable[[], float | None] = lambda: None) -> None:

@@ -23,8 +23,8 @@ from ..checkpoints.recorder import Recorder
 from ..files.side import FileSide
 from ..log import redact
 from ..prompting import attachments
+from ..transcript.conversation import Conversation, turn_end_text
 from ..transcript.tool_calls import OPEN_STATUSES, ToolCallState
-from ..transcript.transcript import Transcript, turn_end_text
 from . import schema_ext
 from .details import SessionDetails
 from .failures import ErrorReport
@@ -94,7 +94,7 @@ class Link:
 class TurnRunner:
     """Runs one prompt turn of a session, start to end."""
 
-    def __init__(self, transcript: Transcript, details: SessionDetails, files: FileSide,
+    def __init__(self, transcript: Conversation, details: SessionDetails, files: FileSide,
                  notes: Callable[[], list[ContentBlock]], pack: attachments.Packer,
                  checkpoints: Recorder | None = None) -> None:
         self._transcript = transcript

@@ -18,8 +18,8 @@ from .. import tasks
 from ..config import TimeoutSettings
 from ..log.ring import LogRing
 from ..prompting import attachments
+from ..transcript.conversation import Conversation
 from ..transcript.tool_calls import ToolCallState
-from ..transcript.transcript import Transcript
 from .prompt import Link, Prompt, Turn, TurnRunner
 from .watch import TurnWatch, WatchHooks
 
@@ -52,7 +52,7 @@ class QueueOwner(Protocol):
 class PromptQueue:
     """The waiting prompts, the running turn, its cancel, and what a new session carries."""
 
-    def __init__(self, key: str, owner: QueueOwner, turns: TurnRunner, transcript: Transcript, log: LogRing,
+    def __init__(self, key: str, owner: QueueOwner, turns: TurnRunner, transcript: Conversation, log: LogRing,
                  timeouts: TimeoutSettings, watch: WatchHooks) -> None:
         self._key = key
         self._owner = owner

@@ -21,7 +21,7 @@ from acp.helpers import ContentBlock
 
 from .. import tasks
 from ..log.ring import LogRing
-from ..transcript.transcript import Transcript
+from ..transcript.conversation import Conversation
 from . import schema_ext
 from .prompt import Prompt
 
@@ -46,7 +46,7 @@ class Route:
 class Steering:
     """One session's steering: the user's choice, the requests out, the marks the queue shows."""
 
-    def __init__(self, enabled: bool, queue: MutableSequence[Prompt], transcript: Transcript, log: LogRing,
+    def __init__(self, enabled: bool, queue: MutableSequence[Prompt], transcript: Conversation, log: LogRing,
                  changed: Callable[[], None], report: Callable[[str], None]) -> None:
         self.enabled = enabled
         """``chat.steer``: steer by default where the agent offers it."""

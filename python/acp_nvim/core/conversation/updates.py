@@ -39,8 +39,8 @@ from acp.schema import (
 from ..agent.inbound import NEWER
 from ..log.ring import LogRing
 from ..media.items import is_media
+from ..transcript.conversation import Conversation
 from ..transcript.tool_calls import ToolCallState
-from ..transcript.transcript import Transcript
 from . import schema_ext
 from .children import Child, Children
 from .details import SessionDetails
@@ -83,7 +83,7 @@ class UpdateRouter:
     of a cancelled turn (``turns``) is dropped and counted. ``on_tool_call`` hear every tool call
     in order; ``on_mode`` hears every mode the agent reports (the mode policy judges them)."""
 
-    def __init__(self, transcript: Transcript, details: SessionDetails, log: LogRing,
+    def __init__(self, transcript: Conversation, details: SessionDetails, log: LogRing,
                  on_tool_call: Sequence[ToolCallObserver], changed: Callable[[], None],
                  on_mode: ModeObserver = lambda mode: None, *, turns: TurnGate | None = None) -> None:
         self.replaying = False
@@ -123,15 +123,16 @@ class UpdateRouter:
             case UserMessageChunk() | AgentMessageChunk() | AgentThoughtChunk():
                 self._text(update)
             case ToolCallStart() | ToolCallProgress():
-                meta, running = update.field_meta, self._transcript.running_subagents()
-                state = self._transcript.tool_call(update, schema_ext.tool_name(raw),
-                                                   schema_ext.parent_tool_call(meta), schema_ext.runs_subagent(meta))
+                meta, running = update.field_meta, self._transcript.tools.running_subagents()
+                state = self._transcript.tools.tool_call(update, schema_ext.tool_name(raw),
+                                                         schema_ext.parent_tool_call(meta),
+                                                         schema_ext.runs_subagent(meta))
                 if self._queue.cancelling and turn is not None:
                     # it arrived after the cancel: shown as cancelled (a later completed or failed still shows)
-                    self._transcript.cancel_tool_call(state.tool_call_id)
+                    self._transcript.tools.cancel_tool_call(state.tool_call_id)
                 for observer in self._on_tool_call:
                     observer(state)
-                if self._transcript.running_subagents() != running:
+                if self._transcript.tools.running_subagents() != running:
                     self._changed()  # the statusline counts running subagents
             case AgentPlanUpdate():
                 self._transcript.plan(list(update.entries))
@@ -232,9 +233,9 @@ class UpdateRouter:
         if self._queue.cancelling and turn is not None:
             turn.dropped += 1
             return True
-        running = self._transcript.running_subagents()
+        running = self._transcript.tools.running_subagents()
         if kind == "agent_message_chunk":
-            self._transcript.subagent_said(child.call_id, cast(str, payload))
+            self._transcript.tools.subagent_said(child.call_id, cast(str, payload))
         elif kind == NEWER:
             raw = cast("Mapping[str, object]", payload)
             update = schema_ext.child_update(raw)
@@ -244,7 +245,7 @@ class UpdateRouter:
                 self._log.add("debug", "wire", f"a child session's {schema_ext.unknown_update(raw)[0]!r}: not shown")
         elif not kind:
             self._child_piece(child, cast(SessionUpdate, payload), cast("Mapping[str, object] | None", extra))
-        if self._transcript.running_subagents() != running:
+        if self._transcript.tools.running_subagents() != running:
             self._changed()
         return True
 
@@ -253,19 +254,19 @@ class UpdateRouter:
         even when the request comes before the call's first update. None: no such child."""
         child = self.children.get(session_id)
         if child is not None and call_id not in self._transcript.tool_calls:
-            self._transcript.adopt(call_id, child.call_id)
+            self._transcript.tools.adopt(call_id, child.call_id)
         return child
 
     def _child_piece(self, child: Child, update: SessionUpdate, raw: Mapping[str, object] | None) -> None:
         match update:
             case ToolCallStart() | ToolCallProgress():
                 meta = update.field_meta
-                state = self._transcript.tool_call(update, schema_ext.tool_name(raw), child.call_id,
-                                                   schema_ext.runs_subagent(meta))
+                state = self._transcript.tools.tool_call(update, schema_ext.tool_name(raw), child.call_id,
+                                                         schema_ext.runs_subagent(meta))
                 for observer in self._on_tool_call:
                     observer(state)
             case AgentMessageChunk():
-                self._transcript.subagent_said(child.call_id, content_text(update.content))
+                self._transcript.tools.subagent_said(child.call_id, content_text(update.content))
             case _:
                 self._log.add("debug", "notification", f"a child session's {type(update).__name__}: not shown")
 
@@ -280,11 +281,11 @@ class UpdateRouter:
             self._log.add("warn", "wire", f"ignored a subagent_update for {update.session_id!r:.80} "
                           "(another parent's child, the session itself, or too many children)")
             return
-        running = self._transcript.running_subagents()
+        running = self._transcript.tools.running_subagents()
         parent = self.children.get(on_session)
-        self._transcript.child_call(child.call_id, child.headline_title(), child.status,
-                                    parent.call_id if parent is not None else child.parent_call, new=not known)
-        if self._transcript.running_subagents() != running or not known:
+        self._transcript.tools.child_call(child.call_id, child.headline_title(), child.status,
+                                          parent.call_id if parent is not None else child.parent_call, new=not known)
+        if self._transcript.tools.running_subagents() != running or not known:
             self._changed()
 
     def _session_message(self, message: schema_ext.SessionMessage) -> None:
@@ -299,7 +300,7 @@ class UpdateRouter:
         if from_child is not None and to_child is None and message.text:
             said = self._transcript.tool_calls.get(from_child.call_id)
             apart = "\n" if said is not None and said.said and not said.said.endswith("\n") else ""
-            self._transcript.subagent_said(from_child.call_id, apart + message.text)
+            self._transcript.tools.subagent_said(from_child.call_id, apart + message.text)
 
     def _status(self, update: object) -> None:
         match update:
@@ -331,10 +332,10 @@ class UpdateRouter:
             return
         text = content_text(update.content)
         parent = schema_ext.parent_tool_call(update.field_meta)
-        running = self._transcript.running_subagents()
+        running = self._transcript.tools.running_subagents()
         if parent is not None and not isinstance(update, UserMessageChunk) \
-                and self._transcript.subagent_said(parent, text if isinstance(update, AgentMessageChunk) else ""):
-            if self._transcript.running_subagents() != running:
+                and self._transcript.tools.subagent_said(parent, text if isinstance(update, AgentMessageChunk) else ""):
+            if self._transcript.tools.running_subagents() != running:
                 self._changed()
             return  # a subagent's text: kept with the call that runs it, not mixed into the answer
         message_id = update.message_id

@@ -21,8 +21,8 @@ from ..files.paths import PathPolicy
 from ..port import EditorPort, PermissionChoice, PermissionQuestion, ReviewVerdict
 from ..questions import PERMISSION, REVIEW, Questions, Show, Ticket
 from ..tasks import ErrorReporter
+from ..transcript.conversation import Conversation
 from ..transcript.tool_calls import ToolCallState
-from ..transcript.transcript import Transcript
 from . import review as review_model
 from .accepted import AcceptedEdits
 from .answers import cancelled, question_for, selected
@@ -57,7 +57,7 @@ class PermissionBroker:
     """Decides, asks or reviews; remembers "always" answers; settles reviews (``settle.py``)."""
 
     def __init__(self, scope: Scope, settings: PermissionSettings, *, questions: Questions, editor: EditorPort,
-                 transcript: Transcript, files: FileAccess, accepted: AcceptedEdits, report: ErrorReporter,
+                 transcript: Conversation, files: FileAccess, accepted: AcceptedEdits, report: ErrorReporter,
                  waiting: Waiting) -> None:
         self.policy = settings.policy
         self._scope = scope
@@ -100,7 +100,7 @@ class PermissionBroker:
             self._bases[tool_call.tool_call_id] = bases
         try:
             earlier = review_model.content_edits(self._transcript.tool_calls.get(tool_call.tool_call_id))
-            state = self._transcript.tool_call(tool_call)
+            state = self._transcript.tools.tool_call(tool_call)
             for _ in range(MAX_ASKS):
                 # a new ticket for each asking: an answer meant for what was shown before never counts
                 with self._questions.open(self._scope.session_key, PERMISSION) as ticket:

@@ -33,7 +33,7 @@ from acp.schema import PermissionOption, TerminalToolCallContent, ToolCallUpdate
 from ..port import TerminalSpec
 from ..questions import Ticket, Withdrawn
 from ..terminal.place import Place, identify
-from ..transcript.transcript import Transcript
+from ..transcript.conversation import Conversation
 from .approvals import ALLOWED, Approval, outcome_of
 from .broker import PermissionBroker
 from .command import Command, env_pairs, from_input, parse, path_problems, shell_script
@@ -52,7 +52,7 @@ OPTIONS = [
 class ExecGate:
     """Matches terminals against what was approved; asks the broker about anything else."""
 
-    def __init__(self, broker: PermissionBroker, transcript: Transcript, workspace: str) -> None:
+    def __init__(self, broker: PermissionBroker, transcript: Conversation, workspace: str) -> None:
         self._broker = broker
         self._transcript = transcript
         self._workspace = workspace
@@ -127,10 +127,10 @@ class ExecGate:
         if allowed:
             embedded = [TerminalToolCallContent(type="terminal", terminal_id=spec.terminal_id)]
         if withdrawn:
-            self._transcript.cancel_tool_call(call.tool_call_id)  # shown cancelled (⊘), not failed
+            self._transcript.tools.cancel_tool_call(call.tool_call_id)  # shown cancelled (⊘), not failed
             raise Withdrawn(f"the question about {shlex.join(argv)!r} was closed unanswered")
-        self._transcript.tool_call(ToolCallUpdate(tool_call_id=call.tool_call_id, content=embedded,
-                                                  status="completed" if allowed else "failed"))
+        self._transcript.tools.tool_call(ToolCallUpdate(tool_call_id=call.tool_call_id, content=embedded,
+                                                        status="completed" if allowed else "failed"))
         return place if allowed else None
 
 

@@ -27,8 +27,8 @@ from acp.schema import RequestPermissionResponse
 from ..files.paths import PathPolicy
 from ..port import FileReview, PermissionQuestion, Review, ReviewVerdict
 from ..tasks import ErrorReporter, spawn
+from ..transcript.conversation import Conversation
 from ..transcript.tool_calls import ToolCallState
-from ..transcript.transcript import Transcript
 from .accepted import AcceptedEdit, AcceptedEdits, agent_note
 from .answers import cancelled, selected, selected_or_cancelled
 from .comments import chat_line, note_for_agent
@@ -56,7 +56,7 @@ class FileAccess(Protocol):
 class Settlement:
     """The outcome of reviews of one session, from the verdict until the agent's next prompt."""
 
-    def __init__(self, key: str, transcript: Transcript, files: FileAccess, accepted: AcceptedEdits,
+    def __init__(self, key: str, transcript: Conversation, files: FileAccess, accepted: AcceptedEdits,
                  state_dir: StateDir, report: ErrorReporter, keep: RejectedSettings | None = None) -> None:
         self.accepted = accepted
         self._keep = keep or RejectedSettings()
@@ -101,7 +101,7 @@ class Settlement:
             return
         answer = "accepted" if verdict.accepted else "rejected"
         self._notes.append(note_for_agent(question.title, answer, comments))
-        self._transcript.comment_tool_call(state.tool_call_id, [chat_line(comment) for comment in comments])
+        self._transcript.tools.comment_tool_call(state.tool_call_id, [chat_line(comment) for comment in comments])
         self._transcript.notice(f"{len(comments)} review comment(s) for the agent, sent with your next prompt",
                                 "info")
 

@@ -9,13 +9,13 @@ Every other change of a file nobody reviewed opens a review of its own (the writ
 from __future__ import annotations
 
 from ..files.changes import FileChange
-from ..transcript.transcript import Transcript
+from ..transcript.conversation import Conversation
 
 
 class UnreviewedEdits:
     """Per session: which chat lines flag a change no review could be shown for."""
 
-    def __init__(self, transcript: Transcript, revert_key: str = "<LocalLeader>x") -> None:
+    def __init__(self, transcript: Conversation, revert_key: str = "<LocalLeader>x") -> None:
         self._transcript = transcript
         self._revert_key = revert_key
         """``keymaps.revert``, named on the flag ('' when it is off)."""

@@ -39,7 +39,7 @@ from ..files.changes import FileChange
 from ..files.service import AGENT
 from ..questions import Ticket
 from ..tasks import ErrorReporter, spawn
-from ..transcript.transcript import Transcript
+from ..transcript.conversation import Conversation
 from . import review as review_model
 from .accepted import AcceptedEdit, AcceptedEdits, FileKey, refused
 from .approvals import ALLOWED, REJECTED, Shown, outcome_of
@@ -65,7 +65,7 @@ Deciding = Callable[[str], bool]
 class WriteGate:
     """Decides every write of one session (``FileService``'s ``WriteGate``), and follows disk writers."""
 
-    def __init__(self, broker: PermissionBroker, transcript: Transcript, cwd: str, report: ErrorReporter,
+    def __init__(self, broker: PermissionBroker, transcript: Conversation, cwd: str, report: ErrorReporter,
                  unreviewable: Unreviewable | None = None, deciding: Deciding | None = None) -> None:
         self._broker = broker
         self._accepted: AcceptedEdits = broker.settlement.accepted
@@ -156,8 +156,8 @@ class WriteGate:
                               locations=[ToolCallLocation(path=str(path))])
         response = await self._broker.handle(call, list(OPTIONS), bases=bases, asked=asked)
         outcome = outcome_of(OPTIONS, response)
-        self._transcript.tool_call(ToolCallUpdate(tool_call_id=call_id,
-                                                  status="completed" if outcome == ALLOWED else "failed"))
+        self._transcript.tools.tool_call(ToolCallUpdate(tool_call_id=call_id,
+                                                        status="completed" if outcome == ALLOWED else "failed"))
         return outcome, call_id
 
     # -- agents that write the disk themselves ---------------------------------------------

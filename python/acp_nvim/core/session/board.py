@@ -129,7 +129,7 @@ class Book:
                    tokens=view.tokens, limits=view.limits, files=shown, changed=entry.changed,
                    branch=entry.worktree.branch if entry.worktree else "", order=entry.order,
                    session_id=session.session_id or "", current=current,
-                   subagents=session.transcript.subagent_board_lines())
+                   subagents=session.transcript.tools.subagent_board_lines())
 
 
 def waiting_on(key: str, questions: Questions) -> tuple[str, ...]:

@@ -21,7 +21,7 @@ from ..permissions.write_gate import WriteGate
 from ..port import EditorPort
 from ..questions import Questions
 from ..terminal.service import TerminalService
-from ..transcript.transcript import Transcript
+from ..transcript.conversation import Conversation
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +41,7 @@ class Guards:
 
     @classmethod
     def build(cls, key: str, agent: str, spec: AgentSpec, settings: Settings, editor: EditorPort, cwd: str,
-              questions: Questions, log: LogRing, transcript: Transcript, report: Callable[[str], None],
+              questions: Questions, log: LogRing, transcript: Conversation, report: Callable[[str], None],
               waiting: Callable[[bool], None]) -> Guards:
         policy = PathPolicy.for_workspace(cwd, [*settings.workspace_roots, *([spec.cwd] if spec.cwd else [])])
         side = FileSide.create(editor, policy, questions=questions, owner=key, log=log, notice=transcript.notice)
@@ -55,7 +55,7 @@ class Guards:
         files.changes.listeners.append(write_gate.disk_changed)
         terminal_gate = ExecGate(permissions, transcript, cwd)
         terminals = TerminalService(key, editor, files.policy, cwd, settings.terminals, allow=terminal_gate.allow,
-                                    refresh=transcript.refresh_terminal, log=log)
+                                    refresh=transcript.tools.refresh_terminal, log=log)
         transcript.terminal_view = terminals.preview
         checkpoints = Recorder(key, cwd, settings.checkpoints, editor, files, transcript,
                                lambda: side.reconciler.unsaved, report)

@@ -89,9 +89,9 @@ class Health:
         if turn is None:
             return s.failed_turns.stop_waiting()
         for state in turn.open_tools():
-            s.transcript.cancel_tool_call(state.tool_call_id)
+            s.transcript.tools.cancel_tool_call(state.tool_call_id)
         for child in s.stream.children.running():  # the turn's cancel stops its subagents' work too
-            s.transcript.cancel_tool_call(child.call_id)
+            s.transcript.tools.cancel_tool_call(child.call_id)
         # session/cancel enters the connection's send queue before the questions' answers: an agent that
         # read a bare "cancelled" answer first may take it for a refusal and end the turn end_turn
         # (opencode does), where the spec wants the stop reason "cancelled".

@@ -21,6 +21,7 @@ from ..connection.reopen import Reopened
 from ..conversation import failures
 from ..conversation.prompt import CONTEXT_INTRO, REWIND_INTRO
 from ..errors import AcpNvimError, AgentMissingError
+from ..transcript.export import as_context
 from . import notices
 from .lifecycle import State, Trouble
 from .parts import Owner
@@ -222,7 +223,7 @@ class Opener:
         """After a reopen: a new ACP session gets the conversation so far with the next prompt."""
         s = self._s
         if how == NEW and s.transcript.has_prompts():
-            context = s.transcript.as_context(CARRY_LIMIT)
+            context = as_context(s.transcript, CARRY_LIMIT)
             s.queue.carry = intro + context if context else None
         elif how != NEW:
             s.queue.carry = None

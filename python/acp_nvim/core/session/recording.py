@@ -15,7 +15,7 @@ from ..connection.past import now
 from ..history.record import ENTRY_KINDS, Entry, HistorySettings, SessionRecord
 from ..history.store import HistoryStore
 from ..port import EditorPort
-from ..transcript.transcript import Block
+from ..transcript.blocks import Block
 from .session import Session
 
 SAVED_STATES = ("idle", "closed", "failed")

@@ -37,7 +37,7 @@ from ..conversation.queue import PromptQueue
 from ..conversation.updates import UpdateRouter
 from ..files.service import FileService
 from ..port import EditorPort
-from ..transcript.transcript import Transcript
+from ..transcript.conversation import Conversation
 from .lifecycle import Lifecycle, State
 from .opening import FORKED, Opener
 
@@ -70,7 +70,7 @@ class _Rewound:
 class Rewinder:
     """``:Ai rewind [turn]``, ``:Ai rewind undo`` and the resubmit of an edited prompt, for one session."""
 
-    def __init__(self, key: str, recorder: Recorder, files: FileService, editor: EditorPort, transcript: Transcript,
+    def __init__(self, key: str, recorder: Recorder, files: FileService, editor: EditorPort, transcript: Conversation,
                  queue: PromptQueue, lifecycle: Lifecycle, opener: Opener, link: AgentLink, stream: UpdateRouter,
                  submit: Callable[[Prompt], str], report: Callable[[str], None]) -> None:
         self.key = key

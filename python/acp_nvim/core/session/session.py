@@ -30,8 +30,9 @@ from ..log.ring import LogRing
 from ..mcp.session_mcp import EditorMcpHost, SessionMcp
 from ..port import EditorPort
 from ..questions import Questions
+from ..transcript.conversation import Conversation
 from ..transcript.paths import PathView
-from ..transcript.transcript import Transcript
+from ..transcript.projection import ChatProjection
 from .guards import Guards
 from .health import Health
 from .lifecycle import Lifecycle, State
@@ -58,7 +59,10 @@ class Session:
                                        patterns=settings.redaction.patterns)
         """Every surface of the session shows text through it: log, chat (and the editor's notifications)."""
         self.log = LogRing(settings.log.max_entries, settings.log.max_bytes, settings.log.level, redact=self.redact)
-        self.transcript = Transcript(lambda op: editor.render(key, [op]), agent_label=agent_name, redactor=self.redact)
+        self.transcript = Conversation(agent_label=agent_name, redactor=self.redact)
+        """What was said (the model); ``chat`` draws it."""
+        self.chat = ChatProjection(self.transcript, lambda op: editor.render(key, [op]))
+        """The chat's view of the transcript: render ops, view limits, pages and gaps."""
         self.transcript.media.max_bytes = settings.media.received_max_bytes
         self.signals = Signals(key, editor, questions, self.log, self.transcript)
         self.watchers = self.signals.watchers

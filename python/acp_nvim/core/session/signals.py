@@ -7,14 +7,14 @@ from collections.abc import Callable
 from ..log.ring import LogRing
 from ..port import EditorPort
 from ..questions import CHOICE, Questions, choice_index
-from ..transcript.transcript import Transcript
+from ..transcript.conversation import Conversation
 
 
 class Signals:
     """One session's voice toward the editor; ``watchers`` hear every change (the history's recorder)."""
 
     def __init__(self, key: str, editor: EditorPort, questions: Questions, log: LogRing,
-                 transcript: Transcript) -> None:
+                 transcript: Conversation) -> None:
         self._key = key
         self._editor = editor
         self._questions = questions

@@ -19,7 +19,7 @@ from .session import Session
 async def cancel_subagent(session: Session, block_id: int) -> str | None:
     """Cancel the running subagent drawn in block ``block_id``; what to tell the user. None: the block
     shows no running subagent (``:Ai cancel`` cancels the turn as usual)."""
-    state = session.transcript.tool_call_of(block_id)
+    state = session.transcript.tools.tool_call_of(block_id)
     if state is None or not state.subagent or state.status not in OPEN_STATUSES:
         return None
     child = session.stream.children.of_call(state.tool_call_id)

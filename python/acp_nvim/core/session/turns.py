@@ -19,7 +19,7 @@ from ..log.ring import LogRing
 from ..port import EditorPort
 from ..prompting import attachments
 from ..questions import Questions
-from ..transcript.transcript import Transcript
+from ..transcript.conversation import Conversation
 from .guards import Guards
 from .health import Health
 from .lifecycle import Lifecycle
@@ -39,7 +39,7 @@ class TurnParts:
 
     @classmethod
     def build(cls, key: str, agent: str, settings: Settings, editor: EditorPort, questions: Questions,
-              details: SessionDetails, transcript: Transcript, log: LogRing, signals: Signals, lifecycle: Lifecycle,
+              details: SessionDetails, transcript: Conversation, log: LogRing, signals: Signals, lifecycle: Lifecycle,
               health: Health, guards: Guards, mode_watch: ModeWatch, submit: Callable[[Prompt], str]) -> TurnParts:
         turns = TurnRunner(transcript, details, guards.side, guards.permissions.start_turn,
                            attachments.Packer(editor.buffer_text, settings.media.max_bytes, transcript.notice),

@@ -14,7 +14,7 @@ from ..conversation.queue import PromptQueue
 from ..conversation.steering import Steering
 from ..permissions.broker import PermissionBroker
 from ..questions import Questions
-from ..transcript.transcript import Transcript
+from ..transcript.conversation import Conversation
 from .lifecycle import Lifecycle
 
 
@@ -104,7 +104,7 @@ class Viewed(Protocol):
     queue: PromptQueue
     steering: Steering
     failed_turns: FailedTurns
-    transcript: Transcript
+    transcript: Conversation
 
     @property
     def process(self) -> AgentProcess: ...
@@ -122,4 +122,4 @@ def snapshot(s: Viewed) -> SessionView:
         info=process.info, policy=s.permissions.policy, pending=len(s.questions.waiting(s.key)),
         queued=tuple(p.text for p in s.queue), marks=tuple(s.steering.mark(p) for p in s.queue),
         steer=s.steering.next_way(), steer_flipped=s.steering.flipped, failure=s.failed_turns.describe(),
-        subagents=s.transcript.running_subagents())
+        subagents=s.transcript.tools.running_subagents())

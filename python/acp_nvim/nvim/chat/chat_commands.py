@@ -105,7 +105,7 @@ def _preview(text: str) -> str:
 def cmd_locations(ctx: CommandContext, request: CommandRequest) -> None:
     """``:Ai locations``: every tool call location of the session to the quickfix list."""
     session = ctx.require_current()
-    _quickfix(ctx, session, session.transcript.locations(), f"{session.key}: tool call locations")
+    _quickfix(ctx, session, session.transcript.tools.locations(), f"{session.key}: tool call locations")
 
 
 def _quickfix(ctx: CommandContext, session: Session, locations: list[tuple[str, int | None, str]],
@@ -136,7 +136,7 @@ def chat_action(ctx: CommandContext, name: str, key: str, arg: Any) -> None:
     if name in media_commands.ACTIONS:
         media_commands.act(ctx, name, session, arg)
         return
-    state = session.transcript.tool_call_of(int(arg or 0))
+    state = session.transcript.tools.tool_call_of(int(arg or 0))
     if name == "locations":
         if state is not None and state.locations:
             _quickfix(ctx, session, [(p, ln, state.title) for p, ln in state.locations], state.title)
@@ -159,7 +159,7 @@ def _page(ctx: CommandContext, session: Session, arg: Any) -> None:
     if not isinstance(arg, dict) or not isinstance(arg.get("before"), int):
         raise AcpNvimError(f"chat page: expected {{before, after}}, got {arg!r:.80}")
     after = arg.get("after")
-    ctx.editor.render(session.key, session.transcript.page(arg["before"], after if isinstance(after, int) else None))
+    ctx.editor.render(session.key, session.chat.page(arg["before"], after if isinstance(after, int) else None))
 
 
 def _open_block(ctx: CommandContext, session: Session, block_id: int, state: ToolCallState | None) -> None:

@@ -30,7 +30,7 @@ def act(ctx: CommandContext, name: str, session: Session, arg: Any) -> None:
 
 
 def _item(session: Session, block_id: int, line: str) -> MediaItem:
-    state = session.transcript.tool_call_of(block_id)
+    state = session.transcript.tools.tool_call_of(block_id)
     contents = [c.content for c in state.content if getattr(c, "type", None) == "content"] if state else None
     item = session.transcript.media.find(block_id, line, contents)
     if item is None:

@@ -145,7 +145,7 @@ class CommandContext:
         ``warm``: it takes a warm process that fits)."""
         session = self.manager.create(agent, cwd or self.request.cwd or self.nvim.funcs.getcwd(), worktree, warm)
         chat = self.request.config.get("chat") or self.nvim.exec_lua("return require('acp_nvim').config.chat")
-        session.transcript.limits = ViewLimits(int(chat["max_block_lines"]), int(chat["max_line_chars"]))
+        session.chat.limits = ViewLimits(int(chat["max_block_lines"]), int(chat["max_line_chars"]))
         return session
 
     async def _start_session(self, session: Session) -> None:
@@ -174,7 +174,7 @@ class CommandContext:
         """Show ``session``'s chat buffer, filled with its transcript so far when it is new: after the
         operations queued before (ignored while there is no chat), before those queued after (the
         replay holds the transcript as it is now)."""
-        replay = session.transcript.replay_ops()
+        replay = session.chat.replay_ops()
         self.editor.queue.call("require('acp_nvim.chat').open(...)", session.key, focus, replay)
         self.editor.session_changed(session.key)
 

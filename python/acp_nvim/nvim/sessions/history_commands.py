@@ -12,6 +12,7 @@ from ...core.connection.past import PastSession
 from ...core.errors import AcpNvimError
 from ...core.history.record import Entry, SessionRecord
 from ...core.session.session import Session
+from ...core.transcript.restore import restore_many, restore_older
 from ..commands.command_context import CommandContext, CommandRequest
 
 HISTORY_START = "── earlier conversation{when} ──"
@@ -117,7 +118,7 @@ async def _resume(ctx: CommandContext, which: str | None, cwd: str) -> None:
     session = await ctx.bridge.call(lambda _: _reopened_chat(ctx, item, cwd))
     try:
         if item.record is None:  # the agent's replay: its newest blocks drawn once it is there
-            with session.transcript.quiet():
+            with session.chat.quiet():
                 how = await session.start_past(item.session_id, replay=True)
         else:
             how = await session.start_past(item.session_id, replay=False)
@@ -156,11 +157,11 @@ def _show_history(session: Session, entries: list[Entry], when: str, dropped: in
     """The earlier conversation in the chat: its newest blocks drawn, the rest as the user scrolls up
     (``older`` entries of it are read after: ``_older_entries``)."""
     transcript = session.transcript
-    with transcript.quiet():
+    with session.chat.quiet():
         transcript.notice(HISTORY_START.format(when=when), "info")
         if dropped:
             transcript.notice(f"({dropped} older blocks were not kept: history.max_bytes)", "info")
-        transcript.restore_many([(entry.kind, entry.text, entry.message_id) for entry in entries], older)
+        restore_many(transcript, [(entry.kind, entry.text, entry.message_id) for entry in entries], older)
         transcript.notice(HISTORY_END, "info")
 
 
@@ -172,7 +173,7 @@ async def _older_entries(ctx: CommandContext, session: Session, newest: SessionR
                         "this session's record is not saved again (it would lose them)")
         return
     older = record.entries[:len(record.entries) - len(newest.entries)][-newest.older:]
-    session.transcript.restore_older([(entry.kind, entry.text, entry.message_id) for entry in older])
+    restore_older(session.transcript, [(entry.kind, entry.text, entry.message_id) for entry in older])
     ctx.recorder.prefix_loaded(session, older)
 
 
