@@ -20,6 +20,7 @@ takes them; a turn's end prunes the store to ``checkpoints.max_bytes`` when it m
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
@@ -38,11 +39,12 @@ from ..files.service import FileService
 from ..port import EditorPort
 from ..transcript.tool_calls import ToolCallState
 from ..transcript.transcript import Transcript
+from . import history
 from .errors import CheckpointError
 from .model import ABSENT_REF, DONE, KEPT, RUNNING, TOO_LARGE, UNKNOWN_REF, UNREADABLE, Checkpoint, FileEntry, Ref
 from .scan import Scan, compare, scan
 from .settings import CheckpointSettings
-from .store import CheckpointStore, manifest_name
+from .store import CheckpointStore, turn_manifest_name
 
 COMMAND = "command"
 """``via`` of a file a command changed (found by the scans around it)."""
@@ -109,6 +111,13 @@ class Recorder:
         self._closing: set[asyncio.Task[None]] = set()
         self._failed = False
         self._finished = 0
+        self.writer = secrets.token_hex(8)
+        """Names this recorder's manifests apart from every other session's, in any Neovim."""
+        self._continues: dict[str, int] = {}
+        """The writers of the turns a reopened session took over, each up to its last turn taken."""
+        self._adopting: asyncio.Task[None] | None = None
+        self._unplaced: list[Checkpoint] = []
+        """Turns taken over whose prompt is not matched to a block of the chat yet (``_place``)."""
         files.changes.listeners.append(self.changed)
 
     @property
@@ -136,12 +145,15 @@ class Recorder:
         try:
             if await self.store() is None:
                 return
+            if self._adopting is not None:  # the turns of a reopened session are numbered first
+                await asyncio.wait({self._adopting})
         except Exception as exc:  # the editor went away: the turn goes on without a checkpoint
             self._fail(exc)
             return
         number = self.checkpoints[-1].turn + 1 if self.checkpoints else 1
         checkpoint = Checkpoint(number, prompt, time.time(), first_block, session_id,
-                                name=manifest_name(self.key, f"turn-{number}"))
+                                name=turn_manifest_name(self.writer, number, session_id), writer=self.writer,
+                                continues=dict(self._continues))
         self.checkpoints.append(checkpoint)
         self._current = checkpoint
         self._of_changeset[changeset.turn] = checkpoint
@@ -328,7 +340,9 @@ class Recorder:
             self._writer = tasks.spawn(self._drain(), self._report, f"{self.key} checkpoints")
 
     async def flush(self) -> None:
-        """Wait until every content and manifest seen so far is stored (and the scans have ended)."""
+        """Wait until every content and manifest seen so far is stored (and the scans have ended, and
+        the turns of a reopened session are taken over)."""
+        await self.adopted()
         if self._befores:
             self._kick()
         while True:
@@ -417,6 +431,86 @@ class Recorder:
             self._report(f"{self.key}: checkpoints could not be stored: {exc}; a rewind may not find "
                          "every file")
 
+    def resave(self, checkpoints: list[Checkpoint]) -> None:
+        """Store these checkpoints again (a rewind took them back, or its undo brought them back): a
+        session reopened later sees them as they are."""
+        for checkpoint in checkpoints:
+            if checkpoint.state != RUNNING:
+                self._enqueue(lambda c=checkpoint: self._save(c))  # type: ignore[misc]
+
+    # -- a reopened session's turns ----------------------------------------------------------
+
+    def moved(self, session_id: str | None) -> None:
+        """The conversation goes on in ACP session ``session_id`` (a rewind reopened it): a link
+        (turn 0, no files) says that session continues this recorder's turns so far, so reopening it
+        later finds them before any turn ran in it."""
+        if session_id is None or not self.checkpoints or self._store is None:
+            return
+        continues = dict(self._continues)
+        continues[self.writer] = self.checkpoints[-1].turn
+        link = Checkpoint(0, "", time.time(), 0, session_id, state=DONE, writer=self.writer, continues=continues,
+                          name=turn_manifest_name(self.writer, 0, session_id))
+        self._enqueue(lambda: self._save(link))
+
+    def adopt(self, session_id: str) -> None:
+        """Take over the checkpoints of ACP session ``session_id`` (``:Ai resume``): its earlier
+        turns are listed and can be rewound to; a turn sent meanwhile waits for them."""
+        if self._adopting is None or self._adopting.done():
+            self._adopting = tasks.spawn(self._adopt(session_id), self._report, f"{self.key} earlier checkpoints")
+
+    async def _adopt(self, session_id: str) -> None:
+        store = await self.store()
+        if store is None:
+            return
+        try:
+            found = await asyncio.to_thread(history.of_session, store, session_id)
+        except OSError as exc:
+            self._fail(exc)
+            return
+        known = {c.name for c in self.checkpoints}
+        taken = [c for c in found if c.name not in known
+                 and (not self.checkpoints or c.turn < self.checkpoints[0].turn)]
+        self.checkpoints[0:0] = taken
+        self._unplaced += taken
+        for checkpoint in taken:
+            if checkpoint.writer:
+                self._continues[checkpoint.writer] = max(self._continues.get(checkpoint.writer, 0), checkpoint.turn)
+            for writer, turn in checkpoint.continues.items():
+                self._continues[writer] = max(self._continues.get(writer, 0), turn)
+
+    async def adopted(self) -> None:
+        """Wait until the turns being taken over are (``adopt``), and place them in the chat."""
+        if self._adopting is not None:
+            await asyncio.wait({self._adopting})
+        self._place()
+
+    def _place(self) -> None:
+        """Match each turn taken over to the block of its prompt in the chat (the earlier conversation
+        drawn from the history, or the agent's replay), in order; a turn whose prompt is not there
+        goes before the next one that is, or after the chat as it is now."""
+        if not self._unplaced:
+            return
+        unplaced, self._unplaced = sorted(self._unplaced, key=lambda c: c.turn), []
+        waiting = {id(c) for c in unplaced}
+        own = {c.first_block for c in self.checkpoints if id(c) not in waiting}
+        prompts = [b for b in self._transcript.blocks if b.kind == "user" and b.id not in own]
+        at = 0
+        for checkpoint in unplaced:
+            line = checkpoint.prompt.strip().split("\n", 1)[0]
+            for index in range(at, len(prompts)):
+                body = prompts[index].text().split("\n", 1)[-1].strip()
+                if body.startswith(line):
+                    checkpoint.first_block = checkpoint.last_block = prompts[index].id
+                    at = index + 1
+                    break
+            else:
+                checkpoint.first_block = 0
+        after = (self._transcript.blocks[-1].id + 1) if self._transcript.blocks else 1
+        for checkpoint in reversed(unplaced):
+            if checkpoint.first_block == 0:
+                checkpoint.first_block = checkpoint.last_block = after
+            after = checkpoint.first_block
+
     # -- lookups -------------------------------------------------------------------
 
     def find(self, turn: int) -> Checkpoint | None:
@@ -424,6 +518,7 @@ class Recorder:
 
     def of_block(self, block_id: int) -> Checkpoint | None:
         """The checkpoint of the turn whose prompt block is ``block_id``."""
+        self._place()
         return next((c for c in self.checkpoints if c.first_block == block_id), None)
 
 

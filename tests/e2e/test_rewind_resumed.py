@@ -1,0 +1,123 @@
+"""Checkpoints of a session reopened with :Ai resume, in real Neovim with the demo agent keeping its
+sessions: turns that change files, Neovim quits, a new Neovim resumes the session, :Ai checkpoints
+lists the earlier turns, a rewind to one of them sets the files back, and the turns sent after the
+resume are numbered after them (and found by the next Neovim too)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pynvim
+import pytest
+
+from conftest import ROOT, start_nvim
+from helpers import NOTIFY, SELECT, allow, buffer_text, chat, notes, wait_for, wait_idle
+
+pytestmark = pytest.mark.timeout(240)
+
+KEY = "saved/1"
+LIST = f"acp://checkpoints/{KEY}"
+ORIGINAL = "".join(f"line {n}\n" for n in range(1, 21))
+SETUP = """
+local dir, pythonpath = ...
+require('acp_nvim').setup({ default_agent = 'saved', permissions = { policy = 'ask' }, agents = { saved = {
+  command = vim.g.python3_host_prog, args = { '-m', 'acp_nvim.demo_agent' },
+  env = { ACP_DEMO_SESSIONS_DIR = dir, PYTHONPATH = pythonpath } } } })
+"""
+
+
+class Editors:
+    """Neovims started one after the other on the same state folder and cwd."""
+
+    def __init__(self, workspace: Path, agent_dir: Path) -> None:
+        self.workspace, self.agent_dir = workspace, agent_dir
+        self.running: list[pynvim.Nvim] = []
+
+    def start(self) -> pynvim.Nvim:
+        nvim = start_nvim(self.workspace)
+        self.running.append(nvim)
+        nvim.command("set columns=160 lines=50")
+        nvim.exec_lua(NOTIFY + SELECT)
+        nvim.exec_lua(SETUP, str(self.agent_dir), str(ROOT / "python"))
+        return nvim
+
+    def quit(self, nvim: pynvim.Nvim) -> None:
+        nvim.command("silent! doautocmd VimLeavePre")
+        nvim.close()
+        self.running.remove(nvim)
+
+
+@pytest.fixture
+def editors(nvim_env: dict[str, str], tmp_path: Path) -> Iterator[Editors]:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    made = Editors(workspace, tmp_path / "agent-sessions")
+    try:
+        yield made
+    finally:
+        for nvim in list(made.running):
+            made.quit(nvim)
+
+
+def turn(nvim: pynvim.Nvim, prompt: str, *, asks: bool = True) -> None:
+    done = chat(nvim, KEY).count("── turn ended")
+    nvim.command(f"Ai send {prompt}")
+    if asks:
+        allow(nvim)
+    wait_for(lambda: chat(nvim, KEY).count("── turn ended") > done, timeout=30, what=f"the end of {prompt!r}",
+             nvim=nvim)
+    wait_idle(nvim, KEY)
+
+
+def resume(nvim: pynvim.Nvim) -> None:
+    nvim.command("Ai resume last")
+    wait_for(lambda: "new prompts continue it" in chat(nvim, KEY), timeout=30, what="the resumed chat", nvim=nvim)
+    wait_idle(nvim, KEY)
+
+
+def rows(nvim: pynvim.Nvim, count: int) -> list[str]:
+    """The rows of ``:Ai checkpoints`` once it lists ``count`` turns (newest first)."""
+    nvim.command("Ai checkpoints")
+
+    def listed() -> list[str] | None:
+        found = [line for line in buffer_text(nvim, LIST).splitlines()[3:] if line.strip()[:1].isdigit()]
+        return found if len(found) == count else None
+    return wait_for(listed, timeout=30, what=f"{count} turns in :Ai checkpoints", nvim=nvim)
+
+
+def test_a_resumed_session_lists_its_earlier_turns_and_rewinds_to_them(editors):
+    first, second = editors.workspace / "first.txt", editors.workspace / "second.txt"
+    for path in (first, second):
+        path.write_text(ORIGINAL)
+    nvim = editors.start()
+    turn(nvim, f"edit {first}")
+    turn(nvim, f"edit-disk {second}")
+    assert first.read_text() != ORIGINAL and second.read_text() != ORIGINAL
+    editors.quit(nvim)
+
+    nvim = editors.start()
+    resume(nvim)
+    listed = rows(nvim, 2)
+    assert listed[0].lstrip().startswith("2 ") and "edit-disk" in listed[0] and "1 file" in listed[0]
+    assert listed[1].lstrip().startswith("1 ") and "edit " in listed[1] and "1 file" in listed[1]
+    turn(nvim, "echo after the resume", asks=False)
+    assert rows(nvim, 3)[0].lstrip().startswith("3 ")
+
+    nvim.command("Ai rewind 2")
+    wait_for(lambda: next((n for n in notes(nvim) if "rewound to before turn 2" in n), None), timeout=30,
+             what="the rewind's note", nvim=nvim)
+    assert second.read_text() == ORIGINAL and first.read_text() != ORIGINAL
+    assert "── rewound to before turn 2 ── turns 2–3 folded above" in chat(nvim, KEY)
+    wait_idle(nvim, KEY)
+    editors.quit(nvim)
+
+    nvim = editors.start()
+    resume(nvim)  # the session the rewind continued in: turn 1 still before it, 2 and 3 taken back
+    listed = rows(nvim, 3)
+    assert [row.lstrip().split()[0] for row in listed] == ["3", "2", "1"]
+    assert "taken back" in listed[0] or "undone" in listed[0]
+    nvim.command("Ai rewind 1")
+    wait_for(lambda: next((n for n in notes(nvim) if "rewound to before turn 1" in n), None), timeout=30,
+             what="the rewind to before turn 1", nvim=nvim)
+    assert first.read_text() == ORIGINAL and second.read_text() == ORIGINAL
