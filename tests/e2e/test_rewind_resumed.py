@@ -101,6 +101,16 @@ def test_a_resumed_session_lists_its_earlier_turns_and_rewinds_to_them(editors):
     listed = rows(nvim, 2)
     assert listed[0].lstrip().startswith("2 ") and "edit-disk" in listed[0] and "1 file" in listed[0]
     assert listed[1].lstrip().startswith("1 ") and "edit " in listed[1] and "1 file" in listed[1]
+    nvim.command("Ai open")
+    wait_for(lambda: nvim.current.buffer.name == f"acp://chat/{KEY}", what="the chat window", nvim=nvim)
+    lines = nvim.current.buffer[:]
+    row = next(i for i, line in enumerate(lines) if line == "## You" and "edit-disk" in lines[i + 1])
+    nvim.api.win_set_cursor(0, [row + 1, 0])
+    nvim.input("\\e")  # an earlier turn's prompt, in the earlier conversation, taken back to edit
+    prompt_buf = nvim.buffers[nvim.funcs.bufnr(f"acp://prompt/{KEY}")]
+    wait_for(lambda: prompt_buf[-1] == f"edit-disk {second}", what="turn 2's prompt in the prompt", nvim=nvim)
+    prompt_buf[:] = [""]
+    nvim.command("wincmd p")
     turn(nvim, "echo after the resume", asks=False)
     assert rows(nvim, 3)[0].lstrip().startswith("3 ")
 
