@@ -52,6 +52,6 @@ def test_an_unreadable_manifest_is_left_out(tmp_path):
     store = CheckpointStore(str(tmp_path), "/work")
     save(store, "w1", 1, "X")
     save(store, "w1", 2, "X")
-    broken = [n for n in store.manifest_names() if "-turn-2-" in n][0]
+    broken = next(n for n in store.manifest_names() if "-turn-2-" in n)
     store.write_manifest(broken, "{not json")
     assert [t for t, _ in turns(store, "X")] == [1]

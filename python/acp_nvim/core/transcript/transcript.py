@@ -35,6 +35,7 @@ from ..render_ops import Meta, RenderOp
 from . import packing, tool_calls
 from .block_view import StreamView, ViewLimits, clip_lines, project
 from .paths import WHOLE
+from .plan_view import plan_line
 from .tool_calls import FOLDED, UNFOLDED
 
 Op = RenderOp
@@ -719,7 +720,7 @@ class Transcript:
 
     def plan(self, entries: list[PlanEntry], plan_id: str = "") -> None:
         """Show the plan as a checklist, updated in place for the rest of the turn."""
-        lines = ["Plan:"] + [f"- {PLAN_MARKS.get(e.status, '[ ]')} {e.content}" for e in entries]
+        lines = ["Plan:"] + [plan_line(e) for e in entries]
         self._show_plan(plan_id, "\n".join(lines))
 
     def plan_text(self, text: str, plan_id: str = "") -> None:
