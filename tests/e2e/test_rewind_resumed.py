@@ -5,6 +5,7 @@ resume are numbered after them (and found by the next Neovim too)."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -131,3 +132,45 @@ def test_a_resumed_session_lists_its_earlier_turns_and_rewinds_to_them(editors):
     wait_for(lambda: next((n for n in notes(nvim) if "rewound to before turn 1" in n), None), timeout=30,
              what="the rewind to before turn 1", nvim=nvim)
     assert first.read_text() == ORIGINAL and second.read_text() == ORIGINAL
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True, text=True,
+                          env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                               "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin", "HOME": str(cwd)}).stdout
+
+
+def test_a_worktree_sessions_history_and_checkpoints_are_found_from_the_main_folder(editors):
+    repo = editors.workspace
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "sample.txt").write_text(ORIGINAL)
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "start")
+    tree = repo / ".git" / "acp-worktrees" / "feature"
+    nvim = editors.start()
+    nvim.command("Ai new saved --worktree feature")
+    wait_for(lambda: any(f"works in {tree}" in n for n in notes(nvim)), timeout=30, what="the worktree session",
+             nvim=nvim)
+    wait_idle(nvim, KEY)
+    turn(nvim, f"edit {tree / 'sample.txt'}")
+    assert (tree / "sample.txt").read_text() != ORIGINAL and (repo / "sample.txt").read_text() == ORIGINAL
+    editors.quit(nvim)
+
+    nvim = editors.start()  # in the main folder
+    assert nvim.funcs.getcwd() == str(repo)
+    nvim.exec_lua("_G.choose = { '⎇ feature' }")
+    nvim.command("Ai resume")
+    wait_for(lambda: "new prompts continue it" in chat(nvim, KEY), timeout=30, what="the resumed chat", nvim=nvim)
+    picked = nvim.exec_lua("return _G.picked[1]")
+    assert [item for item in picked["items"] if "⎇ feature" in item] == [picked["items"][0]]
+    assert "## You\nedit " in chat(nvim, KEY)  # the record found in the worktree's folder
+    wait_idle(nvim, KEY)
+    listed = rows(nvim, 1)
+    assert listed[0].lstrip().startswith("1 ") and "1 file" in listed[0]
+    nvim.command("Ai rewind 1")
+    wait_for(lambda: next((n for n in notes(nvim) if "rewound to before turn 1" in n), None), timeout=30,
+             what="the rewind in the worktree", nvim=nvim)
+    assert (tree / "sample.txt").read_text() == ORIGINAL
+    nvim.command("Ai board")
+    wait_for(lambda: "⎇ acp/feature" in buffer_text(nvim, "acp://board"), timeout=20,
+             what="the resumed session's branch on the board", nvim=nvim)
