@@ -1,7 +1,9 @@
 """Checkpoints of a session reopened with :Ai resume, in real Neovim with the demo agent keeping its
 sessions: turns that change files, Neovim quits, a new Neovim resumes the session, :Ai checkpoints
 lists the earlier turns, a rewind to one of them sets the files back, and the turns sent after the
-resume are numbered after them (and found by the next Neovim too)."""
+resume are numbered after them (and found by the next Neovim too); the same after session/load
+alone (no local history), after a close and resume in the same Neovim, and for a session that ran
+in a git worktree, resumed from the main folder."""
 
 from __future__ import annotations
 
@@ -21,8 +23,9 @@ KEY = "saved/1"
 LIST = f"acp://checkpoints/{KEY}"
 ORIGINAL = "".join(f"line {n}\n" for n in range(1, 21))
 SETUP = """
-local dir, pythonpath = ...
-require('acp_nvim').setup({ default_agent = 'saved', permissions = { policy = 'ask' }, agents = { saved = {
+local dir, pythonpath, history = ...
+require('acp_nvim').setup({ default_agent = 'saved', permissions = { policy = 'ask' }, history = history,
+  agents = { saved = {
   command = vim.g.python3_host_prog, args = { '-m', 'acp_nvim.demo_agent' },
   env = { ACP_DEMO_SESSIONS_DIR = dir, PYTHONPATH = pythonpath } } } })
 """
@@ -35,12 +38,12 @@ class Editors:
         self.workspace, self.agent_dir = workspace, agent_dir
         self.running: list[pynvim.Nvim] = []
 
-    def start(self) -> pynvim.Nvim:
+    def start(self, history: bool = True) -> pynvim.Nvim:
         nvim = start_nvim(self.workspace)
         self.running.append(nvim)
         nvim.command("set columns=160 lines=50")
         nvim.exec_lua(NOTIFY + SELECT)
-        nvim.exec_lua(SETUP, str(self.agent_dir), str(ROOT / "python"))
+        nvim.exec_lua(SETUP, str(self.agent_dir), str(ROOT / "python"), history)
         return nvim
 
     def quit(self, nvim: pynvim.Nvim) -> None:
@@ -174,3 +177,54 @@ def test_a_worktree_sessions_history_and_checkpoints_are_found_from_the_main_fol
     nvim.command("Ai board")
     wait_for(lambda: "⎇ acp/feature" in buffer_text(nvim, "acp://board"), timeout=20,
              what="the resumed session's branch on the board", nvim=nvim)
+
+
+def test_a_session_loaded_from_the_agent_alone_lists_its_turns_and_rewinds(editors):
+    """No local history: the agent's session/load replays the conversation, and the checkpoints are
+    matched to the replayed prompts."""
+    target = editors.workspace / "target.txt"
+    target.write_text(ORIGINAL)
+    nvim = editors.start(history=False)
+    turn(nvim, "echo nothing changes", asks=False)
+    turn(nvim, f"edit {target}")
+    editors.quit(nvim)
+
+    nvim = editors.start(history=False)
+    nvim.command("Ai resume last")
+    wait_for(lambda: "new prompts continue it" in chat(nvim, KEY), timeout=30, what="the loaded chat", nvim=nvim)
+    wait_idle(nvim, KEY)
+    assert chat(nvim, KEY).count(f"## You\nedit {target}") == 1  # the agent's replay
+    listed = rows(nvim, 2)
+    assert "1 file" in listed[0] and "no files" in listed[1]
+    nvim.command("Ai open")
+    wait_for(lambda: nvim.current.buffer.name == f"acp://chat/{KEY}", what="the chat window", nvim=nvim)
+    lines = nvim.current.buffer[:]
+    row = next(i for i, line in enumerate(lines) if line == "## You" and lines[i + 1].startswith("edit "))
+    nvim.api.win_set_cursor(0, [row + 1, 0])
+    nvim.input("\\e")  # the replayed prompt is turn 2's
+    prompt_buf = nvim.buffers[nvim.funcs.bufnr(f"acp://prompt/{KEY}")]
+    wait_for(lambda: prompt_buf[-1] == f"edit {target}", what="turn 2's prompt in the prompt", nvim=nvim)
+    prompt_buf[:] = [""]
+    nvim.command("Ai rewind 2")
+    wait_for(lambda: next((n for n in notes(nvim) if "rewound to before turn 2" in n), None), timeout=30,
+             what="the rewind", nvim=nvim)
+    assert target.read_text() == ORIGINAL
+
+
+def test_a_session_closed_and_resumed_in_the_same_neovim_keeps_its_turns(editors):
+    target = editors.workspace / "target.txt"
+    target.write_text(ORIGINAL)
+    nvim = editors.start()
+    turn(nvim, f"edit {target}")
+    nvim.command("Ai close")
+    wait_for(lambda: nvim.exec_lua("return require('acp_nvim.state').sessions[...] == nil", KEY)
+             or "closed" in str(nvim.exec_lua("return (require('acp_nvim.state').sessions[...] or {}).state", KEY)),
+             timeout=30, what="the session closed", nvim=nvim)
+    nvim.command("Ai resume last")
+    wait_for(lambda: "new prompts continue it" in chat(nvim, "saved/2"), timeout=30, what="the resumed chat",
+             nvim=nvim)
+    wait_idle(nvim, "saved/2")
+    nvim.command("Ai checkpoints")
+    listing = wait_for(lambda: (t := buffer_text(nvim, "acp://checkpoints/saved/2")) and "edit " in t and t,
+                       timeout=30, what="turn 1 listed for the resumed session", nvim=nvim)
+    assert next(line for line in listing.splitlines()[3:] if line.strip()).lstrip().startswith("1 ")
