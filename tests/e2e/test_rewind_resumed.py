@@ -80,13 +80,14 @@ def resume(nvim: pynvim.Nvim) -> None:
     wait_idle(nvim, KEY)
 
 
-def rows(nvim: pynvim.Nvim, count: int) -> list[str]:
-    """The rows of ``:Ai checkpoints`` once it lists ``count`` turns (newest first)."""
+def rows(nvim: pynvim.Nvim, count: int, newest_says: str = "") -> list[str]:
+    """The rows of ``:Ai checkpoints`` once it lists ``count`` turns (newest first), the newest saying
+    ``newest_says``. The list is sent once what the session's turns left is stored."""
     nvim.command("Ai checkpoints")
 
     def listed() -> list[str] | None:
         found = [line for line in buffer_text(nvim, LIST).splitlines()[3:] if line.strip()[:1].isdigit()]
-        return found if len(found) == count else None
+        return found if len(found) == count and newest_says in found[0] else None
     return wait_for(listed, timeout=30, what=f"{count} turns in :Ai checkpoints", nvim=nvim)
 
 
@@ -98,6 +99,7 @@ def test_a_resumed_session_lists_its_earlier_turns_and_rewinds_to_them(editors):
     turn(nvim, f"edit {first}")
     turn(nvim, f"edit-disk {second}")
     assert first.read_text() != ORIGINAL and second.read_text() != ORIGINAL
+    rows(nvim, 2)  # stored (the list waits for that)
     editors.quit(nvim)
 
     nvim = editors.start()
@@ -124,6 +126,7 @@ def test_a_resumed_session_lists_its_earlier_turns_and_rewinds_to_them(editors):
     assert second.read_text() == ORIGINAL and first.read_text() != ORIGINAL
     assert "── rewound to before turn 2 ── turns 2–3 folded above" in chat(nvim, KEY)
     wait_idle(nvim, KEY)
+    rows(nvim, 3, newest_says="taken back")  # stored again, and the link to the new session
     editors.quit(nvim)
 
     nvim = editors.start()
@@ -157,6 +160,7 @@ def test_a_worktree_sessions_history_and_checkpoints_are_found_from_the_main_fol
     wait_idle(nvim, KEY)
     turn(nvim, f"edit {tree / 'sample.txt'}")
     assert (tree / "sample.txt").read_text() != ORIGINAL and (repo / "sample.txt").read_text() == ORIGINAL
+    rows(nvim, 1)
     editors.quit(nvim)
 
     nvim = editors.start()  # in the main folder
@@ -187,6 +191,7 @@ def test_a_session_loaded_from_the_agent_alone_lists_its_turns_and_rewinds(edito
     nvim = editors.start(history=False)
     turn(nvim, "echo nothing changes", asks=False)
     turn(nvim, f"edit {target}")
+    rows(nvim, 2)
     editors.quit(nvim)
 
     nvim = editors.start(history=False)
@@ -216,6 +221,7 @@ def test_a_session_closed_and_resumed_in_the_same_neovim_keeps_its_turns(editors
     target.write_text(ORIGINAL)
     nvim = editors.start()
     turn(nvim, f"edit {target}")
+    rows(nvim, 1)
     nvim.command("Ai close")
     wait_for(lambda: nvim.exec_lua("return require('acp_nvim.state').sessions[...] == nil", KEY)
              or "closed" in str(nvim.exec_lua("return (require('acp_nvim.state').sessions[...] or {}).state", KEY)),

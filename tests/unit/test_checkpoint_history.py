@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from acp_nvim.core.checkpoints.history import of_session
+from acp_nvim.core.checkpoints.history import of_session, place
 from acp_nvim.core.checkpoints.model import DONE, RUNNING, UNDONE, Checkpoint
 from acp_nvim.core.checkpoints.store import CheckpointStore, turn_manifest_name
 
@@ -55,3 +55,12 @@ def test_an_unreadable_manifest_is_left_out(tmp_path):
     broken = next(n for n in store.manifest_names() if "-turn-2-" in n)
     store.write_manifest(broken, "{not json")
     assert [t for t, _ in turns(store, "X")] == [1]
+
+
+def test_turns_taken_over_are_placed_at_their_prompts_in_order():
+    turns = [Checkpoint(n, prompt, 0.0, 0) for n, prompt in ((1, "echo a"), (2, "edit x"), (3, "lost"), (4, "echo a"))]
+    prompts = [(10, "## You\necho a"), (20, "## You\nedit x\n— attached: y"), (40, "## You\necho a")]
+    place(turns, prompts, 99)
+    assert [c.first_block for c in turns] == [10, 20, 40, 40]  # turn 3's prompt is not shown: before turn 4's
+    place(turns[3:], [], 99)
+    assert turns[3].first_block == 99  # nothing shown: after the chat

@@ -9,7 +9,8 @@ the turns before it). A writer that had itself reopened a session names the writ
 ``continues``: their turns come too, up to where it took them over. The turns keep their numbers;
 the reopened session numbers its new ones after them.
 
-Every function blocks on the disk: the async callers run them through ``asyncio.to_thread``.
+``of_session`` blocks on the disk: the async callers run it through ``asyncio.to_thread``; ``place``
+matches the turns taken over to the prompts the chat shows.
 """
 
 from __future__ import annotations
@@ -70,6 +71,28 @@ def of_session(store: CheckpointStore, session_id: str) -> list[Checkpoint]:
             checkpoint.state = DONE
             checkpoint.notes.append("its Neovim ended before the turn did: the files after it may not be known")
     return found
+
+
+def place(turns: list[Checkpoint], prompts: list[tuple[int, str]], end: int) -> None:
+    """Match each turn taken over to the block of its prompt in the chat (``prompts``: the id and text
+    of each ``## You`` block, in order: the earlier conversation drawn from the history, or the
+    agent's replay), in order; a turn whose prompt is not there goes before the next one that is, or
+    at ``end`` (the chat's next block)."""
+    ordered = sorted(turns, key=lambda c: c.turn)
+    at = 0
+    for checkpoint in ordered:
+        line = checkpoint.prompt.strip().split("\n", 1)[0]
+        checkpoint.first_block = 0
+        for index in range(at, len(prompts)):
+            if prompts[index][1].split("\n", 1)[-1].strip().startswith(line):
+                checkpoint.first_block = checkpoint.last_block = prompts[index][0]
+                at = index + 1
+                break
+    after = end
+    for checkpoint in reversed(ordered):
+        if checkpoint.first_block == 0:
+            checkpoint.first_block = checkpoint.last_block = after
+        after = checkpoint.first_block
 
 
 def _widen(bounds: dict[str, int], writer: str, turn: int) -> None:

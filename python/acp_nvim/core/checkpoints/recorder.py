@@ -353,6 +353,12 @@ class Recorder:
                 return
             await asyncio.wait(busy)
 
+    @property
+    def storing(self) -> bool:
+        """Something seen is not stored yet (``flush`` waits for it)."""
+        busy = [*self._closing, *self._commands.values(), *self._comparing, self._writer, self._adopting]
+        return bool(self._befores or self._jobs) or any(t is not None and not t.done() for t in busy)
+
     async def settle(self) -> None:
         """``flush``, then everything stored so far on disk (``CheckpointStore.sync``): what a rewind
         relies on survives a crash of the machine."""
@@ -485,31 +491,14 @@ class Recorder:
         self._place()
 
     def _place(self) -> None:
-        """Match each turn taken over to the block of its prompt in the chat (the earlier conversation
-        drawn from the history, or the agent's replay), in order; a turn whose prompt is not there
-        goes before the next one that is, or after the chat as it is now."""
-        if not self._unplaced:
-            return
-        unplaced, self._unplaced = sorted(self._unplaced, key=lambda c: c.turn), []
-        waiting = {id(c) for c in unplaced}
-        own = {c.first_block for c in self.checkpoints if id(c) not in waiting}
-        prompts = [b for b in self._transcript.blocks if b.kind == "user" and b.id not in own]
-        at = 0
-        for checkpoint in unplaced:
-            line = checkpoint.prompt.strip().split("\n", 1)[0]
-            for index in range(at, len(prompts)):
-                body = prompts[index].text().split("\n", 1)[-1].strip()
-                if body.startswith(line):
-                    checkpoint.first_block = checkpoint.last_block = prompts[index].id
-                    at = index + 1
-                    break
-            else:
-                checkpoint.first_block = 0
-        after = (self._transcript.blocks[-1].id + 1) if self._transcript.blocks else 1
-        for checkpoint in reversed(unplaced):
-            if checkpoint.first_block == 0:
-                checkpoint.first_block = checkpoint.last_block = after
-            after = checkpoint.first_block
+        """Put the turns taken over at the blocks of their prompts in the chat (``history.place``)."""
+        if self._unplaced:
+            unplaced, self._unplaced = self._unplaced, []
+            waiting = {id(c) for c in unplaced}
+            own = {c.first_block for c in self.checkpoints if id(c) not in waiting}
+            history.place(unplaced, [(b.id, b.text()) for b in self._transcript.blocks
+                                     if b.kind == "user" and b.id not in own],
+                          self._transcript.blocks[-1].id + 1 if self._transcript.blocks else 1)
 
     # -- lookups -------------------------------------------------------------------
 
