@@ -165,6 +165,9 @@ def test_a_worktree_sessions_history_and_checkpoints_are_found_from_the_main_fol
 
     nvim = editors.start()  # in the main folder
     assert nvim.funcs.getcwd() == str(repo)
+    nvim.command("Ai board")
+    wait_for(lambda: "edit " in buffer_text(nvim, "acp://board").split("past sessions of this folder", 1)[-1],
+             timeout=30, what="the worktree session among the board's past sessions", nvim=nvim)
     nvim.exec_lua("_G.choose = { '⎇ feature' }")
     nvim.command("Ai resume")
     wait_for(lambda: "new prompts continue it" in chat(nvim, KEY), timeout=30, what="the resumed chat", nvim=nvim)

@@ -148,9 +148,13 @@ class Recorder:
         return sorted(found, key=lambda r: r.updated, reverse=True)
 
     async def recent(self, cwd: str, count: int) -> list[SessionRecord]:
-        """The ``count`` newest records of ``cwd`` (the board's past sessions)."""
+        """The ``count`` newest records of ``cwd`` and its session worktrees (the board's past sessions)."""
         store = await self.store()
-        return await asyncio.to_thread(store.recent, cwd, count) if store is not None else []
+        if store is None:
+            return []
+        folders = await self.folders(cwd)
+        found = await asyncio.to_thread(lambda: [r for folder in folders for r in store.recent(folder, count)])
+        return sorted(found, key=lambda r: r.updated, reverse=True)[:count]
 
     async def find(self, cwd: str, session_id: str, newest: int | None = None) -> list[SessionRecord]:
         """The records of ``session_id`` in ``cwd``, else in one of its session worktrees (one per agent
