@@ -90,7 +90,7 @@ local ns_header = api.nvim_create_namespace('acp_nvim.chat.header') -- the heade
 ---@field recovery string?       why the agent stopped (the restart offer), '' when it did not
 ---@field history_pos integer?   position in the prompt history while browsing it (prompt.lua)
 ---@field draft string?          the prompt typed before browsing the history (prompt.lua)
----@field command_info { name: string, description: string }[]? the agent's slash commands (completion)
+---@field command_info { name: string, description: string, hint: string }[]? the agent's slash commands (completion)
 ---@field resubmit { turn: integer }? the prompt holds turn's prompt, edited: sending rewinds first (prompt.lua)
 ---@field folds table<integer, { first: integer, last: integer }>? turns a rewind took back, by marker (chat_folds.lua)
 local Chat = {}
@@ -156,6 +156,10 @@ local function plan_marks(chat, start, lines)
         hl_group = 'AcpNvimPlanDone',
         priority = 91,
       })
+    end
+    if line:find('^%- %[.%] !') then -- a high-priority entry's mark (plan_view.py)
+      local high = { end_col = 7, hl_group = 'AcpNvimPlanHigh', priority = 92 }
+      api.nvim_buf_set_extmark(chat.buf, ns_lines, start + i - 1, 6, high)
     end
   end
 end

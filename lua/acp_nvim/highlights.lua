@@ -15,6 +15,7 @@ M.groups = {
   AcpNvimToolDone = 'DiagnosticOk',
   AcpNvimPlan = 'Identifier',
   AcpNvimPlanDone = 'Comment',
+  AcpNvimPlanHigh = 'WarningMsg',
   AcpNvimNotice = 'DiagnosticInfo',
   AcpNvimWarning = 'DiagnosticWarn',
   AcpNvimError = 'DiagnosticError',

@@ -134,12 +134,14 @@ end
 local function command_items(chat, base)
   local items = {}
   for _, cmd in ipairs(chat.command_info or {}) do
-    local name, desc = cmd, ''
+    local name, desc, hint = cmd, '', ''
     if type(cmd) == 'table' then
-      name, desc = cmd.name, cmd.description or ''
+      name, desc, hint = cmd.name, cmd.description or '', cmd.hint or ''
     end
-    if vim.startswith('/' .. name, base) then
-      items[#items + 1] = { word = '/' .. name, menu = desc, info = desc }
+    if vim.startswith('/' .. name, base) then -- the input hint first in the menu: what to type after it
+      local menu = hint ~= '' and (hint .. ' · ' .. desc) or desc
+      local info = hint ~= '' and (desc .. '\ninput: ' .. hint) or desc
+      items[#items + 1] = { word = '/' .. name, menu = menu, info = info }
     end
   end
   return items

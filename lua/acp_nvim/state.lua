@@ -20,7 +20,7 @@ local M = {}
 ---@field tokens string          '' when the agent reports no usage
 ---@field limits string          the usage meter ('' when the agent reports no limits)
 ---@field queue string[]         previews of the queued prompts
----@field command_info { name: string, description: string }[] the agent's slash commands
+---@field command_info { name: string, description: string, hint: string }[] the agent's slash commands
 ---@field turns integer          turns ended so far
 ---@field stop_reason string?
 ---@field asked integer          permission questions shown so far

@@ -26,8 +26,13 @@ function M.took()
 end
 
 --- A picker for a question from Python; the answer (0-based index, or nil) goes back by id.
-function M.select(id, prompt, items)
-  vim.ui.select(items, { prompt = prompt }, function(_, index)
+function M.select(id, prompt, items, notes)
+  local about = {} -- an item's description, beside it (a mode's, an option's, a value's)
+  for i, item in ipairs(items) do
+    about[item] = notes and notes[i] ~= nil and notes[i] ~= '' and (item .. ' — ' .. notes[i]) or nil
+  end
+  local format = next(about) and function(item) return about[item] or item end or nil
+  vim.ui.select(items, { prompt = prompt, format_item = format }, function(_, index)
     require('acp_nvim.host').call.answer(id, index and tostring(index - 1) or vim.NIL)
   end)
 end

@@ -154,8 +154,10 @@ def session_state(nvim, key: str = "demo/1") -> dict:
 
 def wait_idle(nvim, key: str = "demo/1", timeout: float = 30.0) -> dict:
     """Wait until session ``key`` is idle; its state."""
-    return wait_for(lambda: (found := session_state(nvim, key)).get("state") == "idle" and found,
-                    timeout=timeout, what=f"{key} to be idle", nvim=nvim)
+    def idle_state() -> dict:
+        found = session_state(nvim, key)
+        return found if found.get("state") == "idle" else {}
+    return wait_for(idle_state, timeout=timeout, what=f"{key} to be idle", nvim=nvim)
 
 
 def review_open(nvim) -> bool:

@@ -56,6 +56,19 @@ async def plan(turn: Turn) -> StopReason:
     return "end_turn"
 
 
+PRIORITY_PLAN = (("Fix the failing test", "high", "in_progress"), ("Update the changelog", "medium", "pending"),
+                 ("Tidy the comments", "low", "pending"))
+
+
+async def plan_priority(turn: Turn) -> StopReason:
+    """Send a plan whose entries are of high, medium and low priority."""
+    entries = [plan_entry(step, priority=priority, status=status)  # type: ignore[arg-type]
+               for step, priority, status in PRIORITY_PLAN]
+    await turn.send(update_plan(entries))
+    await turn.say("A plan with priorities.\n")
+    return "end_turn"
+
+
 async def flood(turn: Turn) -> StopReason:
     """Send N (default 1000) ~10-char chunks as fast as possible."""
     for index in range(count_arg(turn.args, 1000)):

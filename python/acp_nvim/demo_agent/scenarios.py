@@ -48,6 +48,7 @@ DEFAULT_SCENARIO: Scenario = chat.default
 
 SCENARIOS: dict[str, tuple[str, Scenario]] = {
     "plan": ("Send a 3-step plan and complete it step by step", chat.plan),
+    "plan-priority": ("Send a plan whose entries are of high, medium and low priority", chat.plan_priority),
     "read": ("Read a file through fs/read_text_file and quote it", tools.read),
     "edit": ("Edit a file (2 hunks) after permission, via fs/write_text_file", tools.edit),
     "edit-disk": ("Like edit, but the agent writes the disk itself", tools.edit_disk),

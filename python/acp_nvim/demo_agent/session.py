@@ -23,6 +23,7 @@ MODES: dict[str, tuple[str, str]] = {
 DEFAULT_MODE = "ask"
 MODEL_CONFIG_ID = "model"
 MODEL_VALUES: dict[str, str] = {"demo-small": "Demo small", "demo-large": "Demo large"}
+MODEL_DESCRIPTIONS: dict[str, str] = {"demo-small": "Fast, short answers", "demo-large": "Slower, longer answers"}
 DEFAULT_MODEL = "demo-small"
 
 
@@ -76,7 +77,8 @@ class SessionState:
 
     def config_options(self) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
         """Build the full list of config options with their current values."""
-        values = [SessionConfigSelectOption(value=v, name=name) for v, name in MODEL_VALUES.items()]
+        values = [SessionConfigSelectOption(value=v, name=name, description=MODEL_DESCRIPTIONS.get(v))
+                  for v, name in MODEL_VALUES.items()]
         option = SessionConfigOptionSelect(
             id=MODEL_CONFIG_ID,
             name="Model",

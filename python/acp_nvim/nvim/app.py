@@ -7,12 +7,14 @@ the registry (``subcommands.py``) and reach the app only through ``CommandContex
 
 from __future__ import annotations
 
+import asyncio
 import traceback
 from collections.abc import Callable
 from typing import Any
 
 import pynvim
 
+from ..core.checkpoints.recorder import Recorder
 from ..core.config import parse_settings
 from ..core.conversation.prompt import warm_redaction
 from ..core.errors import AcpNvimError
@@ -33,6 +35,8 @@ from .log.log_commands import log_page
 from .sessions.board_commands import BoardFeed, describe_board
 
 WARM_EXIT = 1.5
+CHECKPOINTS_EXIT = 1.5
+"""Seconds editor exit waits for the checkpoints of turns that just ended to be stored."""
 """Seconds editor exit waits for the warm agents to close their sessions and exit (then they are killed)."""
 
 
@@ -109,6 +113,9 @@ class App:
         answer), then every agent is signalled at once."""
         if self.manager.warm.processes():
             self.bridge.wait(self.manager.warm.close_all(), WARM_EXIT)
+        storing = [s.checkpoints for s in self.manager.sessions.values() if s.checkpoints.storing]
+        if storing:  # the last turn's checkpoint, for a rewind after :Ai resume in the next Neovim
+            self.bridge.wait(_flush_all(storing), CHECKPOINTS_EXIT)
         self.manager.kill_all()
 
     def _guard(self, action: Callable[[], None]) -> None:
@@ -158,3 +165,7 @@ def notification_redactor(manager: SessionManager) -> Redactor:
     envs += [{**session.spec.env, **session.spec.headers, **session.mcp.secrets()}
              for session in manager.sessions.values()]
     return Redactor.for_envs(envs, patterns=settings.redaction.patterns)
+
+
+async def _flush_all(recorders: list[Recorder]) -> None:
+    await asyncio.gather(*(recorder.flush() for recorder in recorders))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 from .errors import CheckpointCorrupt
 
@@ -125,6 +125,11 @@ class Checkpoint:
     """The turn a rewind went back to before, when it took this one back."""
     pruned: bool = False
     """Its manifest was pruned from the store (``checkpoints.max_bytes``): a rewind to it cannot be done."""
+    writer: str = ""
+    """The recorder that made it (one per session object: a session reopened in another Neovim has another)."""
+    continues: dict[str, int] = field(default_factory=dict)
+    """The writers whose turns its session took over when it was reopened, each up to that turn
+    (``history.py``: how a reopened session finds the turns before the ones it ran)."""
 
     @property
     def live(self) -> bool:
@@ -137,8 +142,29 @@ class Checkpoint:
             "session_id": self.session_id, "message_id": self.message_id, "last_message_id": self.last_message_id,
             "state": self.state, "undone_by": self.undone_by,
             "files": [entry.to_json() for entry in self.files.values()],
-            "pending": sorted(self.pending), "notes": self.notes,
+            "pending": sorted(self.pending), "notes": self.notes, "writer": self.writer,
+            "continues": self.continues,
         }, ensure_ascii=False)
+
+    @staticmethod
+    def from_json(text: str, name: str) -> Checkpoint:
+        """A stored checkpoint (its manifest ``name``); CheckpointCorrupt when it is not one."""
+        refs_of(text)  # the shape of its files and contents
+        data = cast(dict[str, Any], json.loads(text))
+        try:
+            files = [FileEntry.from_json(item) for item in data.get("files") or []]
+            checkpoint = Checkpoint(
+                int(data["turn"]), str(data["prompt"]), float(data["started"]), int(data["first_block"]),
+                _text_or_none(data.get("session_id")), _text_or_none(data.get("message_id")),
+                _text_or_none(data.get("last_message_id")), {f.path: f for f in files},
+                data["state"] if data.get("state") in (RUNNING, DONE, UNDONE) else DONE,
+                int(data.get("last_block") or 0), name, set(data.get("pending") or []),
+                [str(n) for n in data.get("notes") or []], int(data.get("undone_by") or 0),
+                writer=str(data.get("writer") or ""),
+                continues={str(k): int(v) for k, v in dict(data.get("continues") or {}).items()})
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CheckpointCorrupt(f"checkpoint {name} is malformed: {exc}") from None
+        return checkpoint
 
     def refs(self) -> set[str]:
         """Every content this checkpoint needs from the store."""
@@ -163,6 +189,10 @@ def refs_of(text: str) -> set[str]:
     if not isinstance(pending, list) or not all(isinstance(p, str) and _is_digest(p) for p in pending):
         raise CheckpointCorrupt("pending is not a list of contents")
     return found | set(cast(list[str], pending))
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _is_digest(text: str) -> bool:

@@ -20,7 +20,6 @@ takes them; a turn's end prunes the store to ``checkpoints.max_bytes`` when it m
 from __future__ import annotations
 
 import asyncio
-import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -38,10 +37,11 @@ from ..transcript.conversation import Conversation
 from ..transcript.tool_calls import ToolCallState
 from .contents import ContentKeeper, keep_texts
 from .errors import CheckpointError
+from .lineage import Lineage
 from .model import ABSENT_REF, DONE, RUNNING, UNKNOWN_REF, Checkpoint, FileEntry, Ref
 from .scan import Scan, compare, scan
 from .settings import CheckpointSettings
-from .store import CheckpointStore, manifest_name
+from .store import CheckpointStore
 
 COMMAND = "command"
 """``via`` of a file a command changed (found by the scans around it)."""
@@ -108,6 +108,7 @@ class Recorder:
         self._closing: set[asyncio.Task[None]] = set()
         self._failed = False
         self._finished = 0
+        self.lineage = Lineage(self.checkpoints, transcript, report)
         files.changes.listeners.append(self.changed)
 
     @property
@@ -135,12 +136,13 @@ class Recorder:
         try:
             if await self.store() is None:
                 return
+            if self.lineage.adopting is not None:  # the turns of a reopened session are numbered first
+                await asyncio.wait({self.lineage.adopting})
         except Exception as exc:  # the editor went away: the turn goes on without a checkpoint
             self._fail(exc)
             return
         number = self.checkpoints[-1].turn + 1 if self.checkpoints else 1
-        checkpoint = Checkpoint(number, prompt, time.time(), first_block, session_id,
-                                name=manifest_name(self.key, f"turn-{number}"))
+        checkpoint = self.lineage.turn(number, prompt, first_block, session_id)
         self.checkpoints.append(checkpoint)
         self._current = checkpoint
         self._of_changeset[changeset.turn] = checkpoint
@@ -235,7 +237,9 @@ class Recorder:
             self._writer = tasks.spawn(self._drain(), self._report, f"{self.key} checkpoints")
 
     async def flush(self) -> None:
-        """Wait until every content and manifest seen so far is stored (and the scans have ended)."""
+        """Wait until every content and manifest seen so far is stored (and the scans have ended, and
+        the turns of a reopened session are taken over)."""
+        await self.lineage.adopted()
         if self._befores:
             self._kick()
         while True:
@@ -245,6 +249,12 @@ class Recorder:
             if not busy:
                 return
             await asyncio.wait(busy)
+
+    @property
+    def storing(self) -> bool:
+        """Something seen is not stored yet (``flush`` waits for it)."""
+        busy = [*self._closing, *self._commands.values(), *self._comparing, self._writer, self.lineage.adopting]
+        return bool(self._befores or self._jobs) or any(t is not None and not t.done() for t in busy)
 
     async def settle(self) -> None:
         """``flush``, then everything stored so far on disk (``CheckpointStore.sync``): what a rewind
@@ -320,6 +330,27 @@ class Recorder:
             self._report(f"{self.key}: checkpoints could not be stored: {exc}; a rewind may not find "
                          "every file")
 
+    def resave(self, checkpoints: list[Checkpoint]) -> None:
+        """Store these checkpoints again (a rewind took them back, or its undo brought them back): a
+        session reopened later sees them as they are."""
+        for checkpoint in checkpoints:
+            if checkpoint.state != RUNNING:
+                self._enqueue(lambda c=checkpoint: self._save(c))  # type: ignore[misc]
+
+    # -- a reopened session's turns ----------------------------------------------------------
+
+    def moved(self, session_id: str | None) -> None:
+        """The conversation goes on in ACP session ``session_id`` (a rewind reopened it): store the
+        link that lets reopening it later find this recorder's turns (``Lineage.link``)."""
+        if session_id is not None and self.checkpoints and self._store is not None:
+            link = self.lineage.link(session_id)
+            self._enqueue(lambda: self._save(link))
+
+    def adopt(self, session_id: str) -> None:
+        """Take over the checkpoints of ACP session ``session_id`` (``:Ai resume``): its earlier
+        turns are listed and can be rewound to; a turn sent meanwhile waits for them."""
+        self.lineage.adopt(self.store, session_id, self._fail, self.key)
+
     # -- lookups -------------------------------------------------------------------
 
     def find(self, turn: int) -> Checkpoint | None:
@@ -327,6 +358,7 @@ class Recorder:
 
     def of_block(self, block_id: int) -> Checkpoint | None:
         """The checkpoint of the turn whose prompt block is ``block_id``."""
+        self.lineage.place()
         return next((c for c in self.checkpoints if c.first_block == block_id), None)
 
 

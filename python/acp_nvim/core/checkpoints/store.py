@@ -430,3 +430,14 @@ def manifest_name(session: str, what: str, now_ns: int | None = None) -> str:
     """A manifest's name: its time (so names sort oldest first), its session and what it is."""
     stamp = time.time_ns() if now_ns is None else now_ns
     return f"{stamp:020d}-{_digest_text(session)[:12]}-{_slug(what)}.json"
+
+
+def tag(text: str) -> str:
+    """The short digest a manifest's name carries of its writer and of its ACP session."""
+    return _digest_text(text)[:12]
+
+
+def turn_manifest_name(writer: str, turn: int, session_id: str | None, now_ns: int | None = None) -> str:
+    """A turn's manifest name: ``<time>-<writer tag>-turn-<n>-<session tag>.json``, so the turns of an
+    ACP session, and those of a writer, are found by name (``history.py``)."""
+    return manifest_name(writer, f"turn-{turn}-{tag(session_id or '')}", now_ns)

@@ -228,6 +228,7 @@ class AgentLink:
         if response.modes is not None:
             details.mode = response.modes.current_mode_id
             details.modes = [(m.id, m.name) for m in response.modes.available_modes]
+            details.mode_descriptions = {m.id: m.description for m in response.modes.available_modes if m.description}
         details.set_options(response.config_options)
         details.mode_from_options()  # a mode option wins over modes
         await self._select_configured_mode()

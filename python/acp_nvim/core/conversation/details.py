@@ -40,6 +40,7 @@ class ConfigOption:
     category: str
     current: str | bool
     values: tuple[OptionValue, ...] = ()
+    description: str = ""
 
     @property
     def is_boolean(self) -> bool:
@@ -58,11 +59,15 @@ class SessionDetails:
     mode: str | None = None
     modes: list[tuple[str, str]] = field(default_factory=list)
     """(id, name) of every mode the agent offers."""
+    mode_descriptions: dict[str, str] = field(default_factory=dict)
+    """A mode's description by its id (what the mode picker shows beside its name)."""
     title: str | None = None
     usage: str | None = None
     """The last ``usage_update`` as shown in the statusline: '12/200 tokens · 0.1 USD'."""
     options: list[ConfigOption] = field(default_factory=list)
     commands: list[tuple[str, str]] = field(default_factory=list)
+    command_hints: dict[str, str] = field(default_factory=dict)
+    """A slash command's input hint (``input.hint``) by its name: what to type after it."""
     used: int | None = None
     size: int | None = None
     cost: str = ""
@@ -87,6 +92,8 @@ class SessionDetails:
 
     def set_commands(self, commands: list[AvailableCommand]) -> None:
         self.commands = [(c.name, c.description or "") for c in commands]
+        self.command_hints = {c.name: hint for c in commands if c.input is not None
+                              and isinstance(hint := getattr(c.input.root, "hint", None), str) and hint}
 
     def mode_option(self) -> ConfigOption | None:
         """The config option of category ``mode``, if the agent offers one. Where an agent offers both
@@ -145,7 +152,7 @@ def _option(raw: AgentOption) -> ConfigOption:
             values.append(OptionValue(value.value, value.name, value.description or ""))
     category = raw.category
     return ConfigOption(raw.id, raw.name, category if isinstance(category, str) else "",
-                        raw.current_value, tuple(values))
+                        raw.current_value, tuple(values), raw.description or "")
 
 
 def _short(count: int) -> str:

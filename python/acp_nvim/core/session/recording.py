@@ -16,6 +16,8 @@ from ..history.record import ENTRY_KINDS, Entry, HistorySettings, SessionRecord
 from ..history.store import HistoryStore
 from ..port import EditorPort
 from ..transcript.blocks import Block
+from ..worktrees.settings import WorktreeSettings
+from ..worktrees.worktree import session_folders
 from .session import Session
 
 SAVED_STATES = ("idle", "closed", "failed")
@@ -50,10 +52,12 @@ class Recorder:
     """Keeps the records of the sessions it watches; lists, loads and deletes records of a cwd."""
 
     def __init__(self, editor: EditorPort, settings: Callable[[], HistorySettings],
-                 report: tasks.ErrorReporter) -> None:
+                 report: tasks.ErrorReporter, worktrees: Callable[[], WorktreeSettings] | None = None) -> None:
         self._editor = editor
         self._settings = settings
         self._report = report
+        self._worktrees = worktrees
+        """Where the sessions of ``--worktree`` worked: their records are a cwd's too (None: only the cwd's)."""
         self._watched: dict[str, _Watched] = {}
 
     async def store(self) -> HistoryStore | None:
@@ -127,24 +131,46 @@ class Recorder:
                              first_prompt=first, entries=entries,
                              dropped=skipped + (len(watched.prefix) if skipped else 0))
 
+    async def folders(self, cwd: str) -> list[str]:
+        """``cwd`` and the folders of its repository's session worktrees (|acp_nvim-worktrees|): a session
+        that ran in a worktree is found from the main folder too."""
+        if self._worktrees is None:
+            return [cwd]
+        return [cwd, *(f for f in await session_folders(cwd, self._worktrees()) if f != cwd)]
+
     async def records(self, cwd: str) -> list[SessionRecord]:
+        """The records of ``cwd`` and of its session worktrees, most recently updated first."""
         store = await self.store()
-        return await asyncio.to_thread(store.records, cwd) if store is not None else []
+        if store is None:
+            return []
+        folders = await self.folders(cwd)
+        found = await asyncio.to_thread(lambda: [r for folder in folders for r in store.records(folder)])
+        return sorted(found, key=lambda r: r.updated, reverse=True)
 
     async def recent(self, cwd: str, count: int) -> list[SessionRecord]:
-        """The ``count`` newest records of ``cwd`` (the board's past sessions)."""
+        """The ``count`` newest records of ``cwd`` and its session worktrees (the board's past sessions)."""
         store = await self.store()
-        return await asyncio.to_thread(store.recent, cwd, count) if store is not None else []
+        if store is None:
+            return []
+        folders = await self.folders(cwd)
+        found = await asyncio.to_thread(lambda: [r for folder in folders for r in store.recent(folder, count)])
+        return sorted(found, key=lambda r: r.updated, reverse=True)[:count]
 
     async def find(self, cwd: str, session_id: str, newest: int | None = None) -> list[SessionRecord]:
-        """The records of ``session_id`` in ``cwd`` (one per agent that kept it), read alone; with
+        """The records of ``session_id`` in ``cwd``, else in one of its session worktrees (one per agent
+        that kept it), read alone; with
         ``newest``, only that many of their newest entries (``older`` counts the rest)."""
         store = await self.store()
         if store is None:
             return []
-        if newest is None:
-            return await asyncio.to_thread(store.find, cwd, session_id)
-        return await asyncio.to_thread(store.find_newest, cwd, session_id, newest)
+        for folder in await self.folders(cwd):
+            if newest is None:
+                found = await asyncio.to_thread(store.find, folder, session_id)
+            else:
+                found = await asyncio.to_thread(store.find_newest, folder, session_id, newest)
+            if found:
+                return found
+        return []
 
     async def load(self, cwd: str, agent: str, session_id: str) -> SessionRecord | None:
         """One record whole (None: gone or unreadable)."""

@@ -112,6 +112,7 @@ class Rewinder:
         first, last = target.first_block, self._transcript.blocks[-1].id
         for checkpoint in later:
             checkpoint.state, checkpoint.undone_by = UNDONE, target.turn
+        self.recorder.resave(later)
         self._transcript.undone.append((first, last))
         span = _span(later)
         lines = [f"── rewound to before turn {target.turn} ── turn{span} folded above (zo opens, :Ai rewind undo "
@@ -121,6 +122,8 @@ class Rewinder:
         source, process = self._link.session_id, self._link.process
         message_id = fork_point(self.recorder.checkpoints, target.turn)
         told = await self._reopen(source, message_id)
+        if self._link.session_id != source:
+            self.recorder.moved(self._link.session_id)
         self._transcript.notice(self._how(told, target.turn, span, source, message_id), "info")
         self.done.append(_Rewound(result.undo, f"the rewind to before turn {target.turn}", later, (first, last),
                                   marker, source, self._link.session_id, process, len(self.recorder.checkpoints)))
@@ -190,6 +193,7 @@ class Rewinder:
         self._queue.carry = None  # the earlier session has the whole conversation
         for checkpoint in last.turns:
             checkpoint.state, checkpoint.undone_by = DONE, 0
+        self.recorder.resave(last.turns)
         if last.span in self._transcript.undone:
             self._transcript.undone.remove(last.span)
         return f"the conversation is back on session {last.old_session}: the agent remembers turn{span} again"

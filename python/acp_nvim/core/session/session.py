@@ -140,6 +140,7 @@ class Session:
     async def start_past(self, session_id: str, replay: bool) -> str:
         """Spawn the agent and reopen past session ``session_id`` (``replay``: show what session/load
         replays); how: "resumed", "loaded", or why it is read-only (the session is then closed)."""
+        self.checkpoints.adopt(session_id)  # its earlier turns' checkpoints, in this Neovim or another
         opened = await self.opener.open(self.opener.past(session_id, replay))
         return opened.how if opened is not None else ""
 

@@ -52,6 +52,8 @@ class SessionView:
     options: tuple[ConfigOption, ...] = ()
     commands: tuple[tuple[str, str], ...] = ()
     """(name, description) of the agent's slash commands."""
+    command_hints: tuple[tuple[str, str], ...] = ()
+    """(name, input hint) of the slash commands that take an input."""
     turns: int = 0
     stop_reason: str = ""
     asked: int = 0
@@ -75,7 +77,7 @@ class SessionView:
                    connected=connected, info=info, policy=policy, pending=pending, queued=queued,
                    mode=details.mode, modes=tuple(details.modes), title=details.title, usage=details.usage,
                    tokens=details.tokens(), limits=details.limits.meter(), options=tuple(details.options),
-                   commands=tuple(details.commands),
+                   commands=tuple(details.commands), command_hints=tuple(details.command_hints.items()),
                    turns=details.turns, stop_reason=details.stop_reason, asked=details.asked,
                    **turn)  # type: ignore[arg-type]  # the steering, failure and subagent fields, by name
 

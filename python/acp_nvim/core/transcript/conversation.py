@@ -28,9 +28,9 @@ from ..media.shelf import MediaShelf
 from ..render_ops import Meta
 from .blocks import COMPACT_EVERY, MAX_SUMMARY, Block, Compaction
 from .paths import WHOLE
+from .plan_view import plan_line
 from .tool_tree import ToolCallTree
 
-PLAN_MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
 NOTICE_MARKS = {"info": "ℹ", "warning": "⚠", "error": "✗"}
 
 
@@ -321,7 +321,7 @@ class Conversation:
 
 def plan_checklist(entries: list[PlanEntry]) -> str:
     """A plan's checklist as the chat shows it."""
-    return "\n".join(["Plan:"] + [f"- {PLAN_MARKS.get(e.status, '[ ]')} {e.content}" for e in entries])
+    return "\n".join(["Plan:"] + [plan_line(e) for e in entries])
 
 
 def turn_end_text(stop_reason: str, usage: str | None = None) -> str:

@@ -204,3 +204,31 @@ async def _read(repo: Repo, entry: names.Listed) -> Worktree:
     source, agent = meta.get("source"), meta.get("agent")
     return Worktree(name, entry.path, entry.branch, base, source if isinstance(source, str) else "",
                     agent if isinstance(agent, str) else "")
+
+
+async def session_folders(cwd: str, settings: WorktreeSettings) -> list[str]:
+    """The folders of the worktrees in the folder of ``settings`` of the repository ``cwd`` is in: where
+    sessions started with ``--worktree`` worked (none outside a repository, or when git cannot tell).
+    Each as ``create`` named it and as git lists it (a session's folder is the first)."""
+    try:
+        repo = await open_repo(cwd)
+        listed = names.parse_list((await git.run(repo.top, "worktree", "list", "--porcelain")).text)
+    except WorktreeError:
+        return []
+    folder = root(repo, settings)
+    found: list[str] = []
+    for entry in listed:
+        if os.path.dirname(os.path.realpath(entry.path)) == os.path.realpath(folder):
+            made = os.path.join(folder, os.path.basename(entry.path))
+            found += [path for path in dict.fromkeys((made, entry.path)) if path not in found]
+    return found
+
+
+async def at(path: str, settings: WorktreeSettings) -> Worktree | None:
+    """The worktree whose folder is ``path`` (None: it is none, or it is gone)."""
+    try:
+        repo = await open_repo(path)
+        return next((w for w in await list_all(repo, settings) if os.path.realpath(w.path) == os.path.realpath(path)),
+                    None)
+    except WorktreeError:
+        return None

@@ -188,7 +188,8 @@ def describe_chat(view: SessionView) -> dict[str, Any]:
         "limits": view.limits,
         "queue": [f"[{mark}] {_preview(text)}" if mark else _preview(text)
                   for text, mark in zip(view.queued, view.marks, strict=True)],
-        "command_info": [{"name": n, "description": d} for n, d in view.commands],
+        "command_info": [{"name": n, "description": d, "hint": dict(view.command_hints).get(n, "")}
+                         for n, d in view.commands],
         "turns": view.turns, "stop_reason": view.stop_reason,
         "asked": view.asked, "started": view.started,
         "recovery": view.recovery,

@@ -81,7 +81,8 @@ class CommandContext:
         self.request = CommandRequest()
         """The ``:Ai`` request being run (or the last one, for chat keys and prompts)."""
         self._services: dict[Callable[[], Any], Any] = {}
-        self.recorder = Recorder(editor, lambda: manager.settings.history, self.report)
+        self.recorder = Recorder(editor, lambda: manager.settings.history, self.report,
+                                 worktrees=lambda: manager.settings.worktrees)
         """The local session history (``:Ai resume``)."""
 
     # -- messages and tasks --------------------------------------------------------

@@ -120,7 +120,10 @@ class NvimEditor:
         self.queue.call("require('acp_nvim.review').open(...)", ticket.id, table)
 
     def show_choice(self, ticket: Ticket, prompt: str, items: list[str]) -> None:
-        self.queue.call("require('acp_nvim.ui').select(...)", ticket.id, prompt, items)
+        self._show_choice(ticket, prompt, items, [])
+
+    def _show_choice(self, ticket: Ticket, prompt: str, items: list[str], notes: list[str]) -> None:
+        self.queue.call("require('acp_nvim.ui').select(...)", ticket.id, prompt, items, notes)
 
     def show_question(self, ticket: Ticket, form: QuestionForm) -> None:
         """Open the question's form buffer (lua/acp_nvim/question.lua) beside the chat."""
@@ -135,9 +138,11 @@ class NvimEditor:
             reason = "the agent withdrew it" if ticket.withdrawn else ""
             self.queue.call(f"require('{module}').dismiss(...)", ticket.id, reason)
 
-    async def choose(self, prompt: str, items: list[str]) -> int | None:
-        """Let the user pick one of ``items`` (``vim.ui.select``): its index, or None when dismissed."""
-        answer = await self.questions.ask("", CHOICE, lambda ticket: self.show_choice(ticket, prompt, items))
+    async def choose(self, prompt: str, items: list[str], notes: list[str] | None = None) -> int | None:
+        """Let the user pick one of ``items`` (``vim.ui.select``): its index, or None when dismissed;
+        ``notes``: a description per item, shown beside it (its ``format_item``)."""
+        answer = await self.questions.ask("", CHOICE,
+                                          lambda ticket: self._show_choice(ticket, prompt, items, notes or []))
         return choice_index(answer, len(items))
 
     def answer(self, qid: int, option_id: object) -> None:

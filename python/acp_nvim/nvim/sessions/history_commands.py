@@ -4,6 +4,7 @@ local history (``core/connection/past.py``, ``recording.py``), reopened in a new
 from __future__ import annotations
 
 import asyncio
+import os
 from datetime import datetime
 
 from ...core.agent.process import AgentProcess
@@ -13,6 +14,8 @@ from ...core.errors import AcpNvimError
 from ...core.history.record import Entry, SessionRecord
 from ...core.session.session import Session
 from ...core.transcript.restore import restore_many, restore_older
+from ...core.worktrees import worktree as trees
+from ...core.worktrees.worktree import Worktree
 from ..commands.command_context import CommandContext, CommandRequest
 
 HISTORY_START = "── earlier conversation{when} ──"
@@ -100,7 +103,8 @@ async def _pick(ctx: CommandContext, which: str | None, cwd: str, verb: str) -> 
         return found[0]
     if not items:
         raise AcpNvimError(f"no past sessions in {cwd}")
-    index = await ctx.editor.choose(f"{verb} a past session", past.labels(items))
+    labels = [label + _elsewhere(item, cwd) for label, item in zip(past.labels(items), items, strict=True)]
+    index = await ctx.editor.choose(f"{verb} a past session", labels)
     return items[index] if index is not None else None
 
 
@@ -115,7 +119,9 @@ async def _resume(ctx: CommandContext, which: str | None, cwd: str) -> None:
         ctx.make_current(open_now.key)
         await ctx.bridge.call(lambda _: ctx.open_chat(open_now))
         return
-    session = await ctx.bridge.call(lambda _: _reopened_chat(ctx, item, cwd))
+    where = item.record.cwd if item.record is not None and os.path.isdir(item.record.cwd) else cwd
+    worktree = await trees.at(where, ctx.manager.settings.worktrees) if where != cwd else None
+    session = await ctx.bridge.call(lambda _: _reopened_chat(ctx, item, where, worktree))
     try:
         if item.record is None:  # the agent's replay: its newest blocks drawn once it is there
             with session.chat.quiet():
@@ -135,9 +141,10 @@ def _open_session_of(ctx: CommandContext, item: PastSession) -> Session | None:
                  if s.session_id == item.session_id and s.agent_name == item.agent and not s.view.ended), None)
 
 
-def _reopened_chat(ctx: CommandContext, item: PastSession, cwd: str) -> Session:
-    """A new session for ``item`` whose chat shows the local record's turns once (greenlet context)."""
-    session = ctx.create(item.agent, cwd)
+def _reopened_chat(ctx: CommandContext, item: PastSession, cwd: str, worktree: Worktree | None = None) -> Session:
+    """A new session for ``item`` whose chat shows the local record's turns once (greenlet context), in
+    the folder it ran in (a session worktree's, found from the main folder)."""
+    session = ctx.create(item.agent, cwd, worktree)
     record = item.record
     when = datetime.fromtimestamp(item.updated).strftime(" (%Y-%m-%d %H:%M)") if item.updated else ""
     if record is not None:
@@ -151,6 +158,12 @@ def _reopened_chat(ctx: CommandContext, item: PastSession, cwd: str) -> Session:
         ctx.recorder.watch(session, created=None, prefix=[])
     ctx.open_chat(session)
     return session
+
+
+def _elsewhere(item: PastSession, cwd: str) -> str:
+    """Where a past session ran when not in ``cwd`` (a session worktree): `` · ⎇ {its folder}``."""
+    ran = item.record.cwd if item.record is not None else cwd
+    return f" · ⎇ {os.path.basename(ran)}" if ran != cwd else ""
 
 
 def _show_history(session: Session, entries: list[Entry], when: str, dropped: int = 0, older: int = 0) -> None:

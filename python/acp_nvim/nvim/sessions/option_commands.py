@@ -7,6 +7,9 @@ from ...core.errors import AcpNvimError
 from ...core.session.session import Session
 from ..commands.command_context import CommandContext, CommandRequest
 
+ABOUT_CHARS = 80
+"""Characters of a mode's, option's or value's description shown beside it in a picker."""
+
 
 def cmd_mode(ctx: CommandContext, request: CommandRequest) -> None:
     """``:Ai mode [id]``: switch mode, or pick one (current marked)."""
@@ -30,7 +33,8 @@ def cmd_mode(ctx: CommandContext, request: CommandRequest) -> None:
 async def _pick_mode(ctx: CommandContext, session: Session) -> None:
     view = session.view
     labels = [f"{name} ({mid}){'  ← current' if mid == view.mode else ''}" for mid, name in view.modes]
-    index = await ctx.editor.choose(f"{session.key}: mode", labels)
+    notes = [_about(session.details.mode_descriptions.get(mid, "")) for mid, _ in view.modes]
+    index = await ctx.editor.choose(f"{session.key}: mode", labels, notes)
     if index is not None:
         await _set_mode(session, view.modes[index][0])
 
@@ -71,7 +75,8 @@ def cmd_config(ctx: CommandContext, request: CommandRequest) -> None:
 async def _pick_option(ctx: CommandContext, session: Session) -> None:
     options = session.view.options
     labels = [f"{o.name}: {o.current_name()}" for o in options]
-    index = await ctx.editor.choose(f"{session.key}: config option", labels)
+    notes = [_about(o.description) for o in options]
+    index = await ctx.editor.choose(f"{session.key}: config option", labels, notes)
     if index is not None:
         await _pick_value(ctx, session, options[index])
 
@@ -85,12 +90,14 @@ def _option(ctx: CommandContext, session: Session, option: ConfigOption, args: l
 
 async def _pick_value(ctx: CommandContext, session: Session, option: ConfigOption) -> None:
     values: list[str | bool]
+    notes: list[str]
     if option.is_boolean:
-        labels, values = ["on", "off"], [True, False]
+        labels, values, notes = ["on", "off"], [True, False], []
     else:
         labels = [f"{v.name}{'  ← current' if v.value == option.current else ''}" for v in option.values]
         values = [v.value for v in option.values]
-    index = await ctx.editor.choose(f"{session.key}: {option.name}", labels)
+        notes = [_about(v.description) for v in option.values]
+    index = await ctx.editor.choose(f"{session.key}: {option.name}", labels, notes)
     if index is not None:
         await _set_option(session, option, values[index])
 
@@ -99,6 +106,12 @@ async def _set_option(session: Session, option: ConfigOption, value: str | bool)
     await session.set_config_option(option.id, value)
     changed = session.view.option_by_id(option.id)
     session.transcript.notice(f"{option.name}: {(changed or option).current_name()}", "info")
+
+
+def _about(description: str) -> str:
+    """A description as a picker shows it beside its choice: its first line, cut to ``ABOUT_CHARS``."""
+    line = description.strip().split("\n", 1)[0]
+    return line if len(line) <= ABOUT_CHARS else line[:ABOUT_CHARS - 1] + "…"
 
 
 def _parse_value(option: ConfigOption, raw: str) -> str | bool:
