@@ -114,14 +114,15 @@ class Rig:
         lines, ids = self._fill(batch)
         sync = f"fuzz-sync-{self.batches}"
         message = {"batch": self.batches, "lines": lines, "ids": ids, "sync": sync, "timeout": timeout}
+        self.spent = True  # until the batch is judged: a batch cut short by an error must not meet the next one
+        self._control.settimeout(WAIT_FLOOR)  # a busy agent reads a large batch slowly
         self._control.sendall(json.dumps(message).encode() + b"\n")
         early: list[Finding] = []
         report = self._await_report(timeout, early if first else None)
         if early:
-            self.spent = True
             return early
         findings = self._health(report, ids, batch, sync, timeout)
-        self.spent = self.spent or not harmless(findings)
+        self.spent = not harmless(findings)
         return findings
 
     def _fill(self, batch: list[Payload]) -> tuple[list[str], list[str]]:
