@@ -370,7 +370,7 @@ local ACTIONS = {
     run_for(row.key, { 'close' })
   end, true), 'close the session' },
   r = { on_row(function(row)
-    require('acp_nvim.chat_actions').confirm_restart(row.key, row.agent, row.state == 'running', function()
+    require('acp_nvim.chat.actions').confirm_restart(row.key, row.agent, row.state == 'running', function()
       run_for(row.key, { 'restart' })
     end)
   end, true), 'restart its agent, after asking' },
@@ -443,7 +443,7 @@ local function show(buf)
   if win ~= -1 then
     return api.nvim_set_current_win(win)
   end
-  require('acp_nvim.layout').below(buf, 14)
+  require('acp_nvim.chat.layout').below(buf, 14)
   vim.wo.wrap, vim.wo.cursorline, vim.wo.number, vim.wo.relativenumber = false, true, false, false
 end
 

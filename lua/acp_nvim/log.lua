@@ -282,7 +282,7 @@ local function show(view, focus)
   local win = vim.fn.bufwinid(view.buf)
   if win == -1 then
     local previous = api.nvim_get_current_win()
-    win = require('acp_nvim.layout').below(view.buf, math.max(5, math.floor(vim.o.lines * 0.35)))
+    win = require('acp_nvim.chat.layout').below(view.buf, math.max(5, math.floor(vim.o.lines * 0.35)))
     set_window_options(win)
     api.nvim_win_set_cursor(win, { math.max(view.lines, 1), 0 })
     if not focus then

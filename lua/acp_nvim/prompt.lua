@@ -188,7 +188,7 @@ function M.open(chat)
   local path, lnum = line:match('^%s*→ (.-):(%d+)$')
   path = path or line:match('^%s*→ (.+)$')
   if path then
-    require('acp_nvim.views').jump(path, tonumber(lnum))
+    require('acp_nvim.chat.opens').jump(path, tonumber(lnum))
     return
   end
   local id = chat:block_at(row)
@@ -240,7 +240,7 @@ end
 M.in_prompt = in_prompt
 
 --- Make the prompt buffer of a new chat (chat.prompt_buf): completion, the session it belongs to
---- (acp_nvim.chat_actions maps its keys). The user's 'undolevels' applies: it is a buffer to edit.
+--- (acp_nvim.chat.actions maps its keys). The user's 'undolevels' applies: it is a buffer to edit.
 ---@param chat acp_nvim.Chat
 function M.attach(chat)
   local buf = require('acp_nvim.kit.scratch').create({ name = 'acp://prompt/' .. chat.key, kind = 'prompt',

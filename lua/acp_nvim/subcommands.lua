@@ -14,7 +14,7 @@ return {
       name = 'toggle',
       usage = { '' },
       help = "hide the tab's chat column, or show it again with the current session's chat; the sessions keep running",
-      lua = { 'acp_nvim.toggle', 'toggle' },
+      lua = { 'acp_nvim.chat.toggle', 'toggle' },
     },
     {
       name = 'send',

@@ -227,7 +227,7 @@ def test_completion_of_commands_and_mentions(nvim, workspace):
 
 
 def test_queue_editor_sections_parse(nvim):
-    parsed = nvim.exec_lua("return require('acp_nvim.views').parse_queue(...)", [
+    parsed = nvim.exec_lua("return require('acp_nvim.chat.opens').parse_queue(...)", [
         "# help", "──── prompt 2 (with a.py:1-2)", "second", "  edited", "──── prompt", "brand new", ""])
     assert parsed == [{"id": 2, "text": "second\n  edited"}, {"id": 0, "text": "brand new"}]
 

@@ -65,7 +65,7 @@ M.actions = {
   open = { plug = 'Open', modes = { 'n' }, chat = true,
     desc = 'open the block under the cursor, unfold a ▸ line (in the prompt: send)',
     run = function(chat)
-      if not require('acp_nvim.media').open_here(chat) then
+      if not require('acp_nvim.chat.media').open_here(chat) then
         prompt().open_or_send(chat)
       end
     end },
@@ -177,7 +177,7 @@ function M.map(chat, name, lhs, buf)
     vim.keymap.set('n', lhs, function()
       if prompt().in_prompt(chat) then
         vim.cmd('normal! ' .. vim.keycode(lhs))
-      elseif not require('acp_nvim.media').open_here(chat) then
+      elseif not require('acp_nvim.chat.media').open_here(chat) then
         prompt().open(chat)
       end
     end, opts)

@@ -12,13 +12,13 @@
 local M = {}
 
 local api = vim.api
-local chat_folds = require('acp_nvim.chat_folds')
+local chat_folds = require('acp_nvim.chat.folds')
 local fit = require('acp_nvim.kit.fit')
 local labels = require('acp_nvim.labels')
-local markdown = require('acp_nvim.markdown')
+local markdown = require('acp_nvim.chat.markdown')
 local options = require('acp_nvim.options')
 local prompt = require('acp_nvim.prompt')
-local turn_keys = require('acp_nvim.turn_keys')
+local turn_keys = require('acp_nvim.chat.turn_keys')
 local parked = require('acp_nvim.kit.parked')
 local scratch = require('acp_nvim.kit.scratch')
 local ns = api.nvim_create_namespace('acp_nvim.chat')
@@ -209,7 +209,7 @@ local function op_new(chat, op)
   highlight(chat, id, lines, nil_if_null(op.meta))
   markdown.on_new(chat, id, kind)
   chat_folds.on_new(chat, id, nil_if_null(op.meta))
-  require('acp_nvim.media').on_new(chat, id, nil_if_null(op.meta))
+  require('acp_nvim.chat.media').on_new(chat, id, nil_if_null(op.meta))
 end
 
 ---@param op acp_nvim.RenderOp.Append
@@ -484,8 +484,8 @@ function Chat.new(key)
   M.chats[key] = chat
   markdown.attach(chat)
   prompt.attach(chat)
-  require('acp_nvim.chat_actions').attach(chat)
-  require('acp_nvim.media').attach(chat)
+  require('acp_nvim.chat.actions').attach(chat)
+  require('acp_nvim.chat.media').attach(chat)
   api.nvim_create_autocmd('BufWipeout', {
     buffer = buf,
     callback = function()
@@ -514,7 +514,7 @@ end
 --- Show the chat in the tab's chat column (|acp_nvim-layout|) with its prompt window below it
 --- (|acp_nvim-prompt|); `focus` moves the cursor to the chat window.
 function Chat:show(focus)
-  local win = require('acp_nvim.layout').show_chat(self.buf, focus)
+  local win = require('acp_nvim.chat.layout').show_chat(self.buf, focus)
   require('acp_nvim.prompt.window').open_below(self.prompt_buf, win, self:fitted_label())
   self:fit()
   return win
@@ -634,7 +634,7 @@ end
 ---@param s acp_nvim.SessionState
 function Chat:set_state(s)
   local chat, key = self, self.key
-  chat.session = s -- what the restart question names (acp_nvim.chat_actions)
+  chat.session = s -- what the restart question names (acp_nvim.chat.actions)
   local title = (s.title or '') ~= '' and (' · ' .. s.title) or ''
   local header = ('# acp.nvim · %s%s'):format(key, title)
   if api.nvim_buf_get_lines(chat.buf, 0, 1, false)[1] ~= header then

@@ -12,7 +12,7 @@ local api = vim.api
 
 M.MIN_WIDTH = 20
 
-local WINBAR = "%{%v:lua.require'acp_nvim.layout'.winbar()%}"
+local WINBAR = "%{%v:lua.require'acp_nvim.chat.layout'.winbar()%}"
 
 local function chat_config()
   return require('acp_nvim.options').config.chat
@@ -243,7 +243,7 @@ function M.watch()
   end
   watching = true
   api.nvim_create_autocmd('WinResized', {
-    group = api.nvim_create_augroup('acp_nvim.layout', { clear = true }),
+    group = api.nvim_create_augroup('acp_nvim.chat.layout', { clear = true }),
     callback = function()
       if not side_by_side() then
         return

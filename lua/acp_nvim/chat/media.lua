@@ -62,13 +62,13 @@ end
 
 --- A workspace file a link names (the host checked it against the workspace roots).
 function M.edit(path)
-  require('acp_nvim.views').jump(path)
+  require('acp_nvim.chat.opens').jump(path)
 end
 
 --- An embedded text resource in a scratch buffer `name` (acp://resource/…), its filetype from its name.
 function M.show_text(name, lines)
   local filetype = vim.filetype.match({ filename = name, contents = lines }) or ''
-  require('acp_nvim.views').show(name, lines, filetype)
+  require('acp_nvim.chat.opens').show(name, lines, filetype)
 end
 
 --- Open a saved image or audio, or a web link, with the system's viewer.

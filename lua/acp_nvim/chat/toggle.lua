@@ -8,7 +8,7 @@ local api = vim.api
 --- the chat it showed last; else :Ai open). The sessions keep running.
 function M.toggle()
   local chat = require('acp_nvim.chat')
-  local layout = require('acp_nvim.layout')
+  local layout = require('acp_nvim.chat.layout')
   if layout.hide() then
     return
   end

@@ -1,7 +1,7 @@
 --- The chat's keys for the next prompt and a failed one (:help acp_nvim-steering, acp_nvim-failures):
 --- keymaps.steer switches the next prompt between steered and queued; after a failed prompt,
 --- keymaps.retry / login / new_session / wait act on it, in the chat while a failure is
---- offered. The keys themselves are acp_nvim.chat_actions'.
+--- offered. The keys themselves are acp_nvim.chat.actions'.
 local M = {}
 
 

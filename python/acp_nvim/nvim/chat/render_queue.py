@@ -51,7 +51,7 @@ REPLACEABLE = frozenset(("set", "clip"))
 
 OP_COST = {"new": 60.0, "append": 8.0, "set": 25.0, "clip": 10.0, "insert": 80.0, "gap": 10.0}
 """Estimated µs of Neovim's time per operation (extmarks, the prompt area, highlights), measured
-with lua/acp_nvim/chat.lua on this project's bench machine."""
+with lua/acp_nvim/chat/init.lua on this project's bench machine."""
 LINE_COST = 0.4
 """Estimated µs per buffer line an operation writes."""
 BYTE_COST = 0.03

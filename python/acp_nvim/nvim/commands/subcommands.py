@@ -106,7 +106,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
                "open the chat of [session], or of the current session (starting the default agent); "
                "`:Ai` alone does this", cmd_open, args=(Arg(sources=("sessions",)),)),
     Subcommand("toggle", ("",), "hide the tab's chat column, or show it again with the current session's chat; "
-               "the sessions keep running", lua=("acp_nvim.toggle", "toggle")),
+               "the sessions keep running", lua=("acp_nvim.chat.toggle", "toggle")),
     Subcommand("send", ("{text}",),
                "send a prompt; a range attaches the lines as context, `@path` a file, and `%`, `%:p`, `#` "
                "expand to file names as for `:edit`", cmd_send, range=True, expand=True),
