@@ -1,4 +1,4 @@
-"""The review view (lua/acp_nvim/review.lua) in a real headless Neovim, fed by the real core model.
+"""The review view (lua/acp_nvim/review/init.lua) in a real headless Neovim, fed by the real core model.
 
 The verdict function the rplugin provides is replaced by a recorder, so each test sees exactly
 what would go back to Python (and how many times).

@@ -96,7 +96,7 @@ async def _run(ctx: CommandContext, session: Session, work: Any) -> None:
     for path in done.removed:
         await ctx.editor.drop_buffer(path)
     ctx.notify(f"{session.key}: {done.message}")
-    ctx.bridge.lua_async("require('acp_nvim.changes').refresh()")
+    ctx.bridge.lua_async("require('acp_nvim.review.changes').refresh()")
     await _show(ctx, session, open_view=False)
 
 
