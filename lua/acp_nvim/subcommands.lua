@@ -145,7 +145,7 @@ return {
       name = 'permissions',
       usage = { '' },
       help = 'show the pending permission requests and reviews again',
-      lua = { 'acp_nvim.permission', 'show' },
+      lua = { 'acp_nvim.question.permission', 'show' },
     },
     {
       name = 'questions',

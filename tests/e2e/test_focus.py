@@ -139,16 +139,16 @@ def test_a_permission_prompt_is_entered_once_the_user_is_idle_and_its_keys_wait_
     for index, key in enumerate(typed):
         nvim.input(key)
         if index == 0:
-            wait_for(lambda: nvim.exec_lua("return #require('acp_nvim.permission').pending()") == 1,
+            wait_for(lambda: nvim.exec_lua("return #require('acp_nvim.question.permission').pending()") == 1,
                      what="the request to arrive")
     wait_for(lambda: nvim.api.get_current_line() == "Also hello", what="every typed key")
     assert nvim.api.get_current_win() == file_win and mode(nvim) == "i"
-    assert nvim.exec_lua("return require('acp_nvim.permission').prompt:is_open()"), "shown beside the user"
+    assert nvim.exec_lua("return require('acp_nvim.question.permission').prompt:is_open()"), "shown beside the user"
     nvim.input("<Esc>")
-    wait_for(lambda: nvim.exec_lua("return require('acp_nvim.permission').prompt:focused()"),
+    wait_for(lambda: nvim.exec_lua("return require('acp_nvim.question.permission').prompt:focused()"),
              what="the prompt to take the cursor")
     assert nvim.exec_lua("""
-        local view = require('acp_nvim.permission').prompt.view
+        local view = require('acp_nvim.question.permission').prompt.view
         return view.shown_at >= require('acp_nvim.guard').last"""), "its keys wait arm_ms from when it came"
     assert mode(nvim) not in HIT_ENTER
     answer_keys(nvim, "r")

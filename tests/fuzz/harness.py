@@ -28,7 +28,7 @@ ANSWER_TIMEOUT = 5.0
 SYNC_TIMEOUT = 5.0
 ANSWER_ALL_LUA = """
 local answered = 0
-local permission = require('acp_nvim.permission')
+local permission = require('acp_nvim.question.permission')
 for _, entry in ipairs(permission.pending()) do
   local first = entry.q.options[1]
   permission.choose(entry.id, first and first.id or nil)

@@ -172,7 +172,7 @@ def status(nvim) -> str:
     return nvim.exec_lua("return require('acp_nvim').status()")
 
 
-ARMED_LUA = ("return require('acp_nvim.permission').armed() or require('acp_nvim.review').armed() "
+ARMED_LUA = ("return require('acp_nvim.question.permission').armed() or require('acp_nvim.review').armed() "
              "or require('acp_nvim.question').armed()")
 
 
@@ -201,7 +201,7 @@ def answer_keys(nvim, keys: str, timeout: float = 10.0) -> None:
     nvim.input(keys)
 
 PENDING_LUA = """
-local p = require('acp_nvim.permission').pending()[1]
+local p = require('acp_nvim.question.permission').pending()[1]
 if p then
   for _, o in ipairs(p.q.options) do
     if o.kind == 'allow_once' then return {'prompt', p.id, o.id} end
@@ -218,7 +218,7 @@ def allow(nvim, timeout: float = 30.0) -> None:
     kind, qid, *option = wait_for(lambda: nvim.exec_lua(PENDING_LUA), timeout=timeout, what="a permission request",
                                   nvim=nvim)
     if kind == "prompt":
-        nvim.exec_lua("require('acp_nvim.permission').choose(...)", qid, option[0])
+        nvim.exec_lua("require('acp_nvim.question.permission').choose(...)", qid, option[0])
     else:
         nvim.exec_lua("require('acp_nvim.review').decide_all(...)", qid, "accepted")
 

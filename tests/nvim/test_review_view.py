@@ -333,7 +333,7 @@ def test_dismiss_closes_without_answering(view, workspace):
 
 def test_permissions_lists_prompts_and_reviews(view, workspace):
     single(view, workspace / "a.txt")
-    view.exec_lua("require('acp_nvim.permission').ask(7, ...)", {
+    view.exec_lua("require('acp_nvim.question.permission').ask(7, ...)", {
         "session": "demo/1", "title": "git status", "kind": "execute", "detail": "$ git status",
         "options": [{"id": "y", "name": "Allow once", "kind": "allow_once"}]})
     view.command("Ai permissions")

@@ -535,15 +535,15 @@ end
 function M.land(key)
   for _, r in ipairs(require('acp_nvim.review').list()) do
     if r.session == key then
-      require('acp_nvim.permission').prompt:close()
+      require('acp_nvim.question.permission').prompt:close()
       return require('acp_nvim.review').show(r.id)
     end
   end
-  local prompt = require('acp_nvim.pending').first('prompt', function(entry)
+  local prompt = require('acp_nvim.question.pending').first('prompt', function(entry)
     return entry.q and entry.q.session == key
   end)
   if prompt then
-    return require('acp_nvim.permission').show_prompt(prompt)
+    return require('acp_nvim.question.permission').show_prompt(prompt)
   end
   local question = require('acp_nvim.question')
   for _, id in ipairs(question.list()) do

@@ -92,7 +92,7 @@ M.actions = {
     end },
   permissions = { plug = 'Permissions', modes = { 'n', 'i' },
     desc = 'go to the pending permission prompt or review (:Ai permissions)', run = function()
-      require('acp_nvim.permission').show()
+      require('acp_nvim.question.permission').show()
     end },
   restart = { plug = 'Restart', modes = { 'n' }, chat = true,
     desc = 'restart the agent and reopen this session, after asking (:Ai restart)', run = function(chat)

@@ -27,7 +27,7 @@ M.open_questions = {}
 M.order = {}
 
 local function clean(text)
-  return require('acp_nvim.permission').clean(text)
+  return require('acp_nvim.question.permission').clean(text)
 end
 
 local function notify(text, level)

@@ -18,7 +18,7 @@
 --- Text from the agent is shown with control characters made visible; option ids go back as sent.
 ---
 --- The float is an acp_nvim.PermissionPrompt object (`M.prompt`, the only one: one float at a
---- time); the requests wait in acp_nvim.pending, with the reviews.
+--- time); the requests wait in acp_nvim.question.pending, with the reviews.
 local M = {}
 
 local api = vim.api
@@ -26,7 +26,7 @@ local float = require('acp_nvim.kit.float')
 local oneline = require('acp_nvim.kit.oneline')
 local guard = require('acp_nvim.guard')
 local options = require('acp_nvim.options')
-local pending = require('acp_nvim.pending')
+local pending = require('acp_nvim.question.pending')
 local review = require('acp_nvim.review')
 local scratch = require('acp_nvim.kit.scratch')
 

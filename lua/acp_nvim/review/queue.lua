@@ -1,8 +1,8 @@
---- The reviews waiting for a verdict, in arrival order (kept in acp_nvim.pending with the
+--- The reviews waiting for a verdict, in arrival order (kept in acp_nvim.question.pending with the
 --- permission prompts); at most one is open at a time.
 local M = {}
 
-local pending = require('acp_nvim.pending')
+local pending = require('acp_nvim.question.pending')
 
 ---@class acp_nvim.Review: acp_nvim.Pending
 ---@field spec table      what Python sent (nvim/review_spec.py)

@@ -156,7 +156,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
                "the agent's message id in an HTML comment (mode 0600, redacted)", cmd_export,
                args=(Arg(sources=("files",)),)),
     Subcommand("permissions", ("",), "show the pending permission requests and reviews again",
-               lua=("acp_nvim.permission", "show")),
+               lua=("acp_nvim.question.permission", "show")),
     Subcommand("questions", ("",), "list the agents' open questions (forms, links to open) and open one",
                lua=("acp_nvim.question", "show")),
     Subcommand("policy", (f"[{'|'.join(POLICIES)}]",), "show or set the session's permission policy",

@@ -32,7 +32,7 @@ Describe = Callable[[str], dict[str, Any]]
 BARRIER = "return require('acp_nvim.ui').took()"
 """Answered by Neovim once it has handled every call sent before it (a flush's end): the ms the
 flushes took, by which the render queue sizes the next ones."""
-DISMISSABLE = {PERMISSION: "acp_nvim.permission", REVIEW: "acp_nvim.review", QUESTION: "acp_nvim.question"}
+DISMISSABLE = {PERMISSION: "acp_nvim.question.permission", REVIEW: "acp_nvim.review", QUESTION: "acp_nvim.question"}
 """The Lua module of each view a cancelled turn (or a withdrawn request) closes."""
 
 
@@ -111,7 +111,7 @@ class NvimEditor:
         self.queue.call("require('acp_nvim.threeway').open(...)", ticket.id, spec)
 
     def show_permission(self, ticket: Ticket, question: PermissionQuestion) -> None:
-        self.queue.call("require('acp_nvim.permission').ask(...)", ticket.id, _question_table(question, self.redact))
+        self.queue.call("require('acp_nvim.question.permission').ask(...)", ticket.id, _question_table(question, self.redact))
 
     def show_review(self, ticket: Ticket, question: PermissionQuestion, review: Review) -> None:
         """Open the vimdiff review (or queue it behind the open one)."""
@@ -123,7 +123,7 @@ class NvimEditor:
         self.queue.call("require('acp_nvim.ui').select(...)", ticket.id, prompt, items)
 
     def show_question(self, ticket: Ticket, form: QuestionForm) -> None:
-        """Open the question's form buffer (lua/acp_nvim/question.lua) beside the chat."""
+        """Open the question's form buffer (lua/acp_nvim/question/init.lua) beside the chat."""
         self.queue.call("require('acp_nvim.question').open(...)", ticket.id, _form_table(form, self.redact))
 
     def mark_question(self, ticket: Ticket, problems: Mapping[str, str]) -> None:
