@@ -1,4 +1,4 @@
-"""``:Ai checkpoints`` (the turns of the current session, newest first: ``lua/acp_nvim/checkpoints.lua``),
+"""``:Ai checkpoints`` (the turns of the current session, newest first: ``lua/acp_nvim/checkpoints/init.lua``),
 ``:Ai rewind [turn]``, ``:Ai rewind undo``, and the keys behind them: a turn's diff, a past prompt
 put in the chat's prompt area, and that prompt sent again from before its turn.
 
