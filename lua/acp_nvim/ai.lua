@@ -21,7 +21,7 @@ end
 
 --- Run :Ai (see plugin/acp_nvim.lua); `session` (a key) stands for the chat it would run from.
 function M.run(opts, session)
-  require('acp_nvim.highlights').setup()
+  require('acp_nvim.kit.highlights').setup()
   local subs, by = registry()
   local sub = opts.fargs[1] or subs.default
   local spec = by[sub]
@@ -38,7 +38,7 @@ function M.run(opts, session)
     text = expanded
   end
   M.started = true -- acp_nvim.shutdown() stops the host only then
-  require('acp_nvim.guard').start() -- prompts must know whether the user is typing (:help acp_nvim-permission-keys)
+  require('acp_nvim.kit.guard').start() -- prompts must know whether the user is typing (:help acp_nvim-permission-keys)
   require('acp_nvim.notices') -- from now on it follows the focus (FocusLost: notices also go to the terminal)
   local block, block_session
   if sub == 'cancel' and not session then

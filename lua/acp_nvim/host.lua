@@ -294,7 +294,7 @@ function M.prestart(after)
     require('acp_nvim.kit.notify').notify('[acp.nvim] ' .. tostring(config), vim.log.levels.ERROR)
     return
   end
-  require('acp_nvim.highlights').setup()
+  require('acp_nvim.kit.highlights').setup()
   if config.prestart and not M.channel and vim.v.exiting == vim.NIL then
     M.check(M.python(), function(ready)
       if not ready then

@@ -19,7 +19,7 @@ def typed(nvim, key: str) -> None:
     """Type ``key`` a millisecond of the frozen guard clock after the last, and return once Neovim has
     handled it: the guard records a typed key in the same input cycle that runs the key's mapping,
     and a request is served only between cycles."""
-    last = "return require('acp_nvim.guard').last"
+    last = "return require('acp_nvim.kit.guard').last"
     before = nvim.exec_lua(last)
     advance_guard_clock(nvim, 1)
     nvim.input(key)

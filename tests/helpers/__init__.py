@@ -177,20 +177,20 @@ ARMED_LUA = ("return require('acp_nvim.question.permission').armed() or require(
 
 
 def freeze_guard_clock(nvim) -> None:
-    """Stop the clock the key guard reads (``acp_nvim.guard.now``): from now on, time passes for the
+    """Stop the clock the key guard reads (``acp_nvim.kit.guard.now``): from now on, time passes for the
     guard only by ``advance_guard_clock``. A key typed "at once" after a question appears is then at
     once however slowly a loaded machine delivers it, and "after a pause" is a pause by construction."""
-    nvim.exec_lua("local g = require('acp_nvim.guard'); local t = g.now(); g.now = function() return t end")
+    nvim.exec_lua("local g = require('acp_nvim.kit.guard'); local t = g.now(); g.now = function() return t end")
 
 
 def advance_guard_clock(nvim, ms: float) -> None:
     """Move the frozen guard clock ``ms`` milliseconds on (``freeze_guard_clock``)."""
-    nvim.exec_lua("local g = require('acp_nvim.guard'); local t = g.now() + ...; g.now = function() return t end",
+    nvim.exec_lua("local g = require('acp_nvim.kit.guard'); local t = g.now() + ...; g.now = function() return t end",
                   ms)
 
 
 def wait_armed(nvim, timeout: float = 10.0) -> None:
-    """Wait until the prompt, review or question in front would take a key (acp_nvim.guard: it has been
+    """Wait until the prompt, review or question in front would take a key (acp_nvim.kit.guard: it has been
     visible ``permissions.arm_ms`` and nothing was typed for ``permissions.quiet_ms``)."""
     wait_for(lambda: nvim.exec_lua(ARMED_LUA), timeout=timeout, what="the prompt's keys to count", nvim=nvim)
 

@@ -1,4 +1,4 @@
-"""Highlights are defined in one place (lua/acp_nvim/highlights.lua), every group the Lua code
+"""Highlights are defined in one place (lua/acp_nvim/kit/highlights.lua), every group the Lua code
 uses is defined there, and :help acp_nvim-highlights documents exactly those groups."""
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def test_groups_are_defined_nowhere_else():
 
 
 def test_the_help_lists_every_group_with_its_link(nvim):
-    defined = nvim.exec_lua("return require('acp_nvim.highlights').groups")
+    defined = nvim.exec_lua("return require('acp_nvim.kit.highlights').groups")
     assert documented_groups() == defined
     assert set(defined) == defined_in_lua()
 
@@ -74,10 +74,10 @@ def test_every_group_is_linked_by_default_once_idle_after_startup_and_a_user_cho
     even when it starts no host) or at the first :Ai, whichever comes first."""
     assert nvim.api.get_hl(0, {"name": "AcpNvimUser"}) == {}
     nvim.exec_lua("require('acp_nvim').setup({ prestart = false }); require('acp_nvim.host').prestart()")
-    defined = nvim.exec_lua("return require('acp_nvim.highlights').groups")
+    defined = nvim.exec_lua("return require('acp_nvim.kit.highlights').groups")
     for group, link in defined.items():
         hl = nvim.api.get_hl(0, {"name": group})
         assert hl.get("link") == link and hl.get("default") is True, group
     nvim.command("highlight AcpNvimReviewKey guifg=#ff0000")
-    nvim.exec_lua("require('acp_nvim.highlights').setup()")
+    nvim.exec_lua("require('acp_nvim.kit.highlights').setup()")
     assert nvim.api.get_hl(0, {"name": "AcpNvimReviewKey"}).get("fg") == 0xFF0000

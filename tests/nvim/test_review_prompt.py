@@ -1,5 +1,5 @@
 """The permission prompt for requests without a diff (lua/acp_nvim/question/permission.lua) in real Neovim,
-driven with typed keys (``nvim_input``): nothing is answered by accident (acp_nvim.guard)."""
+driven with typed keys (``nvim_input``): nothing is answered by accident (acp_nvim.kit.guard)."""
 
 from __future__ import annotations
 
@@ -189,7 +189,7 @@ def test_typing_in_insert_mode_is_never_taken(prompt, workspace):
 
 def test_a_user_who_just_typed_in_normal_mode_keeps_the_cursor(prompt):
     setup(prompt, arm_ms=0, quiet_ms=4000)
-    prompt.exec_lua("require('acp_nvim.guard').start()")  # as the first :Ai does
+    prompt.exec_lua("require('acp_nvim.kit.guard').start()")  # as the first :Ai does
     prompt.command("enew")
     prompt.input("j")
     ask(prompt, 1, "git status", "$ git status")

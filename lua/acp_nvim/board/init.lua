@@ -452,7 +452,7 @@ end
 --- Open the board (or go to it) with every open session's row.
 ---@param rows acp_nvim.BoardRow[]
 function M.open(rows)
-  require('acp_nvim.highlights').setup()
+  require('acp_nvim.kit.highlights').setup()
   local board = M.board
   if not board or not api.nvim_buf_is_valid(board.buf) then
     board = new_board()

@@ -61,7 +61,7 @@ local function set_window_options(win)
 end
 
 local function create(key)
-  require('acp_nvim.highlights').setup()
+  require('acp_nvim.kit.highlights').setup()
   local buf = scratch.create({ name = 'acp://log/' .. key, kind = 'log', buftype = 'nofile', bufhidden = 'hide',
     undolevels = -1, modifiable = false, filetype = 'acp_log' })
   api.nvim_buf_call(buf, function()

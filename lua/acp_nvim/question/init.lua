@@ -1,7 +1,7 @@
 --- The agent's questions (ACP elicitation, |acp_nvim-questions|): a form, or a link to open.
 ---
 --- A form is a scratch buffer `acp://question/<agent>/<n>` opened in the chat's window column
---- (below the chat), never taking the cursor while the user types (acp_nvim.guard; it takes it
+--- (below the chat), never taking the cursor while the user types (acp_nvim.kit.guard; it takes it
 --- once they are idle, unless `permissions.focus = 'never'`). It has the
 --- agent's message, then one line per field, `<title>: <value>`; the user edits the value part
 --- like any text. Type, choices, default and a required mark are virtual text at the end of the
@@ -13,7 +13,7 @@
 local M = {}
 
 local api = vim.api
-local guard = require('acp_nvim.guard')
+local guard = require('acp_nvim.kit.guard')
 local oneline = require('acp_nvim.kit.oneline')
 local scratch = require('acp_nvim.kit.scratch')
 
@@ -314,7 +314,7 @@ end
 
 local function open(id, q)
   guard.start()
-  require('acp_nvim.highlights').setup()
+  require('acp_nvim.kit.highlights').setup()
   q.fields = type(q.fields) == 'table' and q.fields or {}
   q.url = type(q.url) == 'string' and q.url or ''
   local lines, first

@@ -9,7 +9,7 @@
 ---     `keymaps.permissions` key goes to it), and it enters by itself once they are idle (not with
 ---     `permissions.focus = 'never'`), its keys waiting `arm_ms` from then;
 ---   - its keys count only once it has been visible `permissions.arm_ms` with no key typed in the
----     `permissions.quiet_ms` before (acp_nvim.guard); until then the last line says keys wait;
+---     `permissions.quiet_ms` before (acp_nvim.kit.guard); until then the last line says keys wait;
 ---   - an "always" answer shows the exact rule it stores and asks `y` first; an "always" option
 ---     that could store no rule no wider than the request is not offered (the prompt says why);
 ---   - the request is shown whole (Python escapes what does not print as itself), its long lines
@@ -24,7 +24,7 @@ local M = {}
 local api = vim.api
 local float = require('acp_nvim.kit.float')
 local oneline = require('acp_nvim.kit.oneline')
-local guard = require('acp_nvim.guard')
+local guard = require('acp_nvim.kit.guard')
 local options = require('acp_nvim.options')
 local pending = require('acp_nvim.question.pending')
 local review = require('acp_nvim.review')
@@ -32,7 +32,7 @@ local scratch = require('acp_nvim.kit.scratch')
 
 ---@class acp_nvim.PermissionEntry: acp_nvim.Pending
 ---@field q table                 the question (python/acp_nvim/nvim/editor.py `_question_table`)
----@field shown_at number?        when it was first put before the user (ms, acp_nvim.guard)
+---@field shown_at number?        when it was first put before the user (ms, acp_nvim.kit.guard)
 ---@field seen boolean?           every line has been on screen (allow is offered)
 ---@field seen_to integer?        the last line seen so far, from the top down
 
@@ -300,7 +300,7 @@ function Prompt:map_keys(buf)
 end
 
 function Prompt:open_float(enter)
-  require('acp_nvim.highlights').setup()
+  require('acp_nvim.kit.highlights').setup()
   local buf = scratch.create({ kind = 'permission', buftype = 'nofile', bufhidden = 'wipe', lines = { '' },
     modifiable = false })
   self:map_keys(buf)

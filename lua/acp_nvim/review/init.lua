@@ -11,7 +11,7 @@
 local M = {}
 
 local api = vim.api
-local guard = require('acp_nvim.guard')
+local guard = require('acp_nvim.kit.guard')
 local buffers = require('acp_nvim.review.buffers')
 local comments = require('acp_nvim.review.comments')
 local keys = require('acp_nvim.review.keys')
@@ -54,7 +54,7 @@ local function build(review)
 end
 
 --- Focus the proposal of the first undecided file (the first file when all are decided). Its
---- verdict keys wait `permissions.arm_ms` from here (acp_nvim.guard).
+--- verdict keys wait `permissions.arm_ms` from here (acp_nvim.kit.guard).
 local function focus(review)
   local target = review.files[1]
   for _, file in ipairs(review.files) do
@@ -98,7 +98,7 @@ local function watch_lock(review)
 end
 
 local function show(review)
-  require('acp_nvim.highlights').setup()
+  require('acp_nvim.kit.highlights').setup()
   build(review)
   vim.cmd('stopinsert')
   review.state = 'open'
@@ -189,7 +189,7 @@ end
 
 --- A new review from Python: shown at once when the user is not typing; else (and behind an open
 --- review) it waits in arrival order, the user is told how to reach it, and it opens by itself as
---- soon as they are idle, however long that takes (acp_nvim.guard.when_idle; not with
+--- soon as they are idle, however long that takes (acp_nvim.kit.guard.when_idle; not with
 --- `permissions.focus = 'never'`). A review the user hid stays hidden.
 function M.open(id, spec)
   guard.start()
@@ -311,7 +311,7 @@ function M.comment()
 end
 
 --- Whether the open review's verdict keys would count if pressed now in the current window
---- (for tests and the fault harness; see acp_nvim.guard).
+--- (for tests and the fault harness; see acp_nvim.kit.guard).
 function M.armed()
   local review = queue.active()
   if not review then
