@@ -3,7 +3,7 @@ if vim.g.loaded_acp_nvim then
   return
 end
 vim.g.loaded_acp_nvim = 1
-if vim.fn.has('nvim-0.11') == 0 then return require('acp_nvim.version').refuse() end -- MINIMUM of acp_nvim.version
+if vim.fn.has('nvim-0.11') == 0 then return require('acp_nvim.host.version').refuse() end -- MINIMUM of acp_nvim.host.version
 
 vim.api.nvim_create_user_command('Ai', function(opts)
   require('acp_nvim').command(opts)
@@ -31,7 +31,7 @@ vim.api.nvim_create_autocmd('UIEnter', {
   callback = function()
     vim.defer_fn(function()
       require('acp_nvim.kit.frame').when_idle(function()
-        require('acp_nvim.idle').prestart()
+        require('acp_nvim.host.idle').prestart()
       end)
     end, 100)
   end,

@@ -15,7 +15,7 @@ local function deps_fix(prog, source, specs)
 end
 
 local function check_python()
-  local deps = require('acp_nvim.deps')
+  local deps = require('acp_nvim.host.deps')
   local prog, source = require('acp_nvim.host').python()
   health.info(('the Python host runs %s (from %s; the venv of :Ai deps is %s)'):format(prog, source,
     vim.fn.fnamemodify(deps.venv(), ':~')))
@@ -383,7 +383,7 @@ local function too_old(version)
 end
 
 function M.check()
-  local version = require('acp_nvim.version')
+  local version = require('acp_nvim.host.version')
   if not version.supported() then
     return too_old(version)
   end

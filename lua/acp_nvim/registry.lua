@@ -461,7 +461,7 @@ function INSTALL.binary(agent, dist, dir, done, unchecked)
 end
 
 function INSTALL.uvx(agent, dist, dir, done)
-  local base, problem = require('acp_nvim.deps').base_python()
+  local base, problem = require('acp_nvim.host.deps').base_python()
   if not base then
     return done(nil, problem)
   end

@@ -34,7 +34,7 @@ def tui(nvim_env: dict[str, str], tmp_path: Path):
 def turn(nvim, turns: int, workspace: Path) -> None:
     """A prompt to demo/1 (its chat opens beside you), then a tab page of your own before the turn
     ends (its chat is no longer on screen); wait for the turn's end."""
-    nvim.exec_lua("require('acp_nvim.ai').run_for('demo/1', { 'send', 'slow', '10' })")
+    nvim.exec_lua("require('acp_nvim.host.ai').run_for('demo/1', { 'send', 'slow', '10' })")
     wait_for(lambda: session_state(nvim).get("state") == "running", timeout=10, what="the turn to start")
     nvim.command(f"tabnew {workspace / f'elsewhere{turns}.txt'}")
     wait_for(lambda: session_state(nvim).get("turns", 0) >= turns and session_state(nvim).get("state") == "idle",

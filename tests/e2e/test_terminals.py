@@ -34,7 +34,7 @@ def send(nvim, text: str) -> None:
 def terminals(nvim) -> dict:
     return nvim.exec_lua("""
         local out = {}
-        for id, t in pairs(require('acp_nvim.terminal').terminals) do
+        for id, t in pairs(require('acp_nvim.host.terminal').terminals) do
           out[id] = { pid = t.pid, running = t.running, buf = t.buf }
         end
         return out""")

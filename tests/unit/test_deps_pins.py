@@ -1,4 +1,4 @@
-""":Ai deps installs what pyproject.toml pins (lua/acp_nvim/deps.lua keeps its own copy: it runs
+""":Ai deps installs what pyproject.toml pins (lua/acp_nvim/host/deps.lua keeps its own copy: it runs
 before any Python does)."""
 
 from __future__ import annotations

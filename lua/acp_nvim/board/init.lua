@@ -176,7 +176,7 @@ function Board:layout()
       marks[#lines] = mark
     end
   end
-  local warm = require('acp_nvim.idle').describe()
+  local warm = require('acp_nvim.host.idle').describe()
   add(('acp.nvim · %d session%s%s%s'):format(#open, #open == 1 and '' or 's',
     waiting > 0 and (' · %d waiting for you'):format(waiting) or '', warm ~= '' and (' · warm: ' .. warm) or ''),
     nil, { 0, -1, 'AcpNvimHeader' })
@@ -349,7 +349,7 @@ end
 
 --- Run `:Ai {words}` for the session `key` (as if from its chat).
 local function run_for(key, words)
-  require('acp_nvim.ai').run_for(key, words)
+  require('acp_nvim.host.ai').run_for(key, words)
 end
 
 local ACTIONS = {

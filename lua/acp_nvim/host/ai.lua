@@ -1,11 +1,11 @@
 --- The :Ai command: dispatch (to Lua or to the Python host) and completion, from the registry.
 local M = {}
 
-local subcommands, by_name -- the registry, generated from Python (acp_nvim.subcommands)
+local subcommands, by_name -- the registry, generated from Python (acp_nvim.host.subcommands)
 
 local function registry()
   if not subcommands then
-    subcommands, by_name = require('acp_nvim.subcommands'), {}
+    subcommands, by_name = require('acp_nvim.host.subcommands'), {}
     for _, sub in ipairs(subcommands.list) do
       by_name[sub.name] = sub
     end
@@ -30,7 +30,7 @@ function M.run(opts, session)
   end
   local text = opts.args:gsub('^%s*%S+%s?', '', 1)
   if spec and spec.expand then
-    local expanded, problem = require('acp_nvim.cmdline').expand(text)
+    local expanded, problem = require('acp_nvim.host.cmdline').expand(text)
     if not expanded then
       require('acp_nvim.kit.notify').notify('[acp.nvim] ' .. problem, vim.log.levels.ERROR)
       return
@@ -97,7 +97,7 @@ local function worktree_names()
   end, vim.fn.glob(base .. '/*', false, true))
 end
 
---- The named completion sources of the registry (`sources` in acp_nvim.subcommands).
+--- The named completion sources of the registry (`sources` in acp_nvim.host.subcommands).
 local SOURCES = {
   sessions = function()
     return vim.tbl_keys(require('acp_nvim.state').sessions)

@@ -83,7 +83,7 @@ local function remember_disk(args)
   end
 end
 
-local group = api.nvim_create_augroup('acp_nvim.buffers', { clear = true })
+local group = api.nvim_create_augroup('acp_nvim.host.buffers', { clear = true })
 api.nvim_create_autocmd({ 'BufReadPost', 'BufWritePost', 'FileChangedShellPost', 'BufNewFile', 'BufFilePost' },
   { group = group, callback = remember_disk, desc = 'acp.nvim: the disk state the buffer knows' })
 api.nvim_create_autocmd({ 'BufUnload', 'BufWipeout' }, {
@@ -336,7 +336,7 @@ end
 --- Neovim's "file changed" check, answered silently for a buffer that has unsaved changes
 --- (Neovim stores the file's new time; nothing is reloaded, no W12 question).
 local function check_quietly(buf)
-  local group = api.nvim_create_augroup('acp_nvim.buffers.sync', { clear = true })
+  local group = api.nvim_create_augroup('acp_nvim.host.buffers.sync', { clear = true })
   api.nvim_create_autocmd('FileChangedShell', {
     group = group,
     buffer = buf,

@@ -4,7 +4,7 @@
 --- Python asks through the Bridge and gets plain tables: absolute resolved paths, 1-based
 --- lines, 1-based columns in characters. Confinement to the workspace is Python's job; this
 --- module only reads state (open_file shows a file, without moving the user's cursor or focus).
---- An entry from a loaded buffer carries its `file_id` (acp_nvim.buffers.source: the file its text
+--- An entry from a loaded buffer carries its `file_id` (acp_nvim.host.buffers.source: the file its text
 --- came from), which Python compares with the file at its path now. A file that no buffer holds
 --- is loaded only while it is still the regular file Python's opener found (`expect`).
 --- LSP answers come later: `lsp()` returns true and the answer goes to `host.call.tool_done(id, answer)`.
@@ -41,11 +41,11 @@ local function char_col(text, byte)
 end
 
 local function find_buffer(path)
-  return require('acp_nvim.buffers').find(path)
+  return require('acp_nvim.host.buffers').find(path)
 end
 
 local function source_of(buf)
-  return require('acp_nvim.buffers').source(buf)
+  return require('acp_nvim.host.buffers').source(buf)
 end
 
 --- Whether `path` is still what Python's opener found: the regular file `expect` ({ dev, ino }),
@@ -169,7 +169,7 @@ local last_visual -- the file buffer where a visual selection last ended
 
 --- Remember where visual selections end (their marks stay in that buffer). Idempotent.
 function M.track()
-  local group = api.nvim_create_augroup('acp_nvim.editor_tools', { clear = true })
+  local group = api.nvim_create_augroup('acp_nvim.host.editor_tools', { clear = true })
   api.nvim_create_autocmd('ModeChanged', {
     group = group,
     pattern = '[vV\22]*:*',

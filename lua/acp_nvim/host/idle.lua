@@ -5,7 +5,7 @@
 --- 'updatetime'. Nothing runs while nothing is asked for.
 local M = {}
 
-local group = vim.api.nvim_create_augroup('acp_nvim.idle', { clear = true })
+local group = vim.api.nvim_create_augroup('acp_nvim.host.idle', { clear = true })
 --- Whether the host waits to be told (one CursorHold answers it).
 M.asked = false
 ---@type table<string, 'starting'|'ready'> the agents kept warm and not taken yet (the board shows them)

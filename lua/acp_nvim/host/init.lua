@@ -5,7 +5,7 @@
 --- channel, so they arrive in the order they were made, also while the host still starts.
 ---
 --- Lua calls Python one way: `require('acp_nvim.host').call.<name>(…)`, the entry points of
---- lua/acp_nvim/entry_points.lua (generated from python/acp_nvim/nvim/commands/entry_points.py). A test may
+--- lua/acp_nvim/host/entry_points.lua (generated from python/acp_nvim/nvim/commands/entry_points.py). A test may
 --- put its own function in `call` to record what Lua sends.
 local M = {}
 
@@ -47,10 +47,10 @@ function M.plugin_path()
   return plugin_root() .. '/rplugin/python3/acp_nvim'
 end
 
---- The Python interpreter and where it was found (acp_nvim.deps chooses: it owns the venv).
+--- The Python interpreter and where it was found (acp_nvim.host.deps chooses: it owns the venv).
 ---@return string python, string source
 function M.python()
-  return require('acp_nvim.deps').host_python()
+  return require('acp_nvim.host.deps').host_python()
 end
 
 local function keep_stderr(_, data)
@@ -247,11 +247,11 @@ end
 
 local entries -- by name, from the generated table
 
---- The entry point `name` of lua/acp_nvim/entry_points.lua.
+--- The entry point `name` of lua/acp_nvim/host/entry_points.lua.
 function M.entry(name)
   if not entries then
     entries = {}
-    for _, entry in ipairs(require('acp_nvim.entry_points').list) do
+    for _, entry in ipairs(require('acp_nvim.host.entry_points').list) do
       entries[entry.name] = entry
     end
   end
@@ -283,7 +283,7 @@ function M.shutdown()
 end
 
 --- Start the host and have it load the protocol while Neovim is idle (the first :Ai is then ready
---- sooner), then run `after`. Called once after the first UI attached (acp_nvim.idle);
+--- sooner), then run `after`. Called once after the first UI attached (acp_nvim.host.idle);
 --- `prestart = false` in setup() turns it off. Without acp.nvim's Python packages no host starts:
 --- M.MISSING is said once per Neovim. Whether it went on to start the host.
 function M.prestart(after)

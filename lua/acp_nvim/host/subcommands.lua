@@ -187,7 +187,7 @@ return {
       name = 'deps',
       usage = { '' },
       help = 'make or upgrade the private venv of the Python dependencies (`uv`, else `python3 -m venv` and pip), which the Python host then starts from; needs no Python package',
-      lua = { 'acp_nvim.deps', 'run' },
+      lua = { 'acp_nvim.host.deps', 'run' },
     },
     {
       name = 'agents',

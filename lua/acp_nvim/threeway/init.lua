@@ -9,7 +9,7 @@
 local M = {}
 
 local api = vim.api
-local buffers = require('acp_nvim.buffers')
+local buffers = require('acp_nvim.host.buffers')
 local diff = require('acp_nvim.kit.diff')
 local scratch = require('acp_nvim.kit.scratch')
 

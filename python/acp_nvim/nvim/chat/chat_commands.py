@@ -165,7 +165,7 @@ def _page(ctx: CommandContext, session: Session, arg: Any) -> None:
 def _open_block(ctx: CommandContext, session: Session, block_id: int, state: ToolCallState | None) -> None:
     terminal = next((t for t in (state.terminal_ids() if state else []) if session.terminals.shown(t)), None)
     if terminal is not None:  # <CR> opens the terminal buffer
-        ctx.bridge.lua_async("require('acp_nvim.terminal').show(...)", terminal)
+        ctx.bridge.lua_async("require('acp_nvim.host.terminal').show(...)", terminal)
         return
     if state is not None and state.diffs():
         name, text, filetype = f"acp://diff/{session.key}/{block_id}", state.diff_text(), "diff"

@@ -44,7 +44,7 @@ from .state_changes import SentStates
 
 FLUSH_DELAY = 0.016
 """Seconds between two flushes: one flush (and one redraw) per frame keeps Neovim's share small."""
-FLUSH_CODE = "require('acp_nvim.ui').flush(...)"
+FLUSH_CODE = "require('acp_nvim.host.ui').flush(...)"
 LAST_KINDS = frozenset(("turn_end",))
 """Blocks that end a stream: a ``new`` one flushes what is queued without waiting for the frame."""
 REPLACEABLE = frozenset(("set", "clip"))

@@ -1,7 +1,7 @@
 """The ``:Ai`` subcommands, defined once: name, usage, one-line help, completion, handler.
 
 Everything else is made from this table: the dispatch in ``app.py``; the Lua table
-``lua/acp_nvim/subcommands.lua`` that ``:Ai`` completion reads without starting the Python
+``lua/acp_nvim/host/subcommands.lua`` that ``:Ai`` completion reads without starting the Python
 host; the README's command table and the command index of ``doc/acp_nvim.txt``
 (``make docs`` writes them; a test fails when they are stale).
 
@@ -175,7 +175,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
                args=(_words("undo"),)),
     Subcommand("deps", ("",), "make or upgrade the private venv of the Python dependencies (`uv`, else "
                "`python3 -m venv` and pip), which the Python host then starts from; needs no Python package",
-               lua=("acp_nvim.deps", "run")),
+               lua=("acp_nvim.host.deps", "run")),
     Subcommand("agents", ("",), "pick an agent of the ACP registry (name, description, version, installed or "
                "not, distribution kind); picking one installs it", lua=("acp_nvim.registry", "pick")),
     Subcommand("install", ("{id}",), "install agent {id} of the ACP registry under `stdpath('data')`; "
