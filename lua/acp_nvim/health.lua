@@ -355,7 +355,7 @@ local function check_box()
 end
 
 local function check_config()
-  local options = require('acp_nvim.options')
+  local options = require('acp_nvim.config.options')
   local _ = options.config -- builds it (and says its problems) when nothing read it yet
   if #options.problems == 0 then
     health.ok('setup() options: no problem found')

@@ -4,13 +4,13 @@
 --- Nothing here runs at startup but setup(): modules load on first use.
 local M = {}
 
---- The configuration (acp_nvim.options): setup()'s options merged over the defaults and checked key
+--- The configuration (acp_nvim.config.options): setup()'s options merged over the defaults and checked key
 --- by key when first read (a problem is said once, naming its key path, and that key keeps its default;
 --- nothing raises); the defaults without setup().
 setmetatable(M, {
   __index = function(_, key)
     if key == 'config' then
-      return require('acp_nvim.options').config
+      return require('acp_nvim.config.options').config
     end
   end,
 })
@@ -24,7 +24,7 @@ function M.setup(opts)
   if not require('acp_nvim.host.version').supported() then
     return -- plugin/acp_nvim.lua has said why once
   end
-  require('acp_nvim.options').set(opts)
+  require('acp_nvim.config.options').set(opts)
 end
 
 --- Entry point of :Ai (see plugin/acp_nvim.lua and acp_nvim.host.ai).

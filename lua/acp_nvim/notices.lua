@@ -37,7 +37,7 @@ end })
 api.nvim_create_autocmd({ 'BufEnter', 'WinEnter' }, { group = group, callback = looked_at })
 
 local function config()
-  return require('acp_nvim.options').config.notify
+  return require('acp_nvim.config.options').config.notify
 end
 
 --- Whether you are looking at session `key`: Neovim has the focus and a window of the current tab page
@@ -164,7 +164,7 @@ end
 
 --- How to reach a waiting session, in words.
 function M.reach()
-  local key = require('acp_nvim.options').config.keymaps.next_waiting
+  local key = require('acp_nvim.config.options').config.keymaps.next_waiting
   return key ~= '' and (key .. ' or :Ai next goes there') or ':Ai next goes there'
 end
 
@@ -174,7 +174,7 @@ function M.map_keys()
     return
   end
   M.mapped = true
-  local keys = require('acp_nvim.options').config.keymaps
+  local keys = require('acp_nvim.config.options').config.keymaps
   for lhs, sub in pairs({ [keys.next_waiting] = 'next', [keys.prev_waiting] = 'prev' }) do
     if lhs ~= '' and vim.fn.maparg(lhs, 'n') == '' then
       vim.keymap.set('n', lhs, function()

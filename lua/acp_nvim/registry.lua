@@ -55,7 +55,7 @@ end
 
 function M.url()
   local ok, config = pcall(function()
-    return require('acp_nvim.options').config
+    return require('acp_nvim.config.options').config
   end)
   local registry = ok and config.registry or nil
   return (type(registry) == 'table' and type(registry.url) == 'string' and registry.url ~= '') and registry.url

@@ -74,7 +74,7 @@ def idle_for(nvim, windows: int) -> bool:
     """The user typed nothing for ``windows`` typing windows (``quiet_ms``) and is in normal mode."""
     return nvim.exec_lua("""
         local g = require('acp_nvim.kit.guard')
-        local quiet = require('acp_nvim.options').config.permissions.quiet_ms
+        local quiet = require('acp_nvim.config.options').config.permissions.quiet_ms
         return vim.api.nvim_get_mode().mode == 'n' and g.now() - g.last > ... * quiet""", windows)
 
 

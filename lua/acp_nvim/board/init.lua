@@ -388,7 +388,7 @@ function Board:map_keys()
   for lhs, action in pairs(ACTIONS) do
     vim.keymap.set('n', lhs, action[1], { buffer = self.buf, nowait = true, desc = 'acp.nvim board: ' .. action[2] })
   end
-  local keys = require('acp_nvim.options').config.keymaps
+  local keys = require('acp_nvim.config.options').config.keymaps
   for lhs, step in pairs({ [keys.next_waiting] = 1, [keys.prev_waiting] = -1 }) do
     if lhs ~= '' then
       vim.keymap.set('n', lhs, function()

@@ -211,7 +211,7 @@ end
 --- Map `chat`'s keys (keymaps.*) in its buffer and in its prompt's.
 function M.attach(chat)
   chats[chat.buf] = chat
-  local keys = require('acp_nvim.options').config.keymaps
+  local keys = require('acp_nvim.config.options').config.keymaps
   for _, name in ipairs({ 'send', 'open', 'cancel', 'locations', 'permissions', 'restart', 'steer', 'retry', 'login',
     'new_session', 'wait', 'edit_prompt', 'revert' }) do
     M.map(chat, name, keys[name])

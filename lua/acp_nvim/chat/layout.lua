@@ -15,7 +15,7 @@ M.MIN_WIDTH = 20
 local WINBAR = "%{%v:lua.require'acp_nvim.chat.layout'.winbar()%}"
 
 local function chat_config()
-  return require('acp_nvim.options').config.chat
+  return require('acp_nvim.config.options').config.chat
 end
 
 local function is_float(win)

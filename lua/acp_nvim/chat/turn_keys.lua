@@ -23,7 +23,7 @@ end
 function M.lines(chat)
   local lines = {}
   if chat.resubmit then
-    local key = require('acp_nvim.options').config.keymaps.send
+    local key = require('acp_nvim.config.options').config.keymaps.send
     lines[#lines + 1] = { { ('  ↺ the prompt of turn %d, to edit · %s rewinds to before turn %d and sends it '
       .. '(:Ai rewind undo takes the rewind back) · empty the prompt to send normally'):format(chat.resubmit.turn,
       key, chat.resubmit.turn), 'AcpNvimQueue' } }
@@ -32,7 +32,7 @@ function M.lines(chat)
     lines[#lines + 1] = { { '  ⚠ prompt failed · ' .. chat.failure_line, 'AcpNvimError' } }
   end
   if (chat.steer_note or '') ~= '' then
-    local key = require('acp_nvim.options').config.keymaps.steer
+    local key = require('acp_nvim.config.options').config.keymaps.steer
     local way = chat.steer_note == 'steer' and 'steered into the running turn' or 'queued'
     lines[#lines + 1] = { { ('  ↪ the next prompt during a turn is %s (%s switches)'):format(way, key), 'AcpNvimQueue' } }
   end

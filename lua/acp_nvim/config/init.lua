@@ -6,9 +6,9 @@
 local M = {}
 
 -- Every default, bound and choice comes from the Python models (python/acp_nvim/core/config.py),
--- generated into acp_nvim.config_schema by `make docs`: this file keeps only the checks a table
+-- generated into acp_nvim.config.schema by `make docs`: this file keeps only the checks a table
 -- cannot say (agents, MCP servers, default_agent). See :help acp_nvim-config.
-local schema = require('acp_nvim.config_schema')
+local schema = require('acp_nvim.config.schema')
 
 M.defaults = schema.defaults
 

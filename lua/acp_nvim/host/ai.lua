@@ -60,7 +60,7 @@ function M.run(opts, session)
     bufname = vim.api.nvim_buf_get_name(0),
     -- the config travels with the request: fetching it would yield the handler's greenlet,
     -- and a second :Ai could then overtake the first
-    config = require('acp_nvim.registry').with_installed(require('acp_nvim.options').config),
+    config = require('acp_nvim.registry').with_installed(require('acp_nvim.config.options').config),
     cwd = vim.fn.getcwd(),
   })
 end
@@ -84,7 +84,7 @@ end
 
 --- The worktrees' folder names (`worktrees.folder`), for completion: best effort, no git run.
 local function worktree_names()
-  local folder = require('acp_nvim.options').config.worktrees.folder
+  local folder = require('acp_nvim.config.options').config.worktrees.folder
   local top = vim.fs.root(0, '.git') or vim.fn.getcwd()
   local git = top .. '/.git'
   if folder:match('^%.git/') and vim.fn.filereadable(git) == 1 then -- a linked worktree: .git is a file
@@ -107,7 +107,7 @@ local SOURCES = {
     return current and current.modes or {}
   end,
   agents = function()
-    local names = vim.list_extend({ 'demo' }, vim.tbl_keys(require('acp_nvim.options').config.agents))
+    local names = vim.list_extend({ 'demo' }, vim.tbl_keys(require('acp_nvim.config.options').config.agents))
     return vim.list_extend(names, vim.tbl_keys(require('acp_nvim.registry').installed()))
   end,
   registry = function()

@@ -245,7 +245,7 @@ function M.host_python()
   if given(vim.g.acp_nvim_python) then
     return vim.fn.expand(vim.g.acp_nvim_python), 'g:acp_nvim_python'
   end
-  local opts = require('acp_nvim.options').opts -- read raw: the host starts before the config is checked
+  local opts = require('acp_nvim.config.options').opts -- read raw: the host starts before the config is checked
   if type(opts) == 'table' and given(opts.python) then
     return vim.fn.expand(opts.python), 'setup({ python })'
   end

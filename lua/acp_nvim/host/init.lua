@@ -288,7 +288,7 @@ end
 --- M.MISSING is said once per Neovim. Whether it went on to start the host.
 function M.prestart(after)
   local ok, config = pcall(function()
-    return require('acp_nvim.options').config
+    return require('acp_nvim.config.options').config
   end)
   if not ok then
     require('acp_nvim.kit.notify').notify('[acp.nvim] ' .. tostring(config), vim.log.levels.ERROR)

@@ -29,7 +29,7 @@ function M.now()
 end
 
 local function settings()
-  local config = require('acp_nvim.options').config.permissions or {}
+  local config = require('acp_nvim.config.options').config.permissions or {}
   return config.arm_ms or 500, config.quiet_ms or 300, config.focus or 'idle'
 end
 

@@ -35,7 +35,7 @@ local function notify(text, level)
 end
 
 local function reach_hint()
-  local focus = (require('acp_nvim.options').config.permissions or {}).focus
+  local focus = (require('acp_nvim.config.options').config.permissions or {}).focus
   return focus == 'never' and ':Ai questions' or 'comes when you pause'
 end
 
@@ -176,7 +176,7 @@ end
 -- -- keys ------------------------------------------------------------------------------------
 
 local function armed_by_time(entry)
-  local arm = (require('acp_nvim.options').config.permissions or {}).arm_ms or 500
+  local arm = (require('acp_nvim.config.options').config.permissions or {}).arm_ms or 500
   return guard.now() - entry.shown_at >= arm
 end
 

@@ -147,7 +147,7 @@ end
 
 --- What the user is told of a review that did not open: one line (no hit-enter prompt).
 local function waiting_notice(title)
-  local focus = (require('acp_nvim.options').config.permissions or {}).focus
+  local focus = (require('acp_nvim.config.options').config.permissions or {}).focus
   return oneline.fit('[acp.nvim] review waiting: ', title,
     focus == 'never' and '; :Ai permissions opens it' or '; opens when you pause')
 end
@@ -251,7 +251,7 @@ function M.closed_by_user(id)
   if not review or review.closing or review.sent or review.state ~= 'open' then
     return
   end
-  local config = require('acp_nvim.options').config.permissions or {}
+  local config = require('acp_nvim.config.options').config.permissions or {}
   if config.close_is_reject == false then
     close_windows(review)
     review.state = 'hidden'

@@ -1,6 +1,6 @@
 """Files made from the configuration schema (``core/config.py``) and the agents' mode table.
 
-``lua/acp_nvim/config_schema.lua`` holds what Lua needs before the Python host runs: every default
+``lua/acp_nvim/config/schema.lua`` holds what Lua needs before the Python host runs: every default
 and the checks ``setup()``'s options get on first use (types, bounds, choices, their messages, the
 keys each closed table knows). ``lua/acp_nvim/preset_modes.lua`` holds the mode each preset selects
 per policy. ``:help acp_nvim-config`` lists every key with its type, default and meaning.
@@ -215,7 +215,7 @@ def _lua_number(value: float) -> int | float:
 
 
 def schema_lua() -> str:
-    """``lua/acp_nvim/config_schema.lua``."""
+    """``lua/acp_nvim/config/schema.lua``."""
     data = {
         "defaults": _defaults(),
         "checks": [_check(k) for k in keys() if k.generic],
