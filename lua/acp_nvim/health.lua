@@ -122,7 +122,7 @@ end
 
 local function check_agents()
   local config = require('acp_nvim').config
-  local registry = require('acp_nvim.registry')
+  local registry = require('acp_nvim.presets.registry')
   local default = registry.with_installed(config).agents[config.default_agent]
   local function local_missing(agent)
     return not agent.url and vim.fn.executable(agent.command) == 0

@@ -60,7 +60,7 @@ function M.run(opts, session)
     bufname = vim.api.nvim_buf_get_name(0),
     -- the config travels with the request: fetching it would yield the handler's greenlet,
     -- and a second :Ai could then overtake the first
-    config = require('acp_nvim.registry').with_installed(require('acp_nvim.config.options').config),
+    config = require('acp_nvim.presets.registry').with_installed(require('acp_nvim.config.options').config),
     cwd = vim.fn.getcwd(),
   })
 end
@@ -108,10 +108,10 @@ local SOURCES = {
   end,
   agents = function()
     local names = vim.list_extend({ 'demo' }, vim.tbl_keys(require('acp_nvim.config.options').config.agents))
-    return vim.list_extend(names, vim.tbl_keys(require('acp_nvim.registry').installed()))
+    return vim.list_extend(names, vim.tbl_keys(require('acp_nvim.presets.registry').installed()))
   end,
   registry = function()
-    local file = require('acp_nvim.registry').cache_file()
+    local file = require('acp_nvim.presets.registry').cache_file()
     local ok, data = pcall(function()
       return vim.json.decode(table.concat(vim.fn.readfile(file), '\n'))
     end)
@@ -120,7 +120,7 @@ local SOURCES = {
     end, data.agents or {}) or {}
   end,
   installed = function()
-    return vim.tbl_keys(require('acp_nvim.registry').installed())
+    return vim.tbl_keys(require('acp_nvim.presets.registry').installed())
   end,
   worktrees = worktree_names,
   files = function(arglead)

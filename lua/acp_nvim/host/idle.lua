@@ -26,7 +26,7 @@ end
 
 --- Tell the host now, with the configuration and the working directory the warm agents start in.
 function M.tell()
-  local config = require('acp_nvim.registry').with_installed(require('acp_nvim.config.options').config)
+  local config = require('acp_nvim.presets.registry').with_installed(require('acp_nvim.config.options').config)
   require('acp_nvim.host').warming = true -- editor exit must reach the host then (acp_nvim.shutdown)
   require('acp_nvim.host').call.idle(config, vim.fn.getcwd())
 end

@@ -2,7 +2,7 @@
 
 ``lua/acp_nvim/config/schema.lua`` holds what Lua needs before the Python host runs: every default
 and the checks ``setup()``'s options get on first use (types, bounds, choices, their messages, the
-keys each closed table knows). ``lua/acp_nvim/preset_modes.lua`` holds the mode each preset selects
+keys each closed table knows). ``lua/acp_nvim/presets/modes.lua`` holds the mode each preset selects
 per policy. ``:help acp_nvim-config`` lists every key with its type, default and meaning.
 ``scripts/gen_docs.py`` (``make docs``) writes them; a test checks they are up to date.
 """
@@ -229,7 +229,7 @@ def schema_lua() -> str:
 
 
 def modes_lua() -> str:
-    """``lua/acp_nvim/preset_modes.lua``: per preset, the mode each policy selects."""
+    """``lua/acp_nvim/presets/modes.lua``: per preset, the mode each policy selects."""
     data = {entry.preset: dict(entry.preset_modes) for entry in MODE_TABLE if entry.preset}
     return (HEADER.format(source="the mode table of python/acp_nvim/core/connection/mode_policy.py")
             + "--- The mode each preset selects under each permission policy (acp_nvim.presets).\n"

@@ -177,14 +177,14 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
                "`python3 -m venv` and pip), which the Python host then starts from; needs no Python package",
                lua=("acp_nvim.host.deps", "run")),
     Subcommand("agents", ("",), "pick an agent of the ACP registry (name, description, version, installed or "
-               "not, distribution kind); picking one installs it", lua=("acp_nvim.registry", "pick")),
+               "not, distribution kind); picking one installs it", lua=("acp_nvim.presets.registry", "pick")),
     Subcommand("install", ("{id}",), "install agent {id} of the ACP registry under `stdpath('data')`; "
-               "`:Ai new {id}` then starts it, no setup() line needed", lua=("acp_nvim.registry", "install"),
+               "`:Ai new {id}` then starts it, no setup() line needed", lua=("acp_nvim.presets.registry", "install"),
                args=(Arg(sources=("registry",)),)),
     Subcommand("update", ("[id]",), "update the installed agents (or [id]) to the registry's version",
-               lua=("acp_nvim.registry", "update"), args=(Arg(sources=("installed",)),)),
+               lua=("acp_nvim.presets.registry", "update"), args=(Arg(sources=("installed",)),)),
     Subcommand("uninstall", ("{id}",), "remove agent {id} installed from the registry",
-               lua=("acp_nvim.registry", "uninstall"), args=(Arg(sources=("installed",)),)),
+               lua=("acp_nvim.presets.registry", "uninstall"), args=(Arg(sources=("installed",)),)),
     Subcommand("log", ("[session]", "level [{level}]", "export {file}"),
                "the session's protocol log buffer; show or set its level; export it (replayable)", cmd_log,
                args=(Arg(words=("export", "level"), sources=("sessions",),
