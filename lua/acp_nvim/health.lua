@@ -271,7 +271,7 @@ local function check_many()
   elseif not notify.terminal then
     health.info('notify.terminal = false: notices stay in Neovim (vim.notify)')
   else
-    local kind = notify.sequence == 'auto' and require('acp_nvim.notices').detect() or notify.sequence
+    local kind = notify.sequence == 'auto' and require('acp_nvim.state.notices').detect() or notify.sequence
     local words = { osc9 = 'OSC 9 desktop notifications', osc777 = 'OSC 777 desktop notifications',
       bell = 'the bell (no desktop notification known for this terminal: set notify.sequence to try one)' }
     health.ok(('while Neovim has no focus, notices go to the terminal as %s (:help acp_nvim-notify)'):format(

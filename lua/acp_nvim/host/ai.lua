@@ -39,7 +39,7 @@ function M.run(opts, session)
   end
   M.started = true -- acp_nvim.shutdown() stops the host only then
   require('acp_nvim.kit.guard').start() -- prompts must know whether the user is typing (:help acp_nvim-permission-keys)
-  require('acp_nvim.notices') -- from now on it follows the focus (FocusLost: notices also go to the terminal)
+  require('acp_nvim.state.notices') -- from now on it follows the focus (FocusLost: notices also go to the terminal)
   local block, block_session
   if sub == 'cancel' and not session then
     block, block_session = M.block_under_cursor()

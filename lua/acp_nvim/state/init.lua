@@ -39,7 +39,7 @@ local status_text = {} ---@type table<string, string>
 local waiting_count = 0 -- sessions waiting for you (the statusline shows those besides the current one)
 
 --- The state as the user reads it ("waiting for you" rather than "waiting").
-M.label = require('acp_nvim.labels').state
+M.label = require('acp_nvim.state.labels').state
 
 -- Events fire on counters, not on state pairs: a turn that ends while a queued prompt starts
 -- at once never shows 'idle' here, but its turn counter still moves.
@@ -110,10 +110,10 @@ function M.update(key, new)
   for _, check in ipairs(EVENTS) do
     local pattern = check(old, new)
     if pattern then
-      require('acp_nvim.events').fire(pattern, key, new)
+      require('acp_nvim.state.events').fire(pattern, key, new)
     end
   end
-  require('acp_nvim.notices').changed(key, old, new)
+  require('acp_nvim.state.notices').changed(key, old, new)
 end
 
 --- `changes` laid over the state kept for `key`, as a new table (the events compare old and new).

@@ -18,7 +18,7 @@ M.given = {}
 M.sent = {}
 
 local MAX_TEXT = 200
-local group = api.nvim_create_augroup('acp_nvim.notices', { clear = true })
+local group = api.nvim_create_augroup('acp_nvim.state.notices', { clear = true })
 
 local function looked_at()
   local key = vim.b.acp_nvim_session
@@ -151,7 +151,7 @@ function M.changed(key, old, new)
   local signature = table.concat(what, ',')
   local before = old and table.concat(M.needs(old), ',') or ''
   if #what > 0 and signature ~= before then
-    require('acp_nvim.events').fire('AcpNvimNeedsYou', key, new, { what = what, looking = M.looking(key) })
+    require('acp_nvim.state.events').fire('AcpNvimNeedsYou', key, new, { what = what, looking = M.looking(key) })
     M.notice(key, 'needs:' .. signature, ('%s needs you: %s — %s'):format(label(key, new),
       table.concat(what, ', '), M.reach()))
   elseif #what == 0 and old and (new.turns or 0) > (old.turns or 0) then
