@@ -28,7 +28,7 @@ then installs from them (pip, no index) in seconds."""
 def wheelhouse() -> Path:
     done = WHEELS / ".complete"
     if not done.exists():
-        lua = (ROOT / "lua" / "acp_nvim" / "deps.lua").read_text("utf-8")
+        lua = (ROOT / "lua" / "acp_nvim" / "host" / "deps.lua").read_text("utf-8")
         lists = re.findall(r"^M\.(?:REQUIRED|OPTIONAL) = \{(.*?)\}$", lua, flags=re.MULTILINE)
         specs = [spec for body in lists for spec in re.findall(r"'([^']+)'", body)]
         WHEELS.mkdir(parents=True, exist_ok=True)

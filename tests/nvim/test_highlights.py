@@ -44,12 +44,12 @@ def used_groups() -> set[str]:
     for path in LUA.rglob("*.lua"):
         code = "\n".join(line.split("--", 1)[0] for line in path.read_text().splitlines())
         names |= {n for n in NAME.findall(code) if not n.startswith("vim.fn.")}
-    host_functions = set(re.findall(r"^  (AcpNvim\w+) = '", (LUA / "host.lua").read_text(), re.MULTILINE))
+    host_functions = set(re.findall(r"^  (AcpNvim\w+) = '", (LUA / "host" / "init.lua").read_text(), re.MULTILINE))
     return names - (events - defined_in_lua()) - host_functions
 
 
 def defined_in_lua() -> set[str]:
-    text = (LUA / "highlights.lua").read_text()
+    text = (LUA / "kit" / "highlights.lua").read_text()
     return set(re.findall(r"^  (AcpNvim\w+) = '", text, re.MULTILINE))
 
 

@@ -24,8 +24,8 @@ from ...core.config import AgentSpec, McpRemoteSpec, McpStdioSpec, Settings
 from ...core.connection.mode_policy import MODE_TABLE
 from .subcommand_docs import ROOT, VIMDOC, lua_literal
 
-SCHEMA_LUA = ROOT / "lua" / "acp_nvim" / "config_schema.lua"
-MODES_LUA = ROOT / "lua" / "acp_nvim" / "preset_modes.lua"
+SCHEMA_LUA = ROOT / "lua" / "acp_nvim" / "config" / "schema.lua"
+MODES_LUA = ROOT / "lua" / "acp_nvim" / "presets" / "modes.lua"
 VIMDOC_BEGIN = "*acp_nvim-config*"
 """The key list follows the line that holds this tag (and one of introduction) and ends at the first empty line."""
 HEADER = "-- Generated from {source} by `make docs` (scripts/gen_docs.py): do not edit.\n"

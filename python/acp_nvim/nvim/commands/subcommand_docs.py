@@ -15,8 +15,8 @@ from .entry_points import ENTRY_POINTS
 from .subcommands import DEFAULT, SOURCES, SUBCOMMANDS, Arg, Subcommand
 
 ROOT = Path(__file__).resolve().parents[4]
-LUA_FILE = ROOT / "lua" / "acp_nvim" / "subcommands.lua"
-ENTRY_LUA_FILE = ROOT / "lua" / "acp_nvim" / "entry_points.lua"
+LUA_FILE = ROOT / "lua" / "acp_nvim" / "host" / "subcommands.lua"
+ENTRY_LUA_FILE = ROOT / "lua" / "acp_nvim" / "host" / "entry_points.lua"
 README = ROOT / "README.md"
 VIMDOC = ROOT / "doc" / "acp_nvim.txt"
 
