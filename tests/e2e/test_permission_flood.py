@@ -78,5 +78,5 @@ def test_requests_at_once_are_shown_in_arrival_order_and_each_answered_once(nvim
     answers = dict(diary.answers())
     assert len(answers) == count, "each request answered exactly once"
     assert [answers[t] for t in arrival] == ["yes"] * half + ["cancelled"] * (count - half)
-    wait_for(lambda: shown(nvim, count) is None and nvim.exec_lua("return #require('acp_nvim.question.permission').pending()")
-             == 0, timeout=10, what="no prompt left")
+    pending = "return #require('acp_nvim.question.permission').pending()"
+    wait_for(lambda: shown(nvim, count) is None and nvim.exec_lua(pending) == 0, timeout=10, what="no prompt left")

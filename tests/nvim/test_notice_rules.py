@@ -74,9 +74,11 @@ def test_a_hostile_title_cannot_end_the_sequence(lua):
 
 
 def test_inside_tmux_an_osc_is_wrapped_for_its_passthrough(lua):
-    wrapped = lua.exec_lua("return require('acp_nvim.state.notices').sequence('osc9', 'acp.nvim', 'hi', { TMUX = '1' })")
+    wrapped = lua.exec_lua(
+        "return require('acp_nvim.state.notices').sequence('osc9', 'acp.nvim', 'hi', { TMUX = '1' })")
     assert wrapped == "\x1bPtmux;\x1b\x1b]9;acp.nvim: hi\x07\x1b\\"
-    assert lua.exec_lua("return require('acp_nvim.state.notices').detect({ TMUX = '1', TERM_PROGRAM = 'WezTerm' })") == "bell"
+    detected = lua.exec_lua("return require('acp_nvim.state.notices').detect({ TMUX = '1', TERM_PROGRAM = 'WezTerm' })")
+    assert detected == "bell"
 
 
 @pytest.mark.parametrize(("when", "focused", "told", "terminal"), [

@@ -217,8 +217,9 @@ def test_control_characters_are_shown_and_ids_go_back_as_sent(prompt):
 
 def test_a_request_that_cannot_be_shown_is_answered_empty(prompt):
     capture_notes(prompt, "msgs")
-    prompt.exec_lua("require('acp_nvim.question.permission').ask(1, { session = 'demo/1', title = 't', kind = 'execute', "
-                    "detail = '', options = { { id = 'y', name = 'Yes', kind = 'allow_once' } }, rules = {} })")
+    prompt.exec_lua("require('acp_nvim.question.permission').ask(1, { session = 'demo/1', title = 't', "
+                    "kind = 'execute', detail = '', "
+                    "options = { { id = 'y', name = 'Yes', kind = 'allow_once' } }, rules = {} })")
     prompt.exec_lua("require('acp_nvim.kit.float').config = function() error('no room') end")
     prompt.exec_lua("require('acp_nvim.question.permission').dismiss(1)")
     ask(prompt, 2, "git status", "$ git status")

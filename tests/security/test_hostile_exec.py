@@ -81,7 +81,8 @@ class Run:
 
     def result(self) -> dict:
         wait_for(lambda: self.out.exists() and self.out.stat().st_size > 0, timeout=60, what="the agent's outcome")
-        assert self.nvim.exec_lua("return #require('acp_nvim.question.permission').pending()") == 0, "nothing left unasked"
+        pending = self.nvim.exec_lua("return #require('acp_nvim.question.permission').pending()")
+        assert pending == 0, "nothing left unasked"
         return json.loads(self.out.read_text())
 
 

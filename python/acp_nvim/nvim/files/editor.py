@@ -111,7 +111,8 @@ class NvimEditor:
         self.queue.call("require('acp_nvim.threeway').open(...)", ticket.id, spec)
 
     def show_permission(self, ticket: Ticket, question: PermissionQuestion) -> None:
-        self.queue.call("require('acp_nvim.question.permission').ask(...)", ticket.id, _question_table(question, self.redact))
+        self.queue.call("require('acp_nvim.question.permission').ask(...)", ticket.id,
+                        _question_table(question, self.redact))
 
     def show_review(self, ticket: Ticket, question: PermissionQuestion, review: Review) -> None:
         """Open the vimdiff review (or queue it behind the open one)."""
