@@ -37,9 +37,10 @@ M.started = nil
 M.warming = false
 local exiting = false
 
+--- lua/acp_nvim/host/init.lua is four levels below the plugin's root.
 local function plugin_root()
   local source = debug.getinfo(1, 'S').source:sub(2)
-  return vim.fn.fnamemodify(source, ':p:h:h:h')
+  return vim.fn.fnamemodify(source, ':p:h:h:h:h')
 end
 
 --- The plugin path pynvim's host loads.

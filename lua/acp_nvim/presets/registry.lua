@@ -71,7 +71,7 @@ end
 --- The snapshot of the ACP registry shipped with the plugin: its path.
 function M.snapshot_file()
   local here = debug.getinfo(1, 'S').source:sub(2)
-  return vim.fn.fnamemodify(here, ':h:h:h') .. '/data/acp_registry_snapshot.json'
+  return vim.fn.fnamemodify(here, ':h:h:h:h') .. '/data/acp_registry_snapshot.json'
 end
 
 function M.agents_dir()
