@@ -13,7 +13,21 @@ local buffers = require('acp_nvim.host.buffers')
 local diff = require('acp_nvim.kit.diff')
 local scratch = require('acp_nvim.kit.scratch')
 
----@type table<integer, table>
+---@class acp_nvim.ThreeWay
+---@field id integer the request it answers
+---@field buf integer the user's buffer (the middle side)
+---@field spec table what Python sent (see M.open)
+---@field base_buf integer
+---@field agent_buf integer
+---@field tab integer
+---@field wins { base: integer, mine: integer, agent: integer }
+---@field group integer its autocommands
+---@field saved table[] the user's buffer-local maps its keys replaced
+---@field done boolean|nil
+local ThreeWay = {}
+ThreeWay.__index = ThreeWay
+
+---@type table<integer, acp_nvim.ThreeWay> the open views by request id
 M.views = {}
 
 local KEYS = { 'ga', 'gm', 'do' }
@@ -28,82 +42,82 @@ local function winbar(text)
   return '%#AcpNvimHeader#' .. text:gsub('%%', '%%%%')
 end
 
-local function open_windows(view)
-  local wins = diff.tab({ view.base_buf, view.buf, view.agent_buf })
-  view.tab = api.nvim_get_current_tabpage()
-  view.wins = { base = wins[1], mine = wins[2], agent = wins[3] }
-  local title = view.spec.title ~= '' and view.spec.title or 'agent'
-  local theirs = (view.spec.theirs or '') ~= '' and view.spec.theirs or nil
+function ThreeWay:open_windows()
+  local wins = diff.tab({ self.base_buf, self.buf, self.agent_buf })
+  self.tab = api.nvim_get_current_tabpage()
+  self.wins = { base = wins[1], mine = wins[2], agent = wins[3] }
+  local title = self.spec.title ~= '' and self.spec.title or 'agent'
+  local theirs = (self.spec.theirs or '') ~= '' and self.spec.theirs or nil
   local bars = {
-    base = view.spec.base == nil and 'BASE (unknown)' or ((view.spec.base_title or '') ~= '' and view.spec.base_title or 'BASE'),
+    base = self.spec.base == nil and 'BASE (unknown)' or ((self.spec.base_title or '') ~= '' and self.spec.base_title or 'BASE'),
     mine = theirs and ('YOURS · ga take the %s text · gm keep yours · do take hunk'):format(theirs)
       or 'YOURS (unsaved) · ga take the agent\'s · gm keep yours · do take hunk',
     agent = theirs and ('%s · dp put hunk into yours · q keep yours'):format(theirs:upper())
       or ('AGENT (%s) · dp put hunk into yours · q keep yours'):format(title),
   }
-  for role, win in pairs(view.wins) do
+  for role, win in pairs(self.wins) do
     diff.set(win, { winbar = winbar(bars[role]) })
   end
-  api.nvim_set_current_win(view.wins.mine)
+  api.nvim_set_current_win(self.wins.mine)
 end
 
-local function map_scratch(view, buf)
+function ThreeWay:map_scratch(buf)
   local function opts(desc)
     return { buffer = buf, nowait = true, desc = desc }
   end
-  vim.keymap.set('n', 'ga', function() M.finish(view.id, 'agent') end, opts('take the agent\'s text'))
-  vim.keymap.set('n', 'gm', function() M.finish(view.id, 'mine') end, opts('keep your text'))
-  vim.keymap.set('n', 'q', function() M.finish(view.id, 'mine') end, opts('keep your text'))
+  vim.keymap.set('n', 'ga', function() M.finish(self.id, 'agent') end, opts('take the agent\'s text'))
+  vim.keymap.set('n', 'gm', function() M.finish(self.id, 'mine') end, opts('keep your text'))
+  vim.keymap.set('n', 'q', function() M.finish(self.id, 'mine') end, opts('keep your text'))
   vim.keymap.set('n', 'dp', function()
-    vim.cmd(('diffput %d'):format(view.buf))
+    vim.cmd(('diffput %d'):format(self.buf))
   end, opts('put this hunk into your buffer'))
 end
 
 --- Map ga / gm / do on the user's own buffer, remembering any buffer-local maps they replace.
-local function map_mine(view)
-  local buf = view.buf
-  view.saved = {}
+function ThreeWay:map_mine()
+  local buf = self.buf
+  self.saved = {}
   api.nvim_buf_call(buf, function()
     for _, lhs in ipairs(KEYS) do
       local old = vim.fn.maparg(lhs, 'n', false, true)
       if old.buffer == 1 then
-        view.saved[#view.saved + 1] = old
+        self.saved[#self.saved + 1] = old
       end
     end
   end)
   local function opts(desc)
     return { buffer = buf, nowait = true, desc = desc }
   end
-  vim.keymap.set('n', 'ga', function() M.finish(view.id, 'agent') end, opts('take the agent\'s text'))
-  vim.keymap.set('n', 'gm', function() M.finish(view.id, 'mine') end, opts('keep your text'))
+  vim.keymap.set('n', 'ga', function() M.finish(self.id, 'agent') end, opts('take the agent\'s text'))
+  vim.keymap.set('n', 'gm', function() M.finish(self.id, 'mine') end, opts('keep your text'))
   vim.keymap.set('n', 'do', function()
-    vim.cmd(('diffget %d'):format(view.agent_buf))
+    vim.cmd(('diffget %d'):format(self.agent_buf))
   end, opts('take the agent\'s hunk'))
 end
 
-local function unmap_mine(view)
-  if not api.nvim_buf_is_valid(view.buf) then
+function ThreeWay:unmap_mine()
+  if not api.nvim_buf_is_valid(self.buf) then
     return
   end
   for _, lhs in ipairs(KEYS) do
-    pcall(vim.keymap.del, 'n', lhs, { buffer = view.buf })
+    pcall(vim.keymap.del, 'n', lhs, { buffer = self.buf })
   end
-  api.nvim_buf_call(view.buf, function()
-    for _, old in ipairs(view.saved or {}) do
+  api.nvim_buf_call(self.buf, function()
+    for _, old in ipairs(self.saved or {}) do
       vim.fn.mapset('n', false, old)
     end
   end)
 end
 
-local function watch_close(view)
-  view.group = api.nvim_create_augroup('acp_nvim.threeway.' .. view.id, { clear = true })
-  for _, win in pairs(view.wins) do
+function ThreeWay:watch_close()
+  self.group = api.nvim_create_augroup('acp_nvim.threeway.' .. self.id, { clear = true })
+  for _, win in pairs(self.wins) do
     api.nvim_create_autocmd('WinClosed', {
-      group = view.group,
+      group = self.group,
       pattern = tostring(win),
       callback = function()
         vim.schedule(function()
-          M.finish(view.id, 'mine')
+          M.finish(self.id, 'mine')
         end)
       end,
     })
@@ -134,25 +148,26 @@ function M.open(id, spec)
     buffers.sync(buf, nil, { keep_source = true })
   end
   local filetype = vim.bo[buf].filetype
-  local view = { id = id, buf = buf, spec = spec }
+  local view = setmetatable({ id = id, buf = buf, spec = spec }, ThreeWay)
   view.base_buf = side(('acp://base/%d%s'):format(id, spec.path), spec.base, filetype)
   view.agent_buf = side(('acp://agent/%d%s'):format(id, spec.path), spec.agent, filetype)
   M.views[id] = view
-  open_windows(view)
-  map_scratch(view, view.base_buf)
-  map_scratch(view, view.agent_buf)
-  map_mine(view)
-  watch_close(view)
+  view:open_windows()
+  view:map_scratch(view.base_buf)
+  view:map_scratch(view.agent_buf)
+  view:map_mine()
+  view:watch_close()
 end
 
-local function settle(view, outcome)
-  local buf, purpose = view.buf, view.spec.purpose
-  if outcome == 'mine' and buffers.buffer_text(buf) == view.spec.agent then
+--- The outcome once the user's buffer holds what they chose.
+function ThreeWay:settle(outcome)
+  local buf, purpose = self.buf, self.spec.purpose
+  if outcome == 'mine' and buffers.buffer_text(buf) == self.spec.agent then
     outcome = 'agent' -- every hunk taken: the agent's text is what the user kept
   end
   if outcome == 'agent' then
-    if buffers.buffer_text(buf) ~= view.spec.agent then
-      buffers.set_text(buf, view.spec.agent)
+    if buffers.buffer_text(buf) ~= self.spec.agent then
+      buffers.set_text(buf, self.spec.agent)
     end
     if purpose ~= 'write' then -- a write: Python writes the file and marks the buffer saved
       vim.bo[buf].modified = false
@@ -164,11 +179,12 @@ local function settle(view, outcome)
   return outcome
 end
 
-local function close(view)
-  pcall(api.nvim_del_augroup_by_id, view.group)
-  diff.close({ view.wins.base, view.wins.mine, view.wins.agent })
-  scratch.wipe(view.base_buf)
-  scratch.wipe(view.agent_buf)
+--- Close its windows and wipe its two sides; the user's buffer stays.
+function ThreeWay:close()
+  pcall(api.nvim_del_augroup_by_id, self.group)
+  diff.close({ self.wins.base, self.wins.mine, self.wins.agent })
+  scratch.wipe(self.base_buf)
+  scratch.wipe(self.agent_buf)
 end
 
 --- Resolve view `id` with 'agent' or 'mine' (its buffer gone: 'gone') and answer Python.
@@ -180,12 +196,12 @@ function M.finish(id, outcome)
   view.done = true
   M.views[id] = nil
   if api.nvim_buf_is_valid(view.buf) and api.nvim_buf_is_loaded(view.buf) then
-    outcome = settle(view, outcome)
+    outcome = view:settle(outcome)
   else
     outcome = 'gone'
   end
-  unmap_mine(view)
-  close(view)
+  view:unmap_mine()
+  view:close()
   require('acp_nvim.host').call.answer(id, outcome)
 end
 
