@@ -24,6 +24,8 @@ local ns_older = api.nvim_create_namespace('acp_nvim.log.older')
 ---@field lines integer                 buffer lines holding entries (0: one empty line)
 ---@field older integer                 entries of the ring older than the first one shown
 ---@field asked boolean?                older entries were asked for and have not come yet
+local LogView = {}
+LogView.__index = LogView
 
 ---@type table<string, acp_nvim.LogView>
 M.views = {}
@@ -67,7 +69,8 @@ local function create(key)
   api.nvim_buf_call(buf, function()
     vim.cmd(SYNTAX)
   end)
-  local view = { buf = buf, key = key, seqs = {}, sizes = {}, head = 1, tail = 0, lines = 0, older = 0 }
+  local view = setmetatable({ buf = buf, key = key, seqs = {}, sizes = {}, head = 1, tail = 0, lines = 0, older = 0 },
+    LogView)
   M.views[key] = view
   M.watch_scrolling()
   api.nvim_create_autocmd('BufWinEnter', {
@@ -86,32 +89,32 @@ local function create(key)
 end
 
 --- Whether `win` follows the tail: its cursor is on the last line, or in a closed fold that ends there.
-local function following(win, view)
-  if view.lines == 0 then
+function LogView:following(win)
+  if self.lines == 0 then
     return true
   end
   local row = api.nvim_win_get_cursor(win)[1]
-  if row >= view.lines then
+  if row >= self.lines then
     return true
   end
   return api.nvim_win_call(win, function()
     return vim.fn.foldclosedend(row)
-  end) >= view.lines
+  end) >= self.lines
 end
 
 --- Delete every line, folds first: Neovim deletes the folds of deleted lines one at a time, each
 --- moving the rest of the window's fold list, so emptying a log of 20,000 folded entries took
 --- 270 ms; without its folds it takes 5 (the expression folds the new lines again).
-local function clear(view)
+function LogView:clear()
   local methods = {}
-  for _, win in ipairs(vim.fn.win_findbuf(view.buf)) do
+  for _, win in ipairs(vim.fn.win_findbuf(self.buf)) do
     methods[win] = vim.wo[win].foldmethod
     vim.wo[win].foldmethod = 'manual'
     api.nvim_win_call(win, function()
       vim.cmd('normal! zE')
     end)
   end
-  api.nvim_buf_set_lines(view.buf, 0, -1, false, {})
+  api.nvim_buf_set_lines(self.buf, 0, -1, false, {})
   for win, method in pairs(methods) do
     vim.wo[win].foldmethod = method
   end
@@ -119,72 +122,72 @@ end
 
 --- Remove entries older than `first_seq` from the top. Each call removes about as many as the
 --- batch adds (Python bounds both), so the cost of the folds moved stays small.
-local function trim(view, first_seq)
+function LogView:trim(first_seq)
   local drop = 0
-  local i = view.head
-  while i <= view.tail and view.seqs[i] < first_seq do
-    drop = drop + view.sizes[i]
+  local i = self.head
+  while i <= self.tail and self.seqs[i] < first_seq do
+    drop = drop + self.sizes[i]
     i = i + 1
   end
-  if i == view.head then
+  if i == self.head then
     return
   end
-  for j = view.head, i - 1 do
-    view.seqs[j], view.sizes[j] = nil, nil
+  for j = self.head, i - 1 do
+    self.seqs[j], self.sizes[j] = nil, nil
   end
-  view.head = i
-  if i > view.tail then
-    clear(view)
-    view.head, view.tail = 1, 0
+  self.head = i
+  if i > self.tail then
+    self:clear()
+    self.head, self.tail = 1, 0
   else
-    api.nvim_buf_set_lines(view.buf, 0, drop, false, {})
+    api.nvim_buf_set_lines(self.buf, 0, drop, false, {})
   end
-  view.lines = view.lines - drop
+  self.lines = self.lines - drop
 end
 
 --- Append items ({seq, header, body}) newer than the last one shown.
-local function add(view, items)
+function LogView:add(items)
   local lines = {}
-  local last = view.seqs[view.tail] or 0
+  local last = self.seqs[self.tail] or 0
   for _, item in ipairs(items) do
     local seq, header, body = item[1], item[2], item[3]
     if seq > last then
       lines[#lines + 1] = header
       vim.list_extend(lines, body)
-      view.tail = view.tail + 1
-      view.seqs[view.tail], view.sizes[view.tail] = seq, 1 + #body
+      self.tail = self.tail + 1
+      self.seqs[self.tail], self.sizes[self.tail] = seq, 1 + #body
       last = seq
     end
   end
   if #lines == 0 then
     return
   end
-  local start = view.lines == 0 and 0 or -1
-  api.nvim_buf_set_lines(view.buf, start, -1, false, lines)
-  view.lines = view.lines + #lines
+  local start = self.lines == 0 and 0 or -1
+  api.nvim_buf_set_lines(self.buf, start, -1, false, lines)
+  self.lines = self.lines + #lines
 end
 
-local function update(view, first_seq, items)
+function LogView:update(first_seq, items)
   local followers = {}
-  for _, win in ipairs(vim.fn.win_findbuf(view.buf)) do
-    if following(win, view) then
+  for _, win in ipairs(vim.fn.win_findbuf(self.buf)) do
+    if self:following(win) then
       followers[#followers + 1] = win
     end
   end
-  vim.bo[view.buf].modifiable = true
-  trim(view, first_seq)
-  add(view, items)
-  vim.bo[view.buf].modifiable = false
+  vim.bo[self.buf].modifiable = true
+  self:trim(first_seq)
+  self:add(items)
+  vim.bo[self.buf].modifiable = false
   for _, win in ipairs(followers) do
-    api.nvim_win_set_cursor(win, { math.max(view.lines, 1), 0 })
+    api.nvim_win_set_cursor(win, { math.max(self.lines, 1), 0 })
   end
 end
 
 --- Draw items ({seq, header, body}) older than the oldest one shown above it (the ring's older
 --- entries, a page at a time after a new buffer showed its newest).
-local function add_older(view, items)
+function LogView:add_older(items)
   local lines, kept = {}, {}
-  local oldest = view.seqs[view.head]
+  local oldest = self.seqs[self.head]
   for _, item in ipairs(items) do
     if not oldest or item[1] < oldest then
       kept[#kept + 1] = item
@@ -195,37 +198,37 @@ local function add_older(view, items)
   if #lines == 0 then
     return
   end
-  api.nvim_buf_set_lines(view.buf, 0, view.lines == 0 and -1 or 0, false, lines)
-  view.head = view.head - #kept
+  api.nvim_buf_set_lines(self.buf, 0, self.lines == 0 and -1 or 0, false, lines)
+  self.head = self.head - #kept
   for i, item in ipairs(kept) do
-    view.seqs[view.head + i - 1], view.sizes[view.head + i - 1] = item[1], 1 + #item[3]
+    self.seqs[self.head + i - 1], self.sizes[self.head + i - 1] = item[1], 1 + #item[3]
   end
-  if view.tail < view.head then
-    view.tail = view.head + #kept - 1
+  if self.tail < self.head then
+    self.tail = self.head + #kept - 1
   end
-  view.lines = view.lines + #lines
+  self.lines = self.lines + #lines
 end
 
 --- The virtual line above the first entry: how many older ones the ring has.
-local function mark_older(view, older)
-  view.older = (older and older ~= vim.NIL) and older or 0
-  api.nvim_buf_clear_namespace(view.buf, ns_older, 0, -1)
-  if view.older > 0 then
-    api.nvim_buf_set_extmark(view.buf, ns_older, 0, 0, { virt_lines_above = true, virt_lines = { { {
-      ('↑ %d older entr%s in the ring: scroll up to show them'):format(view.older, view.older == 1 and 'y' or 'ies'),
+function LogView:mark_older(older)
+  self.older = (older and older ~= vim.NIL) and older or 0
+  api.nvim_buf_clear_namespace(self.buf, ns_older, 0, -1)
+  if self.older > 0 then
+    api.nvim_buf_set_extmark(self.buf, ns_older, 0, 0, { virt_lines_above = true, virt_lines = { { {
+      ('↑ %d older entr%s in the ring: scroll up to show them'):format(self.older, self.older == 1 and 'y' or 'ies'),
       'AcpNvimInfo' } } } })
   end
 end
 
 --- Ask Python for older entries when a window of the log shows its first lines.
-local function want_older(view)
-  if view.older <= 0 or view.asked then
+function LogView:want_older()
+  if self.older <= 0 or self.asked then
     return
   end
-  for _, win in ipairs(vim.fn.win_findbuf(view.buf)) do
+  for _, win in ipairs(vim.fn.win_findbuf(self.buf)) do
     if vim.fn.line('w0', win) <= api.nvim_win_get_height(win) then
-      view.asked = true
-      require('acp_nvim.host').call.log_page(view.key)
+      self.asked = true
+      require('acp_nvim.host').call.log_page(self.key)
       return
     end
   end
@@ -236,7 +239,7 @@ function M.watch_scrolling()
   require('acp_nvim.kit.scrolled').watch('acp_nvim.log.scroll', function(win)
     for _, view in pairs(M.views) do
       if view.buf == api.nvim_win_get_buf(win) then
-        want_older(view)
+        view:want_older()
       end
     end
   end)
@@ -253,11 +256,11 @@ function M.prepend(key, first_seq, items, older)
     return false
   end
   vim.bo[view.buf].modifiable = true
-  trim(view, first_seq)
-  add_older(view, items)
+  view:trim(first_seq)
+  view:add_older(items)
   vim.bo[view.buf].modifiable = false
   view.asked = false
-  mark_older(view, older)
+  view:mark_older(older)
   return true
 end
 
@@ -271,20 +274,20 @@ function M.append(key, first_seq, items, older)
   if not view or not api.nvim_buf_is_valid(view.buf) then
     return false
   end
-  update(view, first_seq, items)
+  view:update(first_seq, items)
   if older ~= nil and older ~= view.older then
-    mark_older(view, older)
+    view:mark_older(older)
   end
   return true
 end
 
-local function show(view, focus)
-  local win = vim.fn.bufwinid(view.buf)
+function LogView:show(focus)
+  local win = vim.fn.bufwinid(self.buf)
   if win == -1 then
     local previous = api.nvim_get_current_win()
-    win = require('acp_nvim.chat.layout').below(view.buf, math.max(5, math.floor(vim.o.lines * 0.35)))
+    win = require('acp_nvim.chat.layout').below(self.buf, math.max(5, math.floor(vim.o.lines * 0.35)))
     set_window_options(win)
-    api.nvim_win_set_cursor(win, { math.max(view.lines, 1), 0 })
+    api.nvim_win_set_cursor(win, { math.max(self.lines, 1), 0 })
     if not focus then
       api.nvim_set_current_win(previous)
     end
@@ -306,10 +309,10 @@ function M.open(key, items, focus, older)
       return false
     end
     view = create(key)
-    update(view, 0, items)
-    mark_older(view, older)
+    view:update(0, items)
+    view:mark_older(older)
   end
-  show(view, focus)
+  view:show(focus)
   return true
 end
 
