@@ -21,7 +21,17 @@ local NS = api.nvim_create_namespace('acp_nvim_question')
 local NS_FIELDS = api.nvim_create_namespace('acp_nvim_question_fields')
 local NS_PROBLEMS = api.nvim_create_namespace('acp_nvim_question_problems')
 
----@type table<integer, table> open questions by ticket id: { id, q, buf, marks = { [key] = extmark } }
+---@class acp_nvim.Question one open question: its form buffer, its field marks, its window in the chat column
+---@field id integer the ticket it answers
+---@field q table what Python sent
+---@field buf integer
+---@field marks table<string, integer> the extmark of each field's line, by field key
+---@field shown_at number when it was put before the user (ms, acp_nvim.kit.guard)
+---@field sent boolean|nil
+local Question = {}
+Question.__index = Question
+
+---@type table<integer, acp_nvim.Question> open questions by ticket id
 M.open_questions = {}
 ---@type integer[] ticket ids in arrival order
 M.order = {}
@@ -49,18 +59,18 @@ local function forget(id)
   end
 end
 
-local function close(entry)
-  forget(entry.id)
-  for _, win in ipairs(vim.fn.win_findbuf(entry.buf)) do
+function Question:close()
+  forget(self.id)
+  for _, win in ipairs(vim.fn.win_findbuf(self.buf)) do
     if #api.nvim_list_wins() > 1 then
       pcall(api.nvim_win_close, win, true)
     end
   end
-  scratch.wipe(entry.buf)
+  scratch.wipe(self.buf)
 end
 
-local function answer(entry, value)
-  require('acp_nvim.host').call.answer(entry.id, value)
+function Question:answer(value)
+  require('acp_nvim.host').call.answer(self.id, value)
 end
 
 -- -- lines ---------------------------------------------------------------------------------
@@ -121,10 +131,10 @@ local function field_hint(field)
   return '  ' .. table.concat(parts, ' · ')
 end
 
-local function draw_fields(entry, first)
-  entry.marks = {}
-  for i, field in ipairs(entry.q.fields) do
-    entry.marks[field.key] = api.nvim_buf_set_extmark(entry.buf, NS_FIELDS, first + i - 1, 0, {
+function Question:draw_fields(first)
+  self.marks = {}
+  for i, field in ipairs(self.q.fields) do
+    self.marks[field.key] = api.nvim_buf_set_extmark(self.buf, NS_FIELDS, first + i - 1, 0, {
       virt_text = { { field_hint(field), field.required and 'AcpNvimPromptLocked' or 'AcpNvimPromptHint' } },
       virt_text_pos = 'eol', right_gravity = false })
   end
@@ -132,18 +142,18 @@ end
 
 -- -- reading the form back --------------------------------------------------------------------
 
-local function row_of(entry, field)
-  local mark = entry.marks[field.key]
-  local pos = mark and api.nvim_buf_get_extmark_by_id(entry.buf, NS_FIELDS, mark, {})
+function Question:row_of(field)
+  local mark = self.marks[field.key]
+  local pos = mark and api.nvim_buf_get_extmark_by_id(self.buf, NS_FIELDS, mark, {})
   return pos and pos[1]
 end
 
-local function value_of(entry, field)
-  local row = row_of(entry, field)
+function Question:value_of(field)
+  local row = self:row_of(field)
   if not row then
     return ''
   end
-  local line = api.nvim_buf_get_lines(entry.buf, row, row + 1, false)[1] or ''
+  local line = api.nvim_buf_get_lines(self.buf, row, row + 1, false)[1] or ''
   local pre = prefix(field)
   if line:sub(1, #pre) == pre then
     return line:sub(#pre + 1)
@@ -152,22 +162,22 @@ local function value_of(entry, field)
   return colon and line:sub(colon + 2) or line
 end
 
-local function set_value(entry, field, value)
-  local row = row_of(entry, field)
+function Question:set_value(field, value)
+  local row = self:row_of(field)
   if not row then
     return
   end
   -- only the text of the line changes (set_lines would move the next field's mark onto this line)
-  local line = api.nvim_buf_get_lines(entry.buf, row, row + 1, false)[1] or ''
+  local line = api.nvim_buf_get_lines(self.buf, row, row + 1, false)[1] or ''
   local pre = prefix(field)
   local start = line:sub(1, #pre) == pre and #pre or 0
-  api.nvim_buf_set_text(entry.buf, row, start, row, #line, { start == 0 and (pre .. value) or value })
+  api.nvim_buf_set_text(self.buf, row, start, row, #line, { start == 0 and (pre .. value) or value })
 end
 
-local function field_at_cursor(entry)
+function Question:field_at_cursor()
   local row = api.nvim_win_get_cursor(0)[1] - 1
-  for _, field in ipairs(entry.q.fields) do
-    if row_of(entry, field) == row then
+  for _, field in ipairs(self.q.fields) do
+    if self:row_of(field) == row then
       return field
     end
   end
@@ -175,45 +185,45 @@ end
 
 -- -- keys ------------------------------------------------------------------------------------
 
-local function armed_by_time(entry)
+function Question:armed_by_time()
   local arm = (require('acp_nvim.config.options').config.permissions or {}).arm_ms or 500
-  return guard.now() - entry.shown_at >= arm
+  return guard.now() - self.shown_at >= arm
 end
 
-local function submit(entry)
-  if not armed_by_time(entry) then
+function Question:submit()
+  if not self:armed_by_time() then
     return notify('keys wait a moment: the question just appeared')
   end
   local values = {}
-  for _, field in ipairs(entry.q.fields) do
-    values[field.key] = value_of(entry, field)
+  for _, field in ipairs(self.q.fields) do
+    values[field.key] = self:value_of(field)
   end
-  api.nvim_buf_clear_namespace(entry.buf, NS_PROBLEMS, 0, -1)
-  entry.sent = true
-  answer(entry, { action = 'accept', values = values })
+  api.nvim_buf_clear_namespace(self.buf, NS_PROBLEMS, 0, -1)
+  self.sent = true
+  self:answer({ action = 'accept', values = values })
 end
 
-local function decline(entry)
-  local counts, wait = guard.press(entry.shown_at)
+function Question:decline()
+  local counts, wait = guard.press(self.shown_at)
   if not counts then
     return notify(('keys wait %.1f s more: the question just appeared, or you were typing'):format(wait / 1000))
   end
-  close(entry)
-  answer(entry, { action = 'decline' })
+  self:close()
+  self:answer({ action = 'decline' })
 end
 
-local function open_link(entry)
-  local counts, wait = guard.press(entry.shown_at)
+function Question:open_link()
+  local counts, wait = guard.press(self.shown_at)
   if not counts then
     return notify(('keys wait %.1f s more: the question just appeared, or you were typing'):format(wait / 1000))
   end
-  local ok, err = pcall(vim.ui.open, entry.q.url)
-  close(entry)
+  local ok, err = pcall(vim.ui.open, self.q.url)
+  self:close()
   if not ok then
     notify('cannot open the link: ' .. tostring(err), vim.log.levels.ERROR)
-    return answer(entry, { action = 'decline' })
+    return self:answer({ action = 'decline' })
   end
-  answer(entry, { action = 'accept' })
+  self:answer({ action = 'accept' })
 end
 
 local function picked_list(text)
@@ -227,50 +237,50 @@ local function picked_list(text)
   return list
 end
 
-local function pick(entry)
-  local field = field_at_cursor(entry)
+function Question:pick()
+  local field = self:field_at_cursor()
   if not field or #field.choices == 0 then
     return
   end
   if field.kind ~= 'multi' then
     return vim.ui.select(field.choices, { prompt = clean(field.title) }, function(choice)
-      if choice and M.open_questions[entry.id] then
-        set_value(entry, field, choice)
+      if choice and M.open_questions[self.id] then
+        self:set_value(field, choice)
       end
     end)
   end
-  local picked = picked_list(value_of(entry, field))
+  local picked = picked_list(self:value_of(field))
   local items = {}
   for _, choice in ipairs(field.choices) do
     items[#items + 1] = (vim.tbl_contains(picked, choice) and '[x] ' or '[ ] ') .. choice
   end
   vim.ui.select(items, { prompt = clean(field.title) .. ' (picks toggle)' }, function(_, index)
-    if not (index and M.open_questions[entry.id]) then
+    if not (index and M.open_questions[self.id]) then
       return
     end
     local choice = field.choices[index]
-    local now = picked_list(value_of(entry, field))
+    local now = picked_list(self:value_of(field))
     if vim.tbl_contains(now, choice) then
       now = vim.tbl_filter(function(c) return c ~= choice end, now)
     else
       now[#now + 1] = choice
     end
-    set_value(entry, field, table.concat(now, ', '))
+    self:set_value(field, table.concat(now, ', '))
   end)
 end
 
-local function map_keys(entry)
-  local buf = entry.buf
+function Question:map_keys()
+  local buf = self.buf
   local function map(modes, lhs, fn, desc)
-    vim.keymap.set(modes, lhs, function() fn(entry) end, { buffer = buf, nowait = true, desc = 'acp.nvim: ' .. desc })
+    vim.keymap.set(modes, lhs, function() fn(self) end, { buffer = buf, nowait = true, desc = 'acp.nvim: ' .. desc })
   end
-  if entry.q.url ~= '' then
+  if self.q.url ~= '' then
     map('n', 'y', open_link, 'open the link')
     map('n', 'n', decline, 'decline')
   else
     map({ 'n', 'i' }, '<C-s>', function(e)
       vim.cmd('stopinsert')
-      submit(e)
+      e:submit()
     end, 'submit the answer')
     map('n', '<CR>', pick, 'pick a choice')
   end
@@ -292,21 +302,21 @@ function M.window_height(count)
   return math.max(1, math.min(count, room))
 end
 
-local function show_window(entry, enter)
-  local existing = vim.fn.bufwinid(entry.buf)
+function Question:show_window(enter)
+  local existing = vim.fn.bufwinid(self.buf)
   if existing ~= -1 then
     if enter then
       api.nvim_set_current_win(existing)
     end
     return existing
   end
-  local height = M.window_height(api.nvim_buf_line_count(entry.buf))
-  local chat = chat_window(entry.q.session)
+  local height = M.window_height(api.nvim_buf_line_count(self.buf))
+  local chat = chat_window(self.q.session)
   if chat and api.nvim_win_get_height(chat) - 2 < height then
     chat = nil -- the chat window (its prompt window below it) has no room: the tab's bottom has
   end
   local config = { split = 'below', win = chat or -1, height = height }
-  local win = api.nvim_open_win(entry.buf, enter, config)
+  local win = api.nvim_open_win(self.buf, enter, config)
   vim.wo[win].wrap = false
   vim.wo[win].winfixheight = true
   return win
@@ -327,16 +337,16 @@ local function open(id, q)
   local buf = scratch.create({ name = name, kind = 'question', buftype = 'nofile', bufhidden = 'hide',
     lines = lines, modifiable = q.url == '' })
   vim.b[buf].acp_nvim_session = q.session -- :Ai commands and notices know whose it is
-  local entry = { id = id, q = q, buf = buf, marks = {}, shown_at = guard.now() }
+  local entry = setmetatable({ id = id, q = q, buf = buf, marks = {}, shown_at = guard.now() }, Question)
   M.open_questions[id] = entry
   M.order[#M.order + 1] = id
   if first then
-    draw_fields(entry, first)
+    entry:draw_fields(first)
   end
   api.nvim_buf_set_extmark(buf, NS, 0, 0, { line_hl_group = 'AcpNvimHeader' })
-  map_keys(entry)
+  entry:map_keys()
   local enter = guard.may_focus()
-  show_window(entry, enter)
+  entry:show_window(enter)
   local function to_first_field()
     if first and #q.fields > 0 then
       api.nvim_win_set_cursor(0, { first + 1, #prefix(q.fields[1]) })
@@ -372,7 +382,7 @@ function M.open(id, q)
   end
   local entry = M.open_questions[id]
   if entry then
-    close(entry)
+    entry:close()
   end
   notify(('cannot show a question (%s): answered cancel'):format(clean(err)), vim.log.levels.ERROR)
   require('acp_nvim.host').call.answer(id, { action = 'cancel' })
@@ -389,7 +399,7 @@ function M.mark(id, problems)
   local count = 0
   for _, field in ipairs(entry.q.fields) do
     local reason = problems[field.key]
-    local row = reason and row_of(entry, field)
+    local row = reason and entry:row_of(field)
     if row then
       count = count + 1
       api.nvim_buf_set_extmark(entry.buf, NS_PROBLEMS, row, 0, { line_hl_group = 'AcpNvimPromptDisabled',
@@ -406,7 +416,7 @@ function M.dismiss(id, reason)
   if not entry then
     return
   end
-  close(entry)
+  entry:close()
   if reason and reason ~= '' then
     notify(('question %d closed: %s'):format(entry.q.number, clean(reason)), vim.log.levels.WARN)
   elseif not entry.sent then
@@ -420,7 +430,7 @@ function M.go(id)
   if entry then
     vim.cmd('stopinsert')
     entry.shown_at = math.min(entry.shown_at, guard.now())
-    show_window(entry, true)
+    entry:show_window(true)
   end
 end
 
