@@ -88,11 +88,11 @@ local ns_header = api.nvim_create_namespace('acp_nvim.chat.header') -- the heade
 ---@field details string?        the session's details, shown below the header
 ---@field fitted_width integer?  the text width the header and separator are fitted to (kit/fit.lua)
 ---@field recovery string?       why the agent stopped (the restart offer), '' when it did not
----@field history_pos integer?   position in the prompt history while browsing it (prompt.lua)
----@field draft string?          the prompt typed before browsing the history (prompt.lua)
+---@field history_pos integer?   position in the prompt history while browsing it (prompt/init.lua)
+---@field draft string?          the prompt typed before browsing the history (prompt/init.lua)
 ---@field command_info { name: string, description: string }[]? the agent's slash commands (completion)
----@field resubmit { turn: integer }? the prompt holds turn's prompt, edited: sending rewinds first (prompt.lua)
----@field folds table<integer, { first: integer, last: integer }>? turns a rewind took back, by marker (chat_folds.lua)
+---@field resubmit { turn: integer }? the prompt holds turn's prompt, edited: sending rewinds first (prompt/init.lua)
+---@field folds table<integer, { first: integer, last: integer }>? turns a rewind took back, by marker (folds.lua)
 local Chat = {}
 Chat.__index = Chat
 M.Chat = Chat

@@ -6,7 +6,7 @@ local pending = require('acp_nvim.question.pending')
 
 ---@class acp_nvim.Review: acp_nvim.Pending
 ---@field spec table      what Python sent (nvim/review_spec.py)
----@field files table[]?  one per file once built (review.lua)
+---@field files table[]?  one per file once built (review/init.lua)
 ---@field state 'queued'|'open'|'hidden'
 ---@field sent boolean?   the verdict went out
 ---@field closing boolean? its windows are being closed by us, not the user
