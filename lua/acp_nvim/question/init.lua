@@ -275,16 +275,16 @@ function Question:map_keys()
     vim.keymap.set(modes, lhs, function() fn(self) end, { buffer = buf, nowait = true, desc = 'acp.nvim: ' .. desc })
   end
   if self.q.url ~= '' then
-    map('n', 'y', open_link, 'open the link')
-    map('n', 'n', decline, 'decline')
+    map('n', 'y', Question.open_link, 'open the link')
+    map('n', 'n', Question.decline, 'decline')
   else
     map({ 'n', 'i' }, '<C-s>', function(e)
       vim.cmd('stopinsert')
       e:submit()
     end, 'submit the answer')
-    map('n', '<CR>', pick, 'pick a choice')
+    map('n', '<CR>', Question.pick, 'pick a choice')
   end
-  map('n', 'q', decline, 'decline the question')
+  map('n', 'q', Question.decline, 'decline the question')
 end
 
 -- -- windows ---------------------------------------------------------------------------------
