@@ -20,6 +20,11 @@ local queue = require('acp_nvim.review.queue')
 local winbars = require('acp_nvim.review.winbars')
 local windows = require('acp_nvim.review.windows')
 
+--- A review (its fields: review/queue.lua) owns its files' buffers and tab pages.
+---@class acp_nvim.Review
+local Review = {}
+Review.__index = Review
+
 --- The pending reviews in arrival order (review/queue.lua): { id, spec, files, state, … }.
 ---@return acp_nvim.Review[]
 function M.pending()
@@ -30,34 +35,34 @@ local function notify(msg, level)
   require('acp_nvim.kit.notify').notify('[acp.nvim] ' .. msg, level or vim.log.levels.INFO)
 end
 
-local function refresh_bars(review)
-  winbars.refresh(review, queue.others_waiting(review))
+function Review:refresh_bars()
+  winbars.refresh(self, queue.others_waiting(self))
 end
 
-local function close_windows(review)
-  windows.close(review)
-  for _, file in ipairs(review.files or {}) do
+function Review:close_windows()
+  windows.close(self)
+  for _, file in ipairs(self.files or {}) do
     keys.restore(file)
   end
 end
 
-local function build(review)
-  if review.files then
+function Review:build()
+  if self.files then
     return
   end
-  review.files = {}
-  for _, spec in ipairs(review.spec.files) do
+  self.files = {}
+  for _, spec in ipairs(self.spec.files) do
     local file = { spec = spec, saved_maps = {} }
-    review.files[#review.files + 1] = file -- first, so a failure below still cleans up
-    buffers.make(review, file)
+    self.files[#self.files + 1] = file -- first, so a failure below still cleans up
+    buffers.make(self, file)
   end
 end
 
 --- Focus the proposal of the first undecided file (the first file when all are decided). Its
 --- verdict keys wait `permissions.arm_ms` from here (acp_nvim.kit.guard).
-local function focus(review)
-  local target = review.files[1]
-  for _, file in ipairs(review.files) do
+function Review:focus()
+  local target = self.files[1]
+  for _, file in ipairs(self.files) do
     if not file.decision then
       target = file
       break
@@ -71,68 +76,66 @@ local function focus(review)
 end
 
 --- When the verdict keys of `file` were put before the user (for the key guard).
-local function shown_at(review, file)
+function Review:keys_shown_at(file)
   return function()
-    return file.shown_at or review.shown_at
+    return file.shown_at or self.shown_at
   end
 end
 
-local function actions(review, file)
+function Review:actions(file)
   return {
-    ga = { function() M.decide(review.id, file, 'accepted') end, 'accept this file' },
-    gr = { function() M.decide(review.id, file, 'rejected') end, 'reject this file' },
-    gA = { function() M.decide_all(review.id, 'accepted') end, 'accept every file' },
-    gR = { function() M.decide_all(review.id, 'rejected') end, 'reject every file' },
+    ga = { function() M.decide(self.id, file, 'accepted') end, 'accept this file' },
+    gr = { function() M.decide(self.id, file, 'rejected') end, 'reject this file' },
+    gA = { function() M.decide_all(self.id, 'accepted') end, 'accept every file' },
+    gR = { function() M.decide_all(self.id, 'rejected') end, 'reject every file' },
   }
 end
 
-local function watch_lock(review)
-  if review.stop_watch then
-    review.stop_watch()
+function Review:watch_lock()
+  if self.stop_watch then
+    self.stop_watch()
   end
-  review.stop_watch = guard.watch(function()
-    return review.state == 'open' and review.shown_at or nil
+  self.stop_watch = guard.watch(function()
+    return self.state == 'open' and self.shown_at or nil
   end, function()
-    refresh_bars(review)
+    self:refresh_bars()
   end)
 end
 
-local function show(review)
+function Review:show()
   require('acp_nvim.kit.highlights').setup()
-  build(review)
+  self:build()
   vim.cmd('stopinsert')
-  review.state = 'open'
-  review.shown_at = guard.now()
-  for _, file in ipairs(review.files) do
+  self.state = 'open'
+  self.shown_at = guard.now()
+  for _, file in ipairs(self.files) do
     file.shown_at = nil
     windows.open(file)
-    keys.set(file, actions(review, file), shown_at(review, file), function() M.comment() end)
-    windows.watch(review, file, function() M.closed_by_user(review.id) end,
-      function() M.decide(review.id, file, 'accepted') end)
+    keys.set(file, self:actions(file), self:keys_shown_at(file), function() M.comment() end)
+    windows.watch(self, file, function() M.closed_by_user(self.id) end,
+      function() M.decide(self.id, file, 'accepted') end)
   end
-  focus(review)
-  refresh_bars(review)
-  watch_lock(review)
+  self:focus()
+  self:refresh_bars()
+  self:watch_lock()
 end
 
-local forget
-
 --- Show a review; if that fails, say why and let Python ask without the view.
-local function show_safely(review)
-  local ok, err = pcall(show, review)
+function Review:show_safely()
+  local ok, err = pcall(self.show, self)
   if ok then
     return
   end
-  review.sent = true
-  forget(review)
+  self.sent = true
+  self:forget()
   notify(('cannot show the review (%s); asking without it'):format(err), vim.log.levels.ERROR)
-  require('acp_nvim.host').call.review_done(review.id, { files = {}, error = tostring(err) })
+  require('acp_nvim.host').call.review_done(self.id, { files = {}, error = tostring(err) })
 end
 
 local function refresh_active()
   local current = queue.active()
   if current then
-    refresh_bars(current)
+    current:refresh_bars()
   end
 end
 
@@ -141,7 +144,7 @@ end
 local function next_queued(in_flow)
   local review = not queue.active() and queue.next_queued()
   if review and (in_flow or guard.may_focus()) then
-    show_safely(review)
+    review:show_safely()
   end
 end
 
@@ -152,32 +155,32 @@ local function waiting_notice(title)
     focus == 'never' and '; :Ai permissions opens it' or '; opens when you pause')
 end
 
-function forget(review)
-  if review.stop_watch then
-    review.stop_watch()
-    review.stop_watch = nil
+function Review:forget()
+  if self.stop_watch then
+    self.stop_watch()
+    self.stop_watch = nil
   end
-  queue.remove(review)
-  close_windows(review)
-  for _, file in ipairs(review.files or {}) do
+  queue.remove(self)
+  self:close_windows()
+  for _, file in ipairs(self.files or {}) do
     comments.clear(file)
   end
-  buffers.wipe(review)
+  buffers.wipe(self)
   vim.cmd('redrawstatus!')
 end
 
-local function finish(review)
-  if review.sent then
+function Review:finish()
+  if self.sent then
     return
   end
-  review.sent = true
+  self.sent = true
   local files = {}
-  for _, file in ipairs(review.files) do
+  for _, file in ipairs(self.files) do
     files[#files + 1] = { path = file.spec.path, text = file.decision == 'accepted' and file.text or nil,
       comments = comments.of(file) }
   end
-  forget(review)
-  require('acp_nvim.host').call.review_done(review.id, { files = files })
+  self:forget()
+  require('acp_nvim.host').call.review_done(self.id, { files = files })
   next_queued(true)
   refresh_active()
 end
@@ -193,20 +196,20 @@ end
 --- `permissions.focus = 'never'`). A review the user hid stays hidden.
 function M.open(id, spec)
   guard.start()
-  local review = { id = id, spec = spec, state = 'queued' }
+  local review = setmetatable({ id = id, spec = spec, state = 'queued' }, Review)
   queue.add(review)
   if queue.active() then
     refresh_active()
     vim.notify(oneline.fit('[acp.nvim] another review waiting: ', spec.title, ' (:Ai permissions)'))
   elseif guard.may_focus() then
-    show_safely(queue.next_queued())
+    queue.next_queued():show_safely()
   else
     vim.notify(waiting_notice(spec.title), vim.log.levels.INFO)
     guard.when_idle(function()
       if review.state ~= 'queued' or not queue.find(review.id) or queue.active() then
         return false
       end
-      show_safely(queue.next_queued())
+      queue.next_queued():show_safely()
       return true
     end)
   end
@@ -222,13 +225,13 @@ function M.decide(id, file, decision)
   vim.bo[file.prop].modified = false
   for _, other in ipairs(review.files) do
     if not other.decision then
-      focus(review)
-      refresh_bars(review)
+      review:focus()
+      review:refresh_bars()
       return notify(('%s %s; next: %s'):format(buffers.display_name(file.spec.path), decision,
         buffers.display_name(other.spec.path)))
     end
   end
-  finish(review)
+  review:finish()
 end
 
 --- Decide every file not decided yet (gA / gR), then send the verdict.
@@ -242,7 +245,7 @@ function M.decide_all(id, decision)
       record(file, decision)
     end
   end
-  finish(review)
+  review:finish()
 end
 
 --- The user closed a review window: reject (default) or hide it, per `permissions.close_is_reject`.
@@ -253,7 +256,7 @@ function M.closed_by_user(id)
   end
   local config = require('acp_nvim.config.options').config.permissions or {}
   if config.close_is_reject == false then
-    close_windows(review)
+    review:close_windows()
     review.state = 'hidden'
     notify(('review hidden, still waiting: %s (:Ai permissions shows it)'):format(review.spec.title))
     return next_queued(true)
@@ -263,7 +266,7 @@ function M.closed_by_user(id)
       file.decision, file.text = 'rejected', nil
     end
   end
-  finish(review)
+  review:finish()
 end
 
 --- The request was answered elsewhere (cancelled turn, closed session): close without a reply.
@@ -273,7 +276,7 @@ function M.dismiss(id)
     return
   end
   review.sent = true
-  forget(review)
+  review:forget()
   notify(('review closed: the request was cancelled (%s)'):format(review.spec.title))
   next_queued(false)
   refresh_active()
@@ -286,14 +289,14 @@ function M.show(id)
     return
   end
   if review.state == 'open' then
-    return focus(review)
+    return review:focus()
   end
   local current = queue.active()
   if current then
-    close_windows(current)
+    current:close_windows()
     current.state = 'hidden'
   end
-  show_safely(review)
+  review:show_safely()
 end
 
 --- `gC` and <Plug>(AcpNvimReviewComment): comment on the cursor's line (or the visual range) of the
