@@ -1,7 +1,7 @@
 """Review benchmark: opening the review of a 10,000-line file. Target: <= 200 ms.
 
 A real headless Neovim with a UI attached (a socket client that drains every ``redraw``
-batch, so drawing the two diff windows counts) runs lua/acp_nvim/review.lua. One sample is
+batch, so drawing the two diff windows counts) runs lua/acp_nvim/review/init.lua. One sample is
 what the user waits for between the permission request and the drawn review: the core
 builds the whole-file proposal (``core.review``), the table crosses RPC, Lua creates the
 buffers, tab page and diff windows, and a forced redraw completes. Two shapes: a whole-file

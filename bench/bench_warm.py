@@ -83,7 +83,7 @@ def measure(box: Sandbox, config: str) -> dict[str, float]:
         install_bench_lua(nvim.rpc)
         host_ready(nvim)
         if config.startswith("warm"):
-            wait_for(lambda: nvim.rpc.lua("return require('acp_nvim.idle').warm.demo") == "ready", TIMEOUT,
+            wait_for(lambda: nvim.rpc.lua("return require('acp_nvim.host.idle').warm.demo") == "ready", TIMEOUT,
                      "the warm agent")
         elif config == "open":
             start_session(nvim.rpc)

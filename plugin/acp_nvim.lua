@@ -3,7 +3,7 @@ if vim.g.loaded_acp_nvim then
   return
 end
 vim.g.loaded_acp_nvim = 1
-if vim.fn.has('nvim-0.11') == 0 then return require('acp_nvim.version').refuse() end -- MINIMUM of acp_nvim.version
+if vim.fn.has('nvim-0.11') == 0 then return require('acp_nvim.host.version').refuse() end -- MINIMUM of acp_nvim.host.version
 
 vim.api.nvim_create_user_command('Ai', function(opts)
   require('acp_nvim').command(opts)
@@ -31,18 +31,18 @@ vim.api.nvim_create_autocmd('UIEnter', {
   callback = function()
     vim.defer_fn(function()
       require('acp_nvim.kit.frame').when_idle(function()
-        require('acp_nvim.idle').prestart()
+        require('acp_nvim.host.idle').prestart()
       end)
     end, 100)
   end,
 })
 
 vim.keymap.set('n', '<Plug>(AcpNvimToggle)', function()
-  require('acp_nvim.toggle').toggle()
+  require('acp_nvim.chat.toggle').toggle()
 end, { desc = 'acp.nvim: hide or show the chat column' })
 
 -- <Plug>(AcpNvim…): every action a chat key has, for keys of your own (:help acp_nvim-plug). They
--- run acp_nvim.chat_actions, loaded on first use; the chat's default keys run the same code.
+-- run acp_nvim.chat.actions, loaded on first use; the chat's default keys run the same code.
 for _, plug in ipairs({
   { 'Send', 'send', { 'n', 'i' } },
   { 'Cancel', 'cancel', { 'n' } },
@@ -63,7 +63,7 @@ for _, plug in ipairs({
   { 'Revert', 'revert', { 'n' } },
 }) do
   vim.keymap.set(plug[3], '<Plug>(AcpNvim' .. plug[1] .. ')', function()
-    require('acp_nvim.chat_actions').plug(plug[2])
+    require('acp_nvim.chat.actions').plug(plug[2])
   end, { desc = 'acp.nvim: ' .. plug[2]:gsub('_', ' ') })
 end
 vim.keymap.set({ 'n', 'x' }, '<Plug>(AcpNvimReviewComment)', function()

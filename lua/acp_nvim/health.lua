@@ -15,7 +15,7 @@ local function deps_fix(prog, source, specs)
 end
 
 local function check_python()
-  local deps = require('acp_nvim.deps')
+  local deps = require('acp_nvim.host.deps')
   local prog, source = require('acp_nvim.host').python()
   health.info(('the Python host runs %s (from %s; the venv of :Ai deps is %s)'):format(prog, source,
     vim.fn.fnamemodify(deps.venv(), ':~')))
@@ -122,7 +122,7 @@ end
 
 local function check_agents()
   local config = require('acp_nvim').config
-  local registry = require('acp_nvim.registry')
+  local registry = require('acp_nvim.presets.registry')
   local default = registry.with_installed(config).agents[config.default_agent]
   local function local_missing(agent)
     return not agent.url and vim.fn.executable(agent.command) == 0
@@ -271,7 +271,7 @@ local function check_many()
   elseif not notify.terminal then
     health.info('notify.terminal = false: notices stay in Neovim (vim.notify)')
   else
-    local kind = notify.sequence == 'auto' and require('acp_nvim.notices').detect() or notify.sequence
+    local kind = notify.sequence == 'auto' and require('acp_nvim.state.notices').detect() or notify.sequence
     local words = { osc9 = 'OSC 9 desktop notifications', osc777 = 'OSC 777 desktop notifications',
       bell = 'the bell (no desktop notification known for this terminal: set notify.sequence to try one)' }
     health.ok(('while Neovim has no focus, notices go to the terminal as %s (:help acp_nvim-notify)'):format(
@@ -355,7 +355,7 @@ local function check_box()
 end
 
 local function check_config()
-  local options = require('acp_nvim.options')
+  local options = require('acp_nvim.config.options')
   local _ = options.config -- builds it (and says its problems) when nothing read it yet
   if #options.problems == 0 then
     health.ok('setup() options: no problem found')
@@ -383,7 +383,7 @@ local function too_old(version)
 end
 
 function M.check()
-  local version = require('acp_nvim.version')
+  local version = require('acp_nvim.host.version')
   if not version.supported() then
     return too_old(version)
   end

@@ -4,13 +4,13 @@
 --- Nothing here runs at startup but setup(): modules load on first use.
 local M = {}
 
---- The configuration (acp_nvim.options): setup()'s options merged over the defaults and checked key
+--- The configuration (acp_nvim.config.options): setup()'s options merged over the defaults and checked key
 --- by key when first read (a problem is said once, naming its key path, and that key keeps its default;
 --- nothing raises); the defaults without setup().
 setmetatable(M, {
   __index = function(_, key)
     if key == 'config' then
-      return require('acp_nvim.options').config
+      return require('acp_nvim.config.options').config
     end
   end,
 })
@@ -21,20 +21,20 @@ setmetatable(M, {
 --- key keeps its default (:help acp_nvim-config-check).
 ---@param opts table|nil
 function M.setup(opts)
-  if not require('acp_nvim.version').supported() then
+  if not require('acp_nvim.host.version').supported() then
     return -- plugin/acp_nvim.lua has said why once
   end
-  require('acp_nvim.options').set(opts)
+  require('acp_nvim.config.options').set(opts)
 end
 
---- Entry point of :Ai (see plugin/acp_nvim.lua and acp_nvim.ai).
+--- Entry point of :Ai (see plugin/acp_nvim.lua and acp_nvim.host.ai).
 function M.command(opts)
-  require('acp_nvim.ai').run(opts)
+  require('acp_nvim.host.ai').run(opts)
 end
 
 --- Completion for :Ai, from the registry; never starts the Python host.
 function M.complete(arglead, cmdline, pos)
-  return require('acp_nvim.ai').complete(arglead, cmdline, pos)
+  return require('acp_nvim.host.ai').complete(arglead, cmdline, pos)
 end
 
 --- Statusline component: "agent/n · state · mode · tokens" for the current session, or "".
@@ -49,7 +49,7 @@ function M.waiting()
 end
 
 -- The API for configs and other plugins (:help acp_nvim-api). Each function runs its :Ai subcommand
--- through the one dispatcher (acp_nvim.ai), as typed: the same checks, messages and events.
+-- through the one dispatcher (acp_nvim.host.ai), as typed: the same checks, messages and events.
 
 ---@class acp_nvim.SendOpts
 ---@field session? string the session to send to (a key such as "demo/2"); default: the current one
@@ -59,7 +59,7 @@ end
 ---@param words string[]
 ---@param key string|nil
 local function run(words, key)
-  require('acp_nvim.ai').run({ fargs = words, args = table.concat(words, ' '), range = 0, line1 = 0, line2 = 0 }, key)
+  require('acp_nvim.host.ai').run({ fargs = words, args = table.concat(words, ' '), range = 0, line1 = 0, line2 = 0 }, key)
 end
 
 --- Open the chat of `session` (a key such as "demo/2"), or of the current session, starting the default
@@ -90,7 +90,7 @@ function M.send(text, opts)
   if type(opts.range) == 'table' then
     command.range, command.line1, command.line2 = 2, opts.range[1], opts.range[2] or opts.range[1]
   end
-  require('acp_nvim.ai').run(command, opts.session)
+  require('acp_nvim.host.ai').run(command, opts.session)
 end
 
 --- Cancel the running turn of `session`, or of the current session: `:Ai cancel`.
@@ -107,7 +107,7 @@ end
 
 --- Called on VimLeavePre: stop agent processes (only when a command or a warm start reached the host).
 function M.shutdown()
-  local ai = package.loaded['acp_nvim.ai'] -- no :Ai ran when it was never loaded
+  local ai = package.loaded['acp_nvim.host.ai'] -- no :Ai ran when it was never loaded
   local host = package.loaded['acp_nvim.host']
   if (ai and ai.started) or (host and host.warming) then
     require('acp_nvim.host').shutdown()

@@ -1,7 +1,7 @@
 """acp.nvim's remote plugin: the one Python entry point, loaded by pynvim's own host.
 
 ``rplugin/python3/acp_nvim`` is the plugin path; it re-exports ``AcpNvimPlugin``.
-``lua/acp_nvim/host.lua`` starts pynvim's host on that path (``pynvim.start_host()``, as Neovim's
+``lua/acp_nvim/host/init.lua`` starts pynvim's host on that path (``pynvim.start_host()``, as Neovim's
 Python provider does, but lazily and without the provider's blocking poll) and calls the handlers
 by the methods they are exported under (``nvim/commands/entry_points.py``). Each handler hands its call to
 ``nvim/app.py``, created on first use (importing it loads the ACP SDK: about half a second).

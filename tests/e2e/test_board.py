@@ -26,7 +26,7 @@ def wait_row(nvim, key: str, text: str, timeout: float = 30) -> str:
 
 def send_to(nvim, key: str, prompt: str) -> None:
     """``:Ai send {prompt}`` to session ``key`` (as from its chat)."""
-    nvim.exec_lua("require('acp_nvim.ai').run_for(...)", key, ["send", *prompt.split(" ")])
+    nvim.exec_lua("require('acp_nvim.host.ai').run_for(...)", key, ["send", *prompt.split(" ")])
 
 
 def board_cursor(nvim) -> list[int]:

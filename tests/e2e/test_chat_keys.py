@@ -197,9 +197,9 @@ def test_a_leader_key_with_nothing_to_act_on_types_nothing(nvim):
 
 def test_every_keymaps_action_has_its_plug_mapping(nvim):
     """Each `keymaps` option's action is a <Plug>(AcpNvim…) mapping in the same modes (plugin/acp_nvim.lua
-    lists them so that nothing loads at startup; acp_nvim.chat_actions runs them)."""
+    lists them so that nothing loads at startup; acp_nvim.chat.actions runs them)."""
     actions = nvim.exec_lua("""local out = {}
-      for name, a in pairs(require('acp_nvim.chat_actions').actions) do
+      for name, a in pairs(require('acp_nvim.chat.actions').actions) do
         if a.plug then out[name] = { plug = a.plug, modes = a.modes } end
       end
       return out""")

@@ -21,7 +21,7 @@ require('acp_nvim').setup({ agents = { demo = { command = python, args = { '-m',
   env = { PYTHONPATH = root } } } })
 """ + NOTIFY
 CHILD = "think · subagent “Explore the demo project” (Explore)"
-PENDING_TITLE = "local p = require('acp_nvim.permission').pending()[1] return p and p.q.title"
+PENDING_TITLE = "local p = require('acp_nvim.question.permission').pending()[1] return p and p.q.title"
 
 
 def start(nvim) -> None:
@@ -96,9 +96,9 @@ def test_a_childs_permission_request_says_which_child_asks(nvim):
     nvim.command("Ai send children ask")
     title = wait_for(lambda: nvim.exec_lua(PENDING_TITLE), timeout=30, what="the child's permission prompt")
     assert title == "Edit notes.md — asked by subagent “Explore the demo project” (Explore)"
-    nvim.exec_lua("local p = require('acp_nvim.permission').pending()[1] "
+    nvim.exec_lua("local p = require('acp_nvim.question.permission').pending()[1] "
                   "for _, o in ipairs(p.q.options) do if o.kind == 'allow_once' then "
-                  "require('acp_nvim.permission').choose(p.id, o.id) end end")
+                  "require('acp_nvim.question.permission').choose(p.id, o.id) end end")
     wait_for(lambda: "── turn ended" in chat(nvim), timeout=30, what="the end of the turn")
     wait_idle(nvim)
     assert "2 tool calls: 2 done" in tools(nvim)[0]

@@ -163,11 +163,11 @@ def test_elicitation_complete_closes_the_link_question(nvim, workspace):
 def test_the_agent_withdrawing_its_request_closes_the_shown_prompt(nvim, workspace):
     started(nvim)
     nvim.command("Ai send withdraw 3")
-    wait_for(lambda: nvim.exec_lua("return #require('acp_nvim.permission').pending()") == 1, timeout=30,
+    wait_for(lambda: nvim.exec_lua("return #require('acp_nvim.question.permission').pending()") == 1, timeout=30,
              what="the prompt shown")
     text = wait_for(lambda: "the client answered" in chat(nvim) and chat(nvim), timeout=30, what="the withdrawal")
     assert "the client answered: cancelled" in text and "the agent withdrew its permission request" in text
-    assert nvim.exec_lua("return #require('acp_nvim.permission').pending()") == 0, "the prompt is gone"
+    assert nvim.exec_lua("return #require('acp_nvim.question.permission').pending()") == 0, "the prompt is gone"
     assert any("withdrew its permission request" in n for n in notes(nvim))
     wait_for(lambda: session(nvim).get("pending") == 0, timeout=10)
 

@@ -186,7 +186,7 @@ def _edit_current_file(w: World) -> None:
 
 def _shell(w: World) -> None:
     def prompt() -> str:
-        return w.nvim.exec_lua("""local win = require('acp_nvim.permission').prompt.win
+        return w.nvim.exec_lua("""local win = require('acp_nvim.question.permission').prompt.win
             if not (win and vim.api.nvim_win_is_valid(win)) then return '' end
             return table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false), '\\n')""")
     assert "$ ls" in wait_for(prompt, timeout=30, what="the permission prompt")

@@ -73,8 +73,8 @@ def review_state(nvim) -> str | None:
 def idle_for(nvim, windows: int) -> bool:
     """The user typed nothing for ``windows`` typing windows (``quiet_ms``) and is in normal mode."""
     return nvim.exec_lua("""
-        local g = require('acp_nvim.guard')
-        local quiet = require('acp_nvim.options').config.permissions.quiet_ms
+        local g = require('acp_nvim.kit.guard')
+        local quiet = require('acp_nvim.config.options').config.permissions.quiet_ms
         return vim.api.nvim_get_mode().mode == 'n' and g.now() - g.last > ... * quiet""", windows)
 
 
@@ -124,7 +124,7 @@ def test_focus_never_keeps_the_review_waiting_for_ai_permissions(tui):
     wait_for(lambda: review_state(nvim) is not None, what="the review to arrive")
     wait_for(lambda: idle_for(nvim, 5), what="the user to be idle for five typing windows")
     assert review_state(nvim) == "queued" and len(nvim.api.list_tabpages()) == 1
-    assert nvim.exec_lua("return require('acp_nvim.guard').waiting()") == 0, "nothing waits to take the cursor"
+    assert nvim.exec_lua("return require('acp_nvim.kit.guard').waiting()") == 0, "nothing waits to take the cursor"
     nvim.input(":Ai permissions<CR>")
     wait_review(nvim)
     assert nvim.api.buf_get_name(0) == f"{path} (review 1 of demo:1)"
@@ -139,17 +139,17 @@ def test_a_permission_prompt_is_entered_once_the_user_is_idle_and_its_keys_wait_
     for index, key in enumerate(typed):
         nvim.input(key)
         if index == 0:
-            wait_for(lambda: nvim.exec_lua("return #require('acp_nvim.permission').pending()") == 1,
+            wait_for(lambda: nvim.exec_lua("return #require('acp_nvim.question.permission').pending()") == 1,
                      what="the request to arrive")
     wait_for(lambda: nvim.api.get_current_line() == "Also hello", what="every typed key")
     assert nvim.api.get_current_win() == file_win and mode(nvim) == "i"
-    assert nvim.exec_lua("return require('acp_nvim.permission').prompt:is_open()"), "shown beside the user"
+    assert nvim.exec_lua("return require('acp_nvim.question.permission').prompt:is_open()"), "shown beside the user"
     nvim.input("<Esc>")
-    wait_for(lambda: nvim.exec_lua("return require('acp_nvim.permission').prompt:focused()"),
+    wait_for(lambda: nvim.exec_lua("return require('acp_nvim.question.permission').prompt:focused()"),
              what="the prompt to take the cursor")
     assert nvim.exec_lua("""
-        local view = require('acp_nvim.permission').prompt.view
-        return view.shown_at >= require('acp_nvim.guard').last"""), "its keys wait arm_ms from when it came"
+        local view = require('acp_nvim.question.permission').prompt.view
+        return view.shown_at >= require('acp_nvim.kit.guard').last"""), "its keys wait arm_ms from when it came"
     assert mode(nvim) not in HIT_ENTER
     answer_keys(nvim, "r")
     wait_for(lambda: "Command rejected" in chat(nvim), what="the answer the user chose")

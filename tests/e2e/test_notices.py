@@ -34,7 +34,7 @@ def tui(nvim_env: dict[str, str], tmp_path: Path):
 def turn(nvim, turns: int, workspace: Path) -> None:
     """A prompt to demo/1 (its chat opens beside you), then a tab page of your own before the turn
     ends (its chat is no longer on screen); wait for the turn's end."""
-    nvim.exec_lua("require('acp_nvim.ai').run_for('demo/1', { 'send', 'slow', '10' })")
+    nvim.exec_lua("require('acp_nvim.host.ai').run_for('demo/1', { 'send', 'slow', '10' })")
     wait_for(lambda: session_state(nvim).get("state") == "running", timeout=10, what="the turn to start")
     nvim.command(f"tabnew {workspace / f'elsewhere{turns}.txt'}")
     wait_for(lambda: session_state(nvim).get("turns", 0) >= turns and session_state(nvim).get("state") == "idle",
@@ -53,7 +53,7 @@ def test_a_turn_end_goes_to_the_terminal_only_while_neovim_has_no_focus(tui):
 
     nvim.command("tabfirst")  # the chat is looked at: the notice may be given again
     terminal.type(FOCUS_LOST)
-    wait_for(lambda: nvim.exec_lua("return require('acp_nvim.notices').focused") is False, timeout=10,
+    wait_for(lambda: nvim.exec_lua("return require('acp_nvim.state.notices').focused") is False, timeout=10,
              what="FocusLost")
     mark = terminal.mark()
     turn(nvim, 2, workspace)
@@ -61,7 +61,7 @@ def test_a_turn_end_goes_to_the_terminal_only_while_neovim_has_no_focus(tui):
     assert sum("finished its turn" in n for n in notes(nvim)) == 2
 
     terminal.type(FOCUS_GAINED)
-    wait_for(lambda: nvim.exec_lua("return require('acp_nvim.notices').focused") is True, timeout=10,
+    wait_for(lambda: nvim.exec_lua("return require('acp_nvim.state.notices').focused") is True, timeout=10,
              what="FocusGained")
 
 
@@ -70,7 +70,7 @@ def test_the_same_state_is_told_once_until_looked_at(tui):
     nvim.command("Ai new")
     wait_idle(nvim)
     terminal.type(FOCUS_LOST)
-    wait_for(lambda: nvim.exec_lua("return require('acp_nvim.notices').focused") is False, timeout=10,
+    wait_for(lambda: nvim.exec_lua("return require('acp_nvim.state.notices').focused") is False, timeout=10,
              what="FocusLost")
     mark = terminal.mark()
     for count in (1, 2, 3):

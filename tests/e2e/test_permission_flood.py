@@ -52,7 +52,7 @@ def start(nvim, tmp_path: Path) -> Diary:
 def shown(nvim, count: int) -> str | None:
     """The request in the prompt float (``perm NNN of count``), if one is up."""
     lines = nvim.exec_lua("""
-        local w = require('acp_nvim.permission').prompt.win
+        local w = require('acp_nvim.question.permission').prompt.win
         if not (w and vim.api.nvim_win_is_valid(w)) then return {} end
         return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false)""")
     found = re.search(rf"perm \d{{3}} of {count}", "\n".join(lines))
@@ -78,5 +78,5 @@ def test_requests_at_once_are_shown_in_arrival_order_and_each_answered_once(nvim
     answers = dict(diary.answers())
     assert len(answers) == count, "each request answered exactly once"
     assert [answers[t] for t in arrival] == ["yes"] * half + ["cancelled"] * (count - half)
-    wait_for(lambda: shown(nvim, count) is None and nvim.exec_lua("return #require('acp_nvim.permission').pending()")
-             == 0, timeout=10, what="no prompt left")
+    pending = "return #require('acp_nvim.question.permission').pending()"
+    wait_for(lambda: shown(nvim, count) is None and nvim.exec_lua(pending) == 0, timeout=10, what="no prompt left")

@@ -12,14 +12,14 @@ from helpers import advance_guard_clock, answer_keys, chat, freeze_guard_clock, 
 # "after a pause" are what the test says, never what a loaded machine makes of them.
 
 
-IN_PROMPT = "return vim.api.nvim_get_current_win() == require('acp_nvim.permission').prompt.win"
+IN_PROMPT = "return vim.api.nvim_get_current_win() == require('acp_nvim.question.permission').prompt.win"
 
 
 def typed(nvim, key: str) -> None:
     """Type ``key`` a millisecond of the frozen guard clock after the last, and return once Neovim has
     handled it: the guard records a typed key in the same input cycle that runs the key's mapping,
     and a request is served only between cycles."""
-    last = "return require('acp_nvim.guard').last"
+    last = "return require('acp_nvim.kit.guard').last"
     before = nvim.exec_lua(last)
     advance_guard_clock(nvim, 1)
     nvim.input(key)
@@ -32,12 +32,12 @@ def session(nvim) -> dict:
 
 def queued(nvim) -> list[dict]:
     return nvim.exec_lua("return vim.tbl_map(function(e) return { id = e.id, title = e.q.title } end, "
-                         "require('acp_nvim.permission').pending())")
+                         "require('acp_nvim.question.permission').pending())")
 
 
 def float_text(nvim) -> str:
     return "\n".join(nvim.exec_lua("""
-        local w = require('acp_nvim.permission').prompt.win
+        local w = require('acp_nvim.question.permission').prompt.win
         if not (w and vim.api.nvim_win_is_valid(w)) then return {} end
         return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false)"""))
 

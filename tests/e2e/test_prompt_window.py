@@ -150,6 +150,6 @@ def test_a_low_chat_window_keeps_its_lines_and_the_height_is_checked(nvim):
     assert nvim.api.win_get_height(chat_win) >= 5, "the chat keeps at least 5 lines: the prompt gets lower"
     assert 1 <= nvim.api.win_get_height(prompt_win) < 6
     problems = nvim.exec_lua("""local m = require('acp_nvim'); m.setup({ chat = { prompt_height = 0 } })
-        local _ = m.config; return table.concat(require('acp_nvim.options').problems, '\\n')""")
+        local _ = m.config; return table.concat(require('acp_nvim.config.options').problems, '\\n')""")
     assert problems == "chat.prompt_height: expected a whole number from 1 to 100; using the default"
     assert nvim.exec_lua("return require('acp_nvim').config.chat.prompt_height") == 6

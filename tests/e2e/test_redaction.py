@@ -112,7 +112,7 @@ def test_an_unasked_edit_opens_a_review_of_its_own_and_a_reject_puts_it_back(nvi
 
 def prompt_text(nvim) -> str:
     return "\n".join(nvim.exec_lua("""
-        local win = require('acp_nvim.permission').prompt.win
+        local win = require('acp_nvim.question.permission').prompt.win
         if not (win and vim.api.nvim_win_is_valid(win)) then return {} end
         return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)"""))
 
@@ -127,9 +127,9 @@ def test_a_permission_prompt_shows_its_title_and_command_redacted(nvim):
     assert "Deploy with [redacted:$MY_API_KEY]" in shown and "Bearer [redacted]" in shown
     assert leaked(shown) == []
     listed = nvim.exec_lua(
-        "return vim.tbl_map(function(e) return e.q.title end, require('acp_nvim.permission').pending())")
+        "return vim.tbl_map(function(e) return e.q.title end, require('acp_nvim.question.permission').pending())")
     assert leaked("\n".join(listed)) == []  # what :Ai permissions lists
-    nvim.exec_lua("local p = require('acp_nvim.permission'); p.choose(p.pending()[1].id, 'no')")
+    nvim.exec_lua("local p = require('acp_nvim.question.permission'); p.choose(p.pending()[1].id, 'no')")
     wait_for(lambda: "turn ended" in buffer_text(nvim, "acp://chat/probe/1"), timeout=20, what="the turn")
     assert leaked(buffer_text(nvim, "acp://chat/probe/1")) == []
 

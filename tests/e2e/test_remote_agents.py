@@ -76,7 +76,7 @@ def test_clear_text_ws_off_this_machine_is_refused(nvim):
     nvim.command("Ai new far")
     wait_for(lambda: any("agents.far.url: ws:// is not encrypted" in n for n in notes(nvim)), what="the one line",
              nvim=nvim)
-    problems = nvim.exec_lua("return require('acp_nvim.options').problems")
+    problems = nvim.exec_lua("return require('acp_nvim.config.options').problems")
     assert any(re.search(r"agents\.far\.url: ws:// is not encrypted.*set insecure = true", p) for p in problems)
     assert not session_state(nvim), "no session was opened"
 

@@ -55,7 +55,7 @@ def wait_idle(nvim) -> None:
 
 def prompt_lines(nvim) -> list[str]:
     return nvim.exec_lua("""
-        local win = require('acp_nvim.permission').prompt.win
+        local win = require('acp_nvim.question.permission').prompt.win
         if not (win and vim.api.nvim_win_is_valid(win)) then return {} end
         return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)""")
 
@@ -363,9 +363,9 @@ def test_review_view_failure_falls_back_to_the_plain_prompt(nvim, workspace):
     wait_for(lambda: "Write sample.txt" in chat(nvim), timeout=20, what="the write's own review")
     nvim.exec_lua("pcall(vim.cmd, 'Ai permissions')")  # the view fails: its error message is expected
     wait_for(lambda: any("Write it" in line for line in prompt_lines(nvim)), timeout=20, what="the write's prompt")
-    nvim.exec_lua("local p = require('acp_nvim.permission').pending()[1] "
+    nvim.exec_lua("local p = require('acp_nvim.question.permission').pending()[1] "
                   "for _, o in ipairs(p.q.options) do if o.kind == 'allow_once' then "
-                  "require('acp_nvim.permission').choose(p.id, o.id) end end")
+                  "require('acp_nvim.question.permission').choose(p.id, o.id) end end")
     text = wait_turn_end(nvim)
     assert "the review view failed" in text and "no filetypes today" in text
     assert path.read_text().splitlines()[-1] == ADDED

@@ -24,7 +24,7 @@ def turns(nvim, count: int) -> str:
 
 def prompt_text(nvim) -> str:
     return "\n".join(nvim.exec_lua("""
-        local win = require('acp_nvim.permission').prompt.win
+        local win = require('acp_nvim.question.permission').prompt.win
         if not (win and vim.api.nvim_win_is_valid(win)) then return {} end
         return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)"""))
 
@@ -51,7 +51,7 @@ def test_workspace_paths_are_never_redacted_as_shell_variables(nvim, workspace, 
     nvim.command(f"Ai send shell ls -l {workspace}")
     prompt = wait_for(lambda: "asks permission" in prompt_text(nvim) and prompt_text(nvim), timeout=30,
                       what="the permission prompt")
-    nvim.exec_lua("local p = require('acp_nvim.permission'); p.choose(p.pending()[1].id, 'no')")
+    nvim.exec_lua("local p = require('acp_nvim.question.permission'); p.choose(p.pending()[1].id, 'no')")
     shown = turns(nvim, 3)
 
     nvim.command("Ai log")

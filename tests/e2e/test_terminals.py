@@ -34,7 +34,7 @@ def send(nvim, text: str) -> None:
 def terminals(nvim) -> dict:
     return nvim.exec_lua("""
         local out = {}
-        for id, t in pairs(require('acp_nvim.terminal').terminals) do
+        for id, t in pairs(require('acp_nvim.host.terminal').terminals) do
           out[id] = { pid = t.pid, running = t.running, buf = t.buf }
         end
         return out""")
@@ -110,11 +110,11 @@ def test_cr_on_the_tool_call_opens_the_terminal_buffer_and_closing_the_session_l
 def test_an_uncovered_command_is_put_to_the_user_who_can_refuse_it(nvim, workspace):
     start(nvim, policy="ask")
     send(nvim, "terminal --no-ask touch made-by-agent")
-    wait_for(lambda: nvim.exec_lua("return #require('acp_nvim.permission').pending()") == 1, timeout=20,
+    wait_for(lambda: nvim.exec_lua("return #require('acp_nvim.question.permission').pending()") == 1, timeout=20,
              what="the permission prompt")
-    asked = nvim.exec_lua("return require('acp_nvim.permission').pending()[1]")
+    asked = nvim.exec_lua("return require('acp_nvim.question.permission').pending()[1]")
     assert asked["q"]["kind"] == "execute" and "touch made-by-agent" in asked["q"]["title"]
-    nvim.exec_lua("require('acp_nvim.permission').choose(..., 'acp.nvim-refuse')", asked["id"])
+    nvim.exec_lua("require('acp_nvim.question.permission').choose(..., 'acp.nvim-refuse')", asked["id"])
     assert "did not allow running" in turns(nvim, 1)
     assert not (workspace / "made-by-agent").exists()
     assert not terminals(nvim)
@@ -123,11 +123,11 @@ def test_an_uncovered_command_is_put_to_the_user_who_can_refuse_it(nvim, workspa
 def test_an_allowed_execute_call_covers_its_terminal(nvim, workspace):
     start(nvim, policy="ask")
     send(nvim, "terminal touch made-by-agent")
-    wait_for(lambda: nvim.exec_lua("return #require('acp_nvim.permission').pending()") == 1, timeout=20,
+    wait_for(lambda: nvim.exec_lua("return #require('acp_nvim.question.permission').pending()") == 1, timeout=20,
              what="the agent's permission request")
-    asked = nvim.exec_lua("return require('acp_nvim.permission').pending()[1]")
+    asked = nvim.exec_lua("return require('acp_nvim.question.permission').pending()[1]")
     allow = next(o["id"] for o in asked["q"]["options"] if o["kind"] == "allow_once")
-    nvim.exec_lua("require('acp_nvim.permission').choose(...)", asked["id"], allow)
+    nvim.exec_lua("require('acp_nvim.question.permission').choose(...)", asked["id"], allow)
     assert "exit code 0" in turns(nvim, 1)  # no second question for the terminal itself
     assert (workspace / "made-by-agent").exists()
     assert os.path.getsize(workspace / "made-by-agent") == 0

@@ -94,11 +94,11 @@ def quit_all(nvim: pynvim.Nvim) -> None:
 def test_the_warm_agent_serves_the_first_prompt_and_nothing_is_left_after_quitting(warm_nvim):
     nvim, folder = warm_nvim
     pid = nvim.funcs.getpid()
-    nvim.exec_lua("require('acp_nvim.idle').prestart()")  # what the first UI's idle moment runs
+    nvim.exec_lua("require('acp_nvim.host.idle').prestart()")  # what the first UI's idle moment runs
     warm = wait_for(lambda: agent_pids(pid), timeout=30, what="the warm agent")
     assert len(warm) == 1
     warm_pid = next(iter(warm))
-    wait_for(lambda: nvim.exec_lua("return require('acp_nvim.idle').warm.saved") == "ready", timeout=30,
+    wait_for(lambda: nvim.exec_lua("return require('acp_nvim.host.idle').warm.saved") == "ready", timeout=30,
              what="the warm agent ready")
     assert len(saved_ids(folder)) == 1  # its session, opened ahead of time
     nvim.command("Ai board")
@@ -131,7 +131,7 @@ def test_without_warm_nothing_starts_ahead(nvim_env: dict[str, str], tmp_path: P
     nvim = start_nvim(workspace, cold=True)  # counts agent processes under Neovim
     try:
         nvim.exec_lua(SETUP, str(tmp_path / "agent-sessions"), str(ROOT / "python"), False)
-        nvim.exec_lua("require('acp_nvim.idle').prestart()")
+        nvim.exec_lua("require('acp_nvim.host.idle').prestart()")
         wait_for(lambda: nvim.exec_lua("return require('acp_nvim.host').channel ~= nil"), timeout=10, what="the host")
         nvim.command("Ai new")
         wait_idle(nvim, "saved/1")

@@ -42,7 +42,7 @@ return false
 """
 
 ARMED_LUA = """
-local permission, review = require('acp_nvim.permission'), require('acp_nvim.review')
+local permission, review = require('acp_nvim.question.permission'), require('acp_nvim.review')
 if permission.prompt.view and not permission.armed() and vim.api.nvim_get_current_win() ~= permission.prompt.win then
   permission.show_prompt() -- the user goes to it (:Ai permissions): it does not take the cursor while keys come
 end

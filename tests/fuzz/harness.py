@@ -33,7 +33,7 @@ REPORT_SLACK = 5.0
 """Seconds beyond the answers' wait for the agent's report to arrive."""
 ANSWER_ALL_LUA = """
 local answered = 0
-local permission = require('acp_nvim.permission')
+local permission = require('acp_nvim.question.permission')
 for _, entry in ipairs(permission.pending()) do
   local first = entry.q.options[1]
   permission.choose(entry.id, first and first.id or nil)

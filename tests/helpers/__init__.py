@@ -174,25 +174,25 @@ def status(nvim) -> str:
     return nvim.exec_lua("return require('acp_nvim').status()")
 
 
-ARMED_LUA = ("return require('acp_nvim.permission').armed() or require('acp_nvim.review').armed() "
+ARMED_LUA = ("return require('acp_nvim.question.permission').armed() or require('acp_nvim.review').armed() "
              "or require('acp_nvim.question').armed()")
 
 
 def freeze_guard_clock(nvim) -> None:
-    """Stop the clock the key guard reads (``acp_nvim.guard.now``): from now on, time passes for the
+    """Stop the clock the key guard reads (``acp_nvim.kit.guard.now``): from now on, time passes for the
     guard only by ``advance_guard_clock``. A key typed "at once" after a question appears is then at
     once however slowly a loaded machine delivers it, and "after a pause" is a pause by construction."""
-    nvim.exec_lua("local g = require('acp_nvim.guard'); local t = g.now(); g.now = function() return t end")
+    nvim.exec_lua("local g = require('acp_nvim.kit.guard'); local t = g.now(); g.now = function() return t end")
 
 
 def advance_guard_clock(nvim, ms: float) -> None:
     """Move the frozen guard clock ``ms`` milliseconds on (``freeze_guard_clock``)."""
-    nvim.exec_lua("local g = require('acp_nvim.guard'); local t = g.now() + ...; g.now = function() return t end",
+    nvim.exec_lua("local g = require('acp_nvim.kit.guard'); local t = g.now() + ...; g.now = function() return t end",
                   ms)
 
 
 def wait_armed(nvim, timeout: float = 10.0) -> None:
-    """Wait until the prompt, review or question in front would take a key (acp_nvim.guard: it has been
+    """Wait until the prompt, review or question in front would take a key (acp_nvim.kit.guard: it has been
     visible ``permissions.arm_ms`` and nothing was typed for ``permissions.quiet_ms``)."""
     wait_for(lambda: nvim.exec_lua(ARMED_LUA), timeout=timeout, what="the prompt's keys to count", nvim=nvim)
 
@@ -203,7 +203,7 @@ def answer_keys(nvim, keys: str, timeout: float = 10.0) -> None:
     nvim.input(keys)
 
 PENDING_LUA = """
-local p = require('acp_nvim.permission').pending()[1]
+local p = require('acp_nvim.question.permission').pending()[1]
 if p then
   for _, o in ipairs(p.q.options) do
     if o.kind == 'allow_once' then return {'prompt', p.id, o.id} end
@@ -220,7 +220,7 @@ def allow(nvim, timeout: float = 30.0) -> None:
     kind, qid, *option = wait_for(lambda: nvim.exec_lua(PENDING_LUA), timeout=timeout, what="a permission request",
                                   nvim=nvim)
     if kind == "prompt":
-        nvim.exec_lua("require('acp_nvim.permission').choose(...)", qid, option[0])
+        nvim.exec_lua("require('acp_nvim.question.permission').choose(...)", qid, option[0])
     else:
         nvim.exec_lua("require('acp_nvim.review').decide_all(...)", qid, "accepted")
 

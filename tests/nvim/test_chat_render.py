@@ -29,7 +29,7 @@ class Feed:
 
     def flush(self) -> None:
         ops, self.ops[:] = list(self.ops), []
-        self.nvim.exec_lua("require('acp_nvim.ui').flush(..., vim.empty_dict())", {KEY: ops})
+        self.nvim.exec_lua("require('acp_nvim.host.ui').flush(..., vim.empty_dict())", {KEY: ops})
 
 
 def text(nvim) -> str:
@@ -160,7 +160,7 @@ def test_a_10mb_chunk_and_a_100k_line_output_stay_bounded(nvim):
 
 def test_header_details_and_queue_show_as_virtual_lines(nvim):
     Feed(nvim)
-    nvim.exec_lua("require('acp_nvim.ui').flush({}, { [...] = select(2, ...) })", KEY, {
+    nvim.exec_lua("require('acp_nvim.host.ui').flush({}, { [...] = select(2, ...) })", KEY, {
         "agent": "demo", "state": "running", "mode": "code", "model": "Demo large", "title": "T",
         "tokens": "1.2k tokens", "queued": 2, "queue": ["first", "second"], "current": True,
         "command_info": [{"name": "plan", "description": "d"}], "turns": 0, "asked": 0, "started": True,
@@ -195,7 +195,7 @@ def test_a_partial_state_is_laid_over_the_kept_one_and_fires_its_events(nvim):
         vim.api.nvim_create_autocmd('User', { pattern = 'AcpNvimTurnEnd', callback = function(ev)
           table.insert(_G.ends, { ev.data.turns, ev.data.agent, ev.data.session, ev.data.commands == nil })
         end })""")
-    flush = "require('acp_nvim.ui').flush({}, { ['demo/1'] = ... })"
+    flush = "require('acp_nvim.host.ui').flush({}, { ['demo/1'] = ... })"
     nvim.exec_lua(flush, {"agent": "demo", "state": "running", "current": True, "turns": 0, "asked": 0,
                           "started": True, "commands": ["plan", "read"], "tokens": ""})
     nvim.exec_lua(flush, {"turns": 1, "state": "idle", "partial": True})
@@ -209,7 +209,7 @@ def test_a_partial_state_is_laid_over_the_kept_one_and_fires_its_events(nvim):
 def test_completion_of_commands_and_mentions(nvim, workspace):
     (workspace / "alpha.py").write_text("x\n")
     Feed(nvim)
-    nvim.exec_lua("require('acp_nvim.ui').flush({}, { ['demo/1'] = ... })", {
+    nvim.exec_lua("require('acp_nvim.host.ui').flush({}, { ['demo/1'] = ... })", {
         "state": "idle", "command_info": [{"name": "plan", "description": "make a plan"},
                                           {"name": "read", "description": "read"}]})
     omni = "return require('acp_nvim.prompt').omnifunc(...)"
@@ -229,7 +229,7 @@ def test_completion_of_commands_and_mentions(nvim, workspace):
 
 
 def test_queue_editor_sections_parse(nvim):
-    parsed = nvim.exec_lua("return require('acp_nvim.views').parse_queue(...)", [
+    parsed = nvim.exec_lua("return require('acp_nvim.chat.opens').parse_queue(...)", [
         "# help", "──── prompt 2 (with a.py:1-2)", "second", "  edited", "──── prompt", "brand new", ""])
     assert parsed == [{"id": 2, "text": "second\n  edited"}, {"id": 0, "text": "brand new"}]
 
@@ -268,12 +268,12 @@ def test_a_long_chat_draws_its_newest_turns_and_the_older_ones_as_the_user_scrol
         assert (action, key) == ("page", KEY)
         after = arg["after"] if arg["after"] is not None else None
         page = view.page(arg["before"], after)
-        nvim.exec_lua("require('acp_nvim.ui').flush(..., vim.empty_dict())", {KEY: page})
+        nvim.exec_lua("require('acp_nvim.host.ui').flush(..., vim.empty_dict())", {KEY: page})
         pages += 1
     assert pages > 3
     expected = "\n".join(f"answer {n} line 7" for n in range(300))
     drawn = [line for line in text(nvim).split("\n") if line.endswith(" line 7")]
     assert "\n".join(drawn) == expected, "every turn, in order, once"
     assert not any("earlier blocks" in line for line in virt_lines(nvim, CHAT))
-    nvim.exec_lua("require('acp_nvim.ui').flush(..., vim.empty_dict())", {KEY: view.page(3, None)})
+    nvim.exec_lua("require('acp_nvim.host.ui').flush(..., vim.empty_dict())", {KEY: view.page(3, None)})
     assert text(nvim).count("question 0\n") == 1, "a late page for a closed gap draws nothing twice"

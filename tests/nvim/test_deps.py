@@ -28,7 +28,7 @@ then installs from them (pip, no index) in seconds."""
 def wheelhouse() -> Path:
     done = WHEELS / ".complete"
     if not done.exists():
-        lua = (ROOT / "lua" / "acp_nvim" / "deps.lua").read_text("utf-8")
+        lua = (ROOT / "lua" / "acp_nvim" / "host" / "deps.lua").read_text("utf-8")
         lists = re.findall(r"^M\.(?:REQUIRED|OPTIONAL) = \{(.*?)\}$", lua, flags=re.MULTILINE)
         specs = [spec for body in lists for spec in re.findall(r"'([^']+)'", body)]
         WHEELS.mkdir(parents=True, exist_ok=True)
@@ -56,7 +56,7 @@ def started(tmp_path: Path, path: str | None = None) -> pynvim.Nvim:
 def test_ai_deps_makes_the_venv_and_the_host_starts_from_it(nvim_env, tmp_path):
     nvim = started(tmp_path)
     try:
-        venv = nvim.exec_lua("return require('acp_nvim.deps').venv()")
+        venv = nvim.exec_lua("return require('acp_nvim.host.deps').venv()")
         assert venv == str(tmp_path / "data" / "nvim" / "acp_nvim" / "venv")
         nvim.command("Ai deps")  # no UI: it waits, as in a plugin manager's build step
         said = notes(nvim)
@@ -73,7 +73,7 @@ def test_ai_deps_makes_the_venv_and_the_host_starts_from_it(nvim_env, tmp_path):
         assert started_from["python"] == str(Path(venv) / "bin" / "python")
         assert started_from["source"] == "the venv of :Ai deps"
 
-        plan = nvim.exec_lua("return vim.tbl_map(function(s) return s[1] end, require('acp_nvim.deps').plan())")
+        plan = nvim.exec_lua("return vim.tbl_map(function(s) return s[1] end, require('acp_nvim.host.deps').plan())")
         assert plan == ["the packages"], "a rerun upgrades the venv in place"
         nvim.exec_lua("_G.notes = {}")
         nvim.command("Ai deps")

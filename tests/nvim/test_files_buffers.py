@@ -15,7 +15,7 @@ from acp_nvim.core.files.text_slice import slice_lines
 
 pytestmark = pytest.mark.timeout(30)
 
-B = "require('acp_nvim.buffers')"
+B = "require('acp_nvim.host.buffers')"
 
 SHAPES = {
     "plain": b"alpha\nbeta\ngamma\n",

@@ -85,7 +85,7 @@ def test_a_disk_view_leaves_the_buffer_the_view_of_the_file_it_read_until_the_us
     nvim.command(f"edit {path}")
     nvim.command("normal! ggA mine\x1b")
     buf = nvim.funcs.bufnr(str(path))
-    source = "return require('acp_nvim.buffers').source(...)"
+    source = "return require('acp_nvim.host.buffers').source(...)"
     read_from = nvim.exec_lua(source, buf)
     path.rename(workspace / "file.old")
     path.write_text("another file\n")  # a new file at the name, the buffer's text is the old one's

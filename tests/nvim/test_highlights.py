@@ -1,4 +1,4 @@
-"""Highlights are defined in one place (lua/acp_nvim/highlights.lua), every group the Lua code
+"""Highlights are defined in one place (lua/acp_nvim/kit/highlights.lua), every group the Lua code
 uses is defined there, and :help acp_nvim-highlights documents exactly those groups."""
 
 from __future__ import annotations
@@ -44,12 +44,12 @@ def used_groups() -> set[str]:
     for path in LUA.rglob("*.lua"):
         code = "\n".join(line.split("--", 1)[0] for line in path.read_text().splitlines())
         names |= {n for n in NAME.findall(code) if not n.startswith("vim.fn.")}
-    host_functions = set(re.findall(r"^  (AcpNvim\w+) = '", (LUA / "host.lua").read_text(), re.MULTILINE))
+    host_functions = set(re.findall(r"^  (AcpNvim\w+) = '", (LUA / "host" / "init.lua").read_text(), re.MULTILINE))
     return names - (events - defined_in_lua()) - host_functions
 
 
 def defined_in_lua() -> set[str]:
-    text = (LUA / "highlights.lua").read_text()
+    text = (LUA / "kit" / "highlights.lua").read_text()
     return set(re.findall(r"^  (AcpNvim\w+) = '", text, re.MULTILINE))
 
 
@@ -64,7 +64,7 @@ def test_groups_are_defined_nowhere_else():
 
 
 def test_the_help_lists_every_group_with_its_link(nvim):
-    defined = nvim.exec_lua("return require('acp_nvim.highlights').groups")
+    defined = nvim.exec_lua("return require('acp_nvim.kit.highlights').groups")
     assert documented_groups() == defined
     assert set(defined) == defined_in_lua()
 
@@ -74,10 +74,10 @@ def test_every_group_is_linked_by_default_once_idle_after_startup_and_a_user_cho
     even when it starts no host) or at the first :Ai, whichever comes first."""
     assert nvim.api.get_hl(0, {"name": "AcpNvimUser"}) == {}
     nvim.exec_lua("require('acp_nvim').setup({ prestart = false }); require('acp_nvim.host').prestart()")
-    defined = nvim.exec_lua("return require('acp_nvim.highlights').groups")
+    defined = nvim.exec_lua("return require('acp_nvim.kit.highlights').groups")
     for group, link in defined.items():
         hl = nvim.api.get_hl(0, {"name": group})
         assert hl.get("link") == link and hl.get("default") is True, group
     nvim.command("highlight AcpNvimReviewKey guifg=#ff0000")
-    nvim.exec_lua("require('acp_nvim.highlights').setup()")
+    nvim.exec_lua("require('acp_nvim.kit.highlights').setup()")
     assert nvim.api.get_hl(0, {"name": "AcpNvimReviewKey"}).get("fg") == 0xFF0000

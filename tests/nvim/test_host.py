@@ -1,4 +1,4 @@
-"""The Python host (lua/acp_nvim/host.lua starts pynvim's host on rplugin/python3/acp_nvim, whose
+"""The Python host (lua/acp_nvim/host/init.lua starts pynvim's host on rplugin/python3/acp_nvim, whose
 plugin is python/acp_nvim/plugin.py): started without blocking, in order, on idle (prestart), one
 way from Lua to Python, and what the user is told when it cannot start or dies."""
 

@@ -280,7 +280,7 @@ def test_log_options_are_validated(nvim, opts, message):
     """When first used: setup() only records its options (nothing loads at startup). A bad value is
     reported, naming its path, and the key keeps its default (reading the configuration never raises)."""
     log, problems = nvim.exec_lua(f"""local m = require('acp_nvim'); m.setup({{ log = {opts} }})
-        return {{ m.config.log, require('acp_nvim.options').problems }}""")
+        return {{ m.config.log, require('acp_nvim.config.options').problems }}""")
     assert len(problems) == 1 and message in problems[0] and problems[0].endswith("; using the default")
     assert log["max_entries"] == 5000 and log["max_bytes"] == 8 * 1024 * 1024
 

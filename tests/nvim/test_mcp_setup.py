@@ -15,7 +15,7 @@ SERVERS = """{
 def setup_error(nvim, opts_lua: str) -> str:
     """The problems the options have when first used (setup() only records them), one per line."""
     return nvim.exec_lua(f"""local m = require('acp_nvim'); m.setup({opts_lua}); local _ = m.config
-        return table.concat(require('acp_nvim.options').problems, '\\n')""")
+        return table.concat(require('acp_nvim.config.options').problems, '\\n')""")
 
 
 def test_servers_are_accepted_globally_and_per_agent(nvim):

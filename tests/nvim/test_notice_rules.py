@@ -1,4 +1,4 @@
-"""The notices' rules in Lua (``acp_nvim.notices``), driven with session states as Python sends them:
+"""The notices' rules in Lua (``acp_nvim.state.notices``), driven with session states as Python sends them:
 who is told, when, once per state, and what reaches the terminal (an agent's title never escapes its
 escape sequence)."""
 
@@ -14,11 +14,11 @@ IDLE = {"agent": "demo", "state": "idle", "turns": 0, "title": "", "waiting": []
 
 
 def change(nvim, old: dict | None, new: dict, key: str = "demo/1") -> None:
-    nvim.exec_lua("require('acp_nvim.notices').changed(...)", key, old, new)
+    nvim.exec_lua("require('acp_nvim.state.notices').changed(...)", key, old, new)
 
 
 def sent(nvim) -> list[str]:
-    return nvim.exec_lua("return require('acp_nvim.notices').sent")
+    return nvim.exec_lua("return require('acp_nvim.state.notices').sent")
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ end })""")
 
 
 def focus(nvim, focused: bool) -> None:
-    nvim.exec_lua("require('acp_nvim.notices')")  # loaded by the first :Ai: from then on it follows the focus
+    nvim.exec_lua("require('acp_nvim.state.notices')")  # loaded by the first :Ai: from then on it follows the focus
     nvim.command("doautocmd " + ("FocusGained" if focused else "FocusLost"))
 
 
@@ -56,7 +56,7 @@ def test_unfocused_the_terminal_is_told_by_its_kind(lua):
     focus(lua, False)
     change(lua, IDLE, {**IDLE, "turns": 1, "stop_reason": "end_turn"})
     assert sent(lua) == ["\x07"]  # an unknown terminal: the bell
-    lua.exec_lua("require('acp_nvim.notices').given = {}")
+    lua.exec_lua("require('acp_nvim.state.notices').given = {}")
     lua.exec_lua("vim.env.TERM = 'foot'")
     change(lua, {**IDLE, "turns": 1}, {**IDLE, "turns": 2, "stop_reason": "max_tokens"})
     assert sent(lua)[-1] == "\x1b]777;notify;acp.nvim;demo/1 hit its token limit\x07"
@@ -74,9 +74,11 @@ def test_a_hostile_title_cannot_end_the_sequence(lua):
 
 
 def test_inside_tmux_an_osc_is_wrapped_for_its_passthrough(lua):
-    wrapped = lua.exec_lua("return require('acp_nvim.notices').sequence('osc9', 'acp.nvim', 'hi', { TMUX = '1' })")
+    wrapped = lua.exec_lua(
+        "return require('acp_nvim.state.notices').sequence('osc9', 'acp.nvim', 'hi', { TMUX = '1' })")
     assert wrapped == "\x1bPtmux;\x1b\x1b]9;acp.nvim: hi\x07\x1b\\"
-    assert lua.exec_lua("return require('acp_nvim.notices').detect({ TMUX = '1', TERM_PROGRAM = 'WezTerm' })") == "bell"
+    detected = lua.exec_lua("return require('acp_nvim.state.notices').detect({ TMUX = '1', TERM_PROGRAM = 'WezTerm' })")
+    assert detected == "bell"
 
 
 @pytest.mark.parametrize(("when", "focused", "told", "terminal"), [

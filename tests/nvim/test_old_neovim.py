@@ -88,5 +88,5 @@ def test_the_supported_neovim_says_nothing_of_it_and_checkhealth_names_its_versi
 
 def test_the_plugin_guard_and_the_version_module_name_the_same_minimum():
     guard = (ROOT / "plugin" / "acp_nvim.lua").read_text()
-    assert f"if vim.fn.has('nvim-{MINIMUM}') == 0 then return require('acp_nvim.version').refuse() end" in guard
-    assert f"M.MINIMUM = '{MINIMUM}'" in (ROOT / "lua" / "acp_nvim" / "version.lua").read_text()
+    assert f"if vim.fn.has('nvim-{MINIMUM}') == 0 then return require('acp_nvim.host.version').refuse() end" in guard
+    assert f"M.MINIMUM = '{MINIMUM}'" in (ROOT / "lua" / "acp_nvim" / "host" / "version.lua").read_text()

@@ -1,4 +1,4 @@
-"""Presets (lua/acp_nvim/presets.lua): the agent tables they build, in real Neovim."""
+"""Presets (lua/acp_nvim/presets/init.lua): the agent tables they build, in real Neovim."""
 
 from __future__ import annotations
 

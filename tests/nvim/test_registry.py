@@ -123,8 +123,8 @@ def test_a_binary_agent_is_checked_installed_and_started_with_no_setup_line(nvim
         wait_for(lambda: "turn ended" in buffer_text(nvim, "acp://chat/tiny/1"), 60, what="a turn of tiny")
 
         nvim.command("Ai agents")
-        items = nvim.exec_lua("return vim.tbl_map(function(a) return require('acp_nvim.registry').describe(a, "
-                              "require('acp_nvim.registry').installed()) end, _G.picked[1].items)")
+        items = nvim.exec_lua("return vim.tbl_map(function(a) return require('acp_nvim.presets.registry').describe(a, "
+                              "require('acp_nvim.presets.registry').installed()) end, _G.picked[1].items)")
         assert items[0] == "Tiny (tiny) 1.0.0 · installed 1.0.0 · binary — the demo agent as a binary"
         assert items[2] == "Codex (codex-acp) 0.16.0 · not installed · npx — OpenAI's Codex"
         assert "tiny" in nvim.exec_lua("return require('acp_nvim').complete('', 'Ai new ', 7)")
@@ -141,7 +141,7 @@ def test_the_registry_is_cached_hourly_and_a_failed_fetch_keeps_the_cache(nvim_e
     nvim = started(tmp_path, registry(root, base))
     try:
         nvim.command("Ai agents")
-        cache = Path(nvim.exec_lua("return require('acp_nvim.registry').cache_file()"))
+        cache = Path(nvim.exec_lua("return require('acp_nvim.presets.registry').cache_file()"))
         assert cache.parent == tmp_path / "cache" / "nvim" / "acp_nvim"
         assert cache.exists() and len(nvim.exec_lua("return _G.picked[1].items")) == 3
         (root / "registry.json").write_text("not json")
@@ -177,7 +177,7 @@ def test_a_real_npx_agent_is_installed_with_npm_into_its_folder(nvim_env, tmp_pa
         assert notes(nvim)[-1] == "[acp.nvim] installed codex-acp 0.16.0: :Ai new codex-acp", notes(nvim)
         folder = agents_dir(tmp_path) / "codex-acp" / "0.16.0"
         assert os.access(folder / "node_modules" / ".bin" / "codex-acp", os.X_OK)
-        spec = nvim.exec_lua("return require('acp_nvim.registry').with_installed(require('acp_nvim').config)"
+        spec = nvim.exec_lua("return require('acp_nvim.presets.registry').with_installed(require('acp_nvim').config)"
                              ".agents['codex-acp']")
         assert spec["command"] == str(folder / "node_modules" / ".bin" / "codex-acp")
         assert spec["mode"] == "read-only", "the codex preset's permission settings apply"
@@ -200,8 +200,8 @@ def test_offline_with_no_cache_the_shipped_snapshot_serves_marked_in_the_list(nv
         assert picked["prompt"].startswith("ACP registry agents: snapshot of 2026-02-07, the registry could not be "
                                            "fetched: curl: (7)"), picked["prompt"]
         assert [a["id"] for a in picked["items"]] == [a["id"] for a in SNAPSHOT["agents"]]
-        assert "gemini" in nvim.exec_lua("return require('acp_nvim.registry').known_ids()")
-        assert not Path(nvim.exec_lua("return require('acp_nvim.registry').cache_file()")).exists(), \
+        assert "gemini" in nvim.exec_lua("return require('acp_nvim.presets.registry').known_ids()")
+        assert not Path(nvim.exec_lua("return require('acp_nvim.presets.registry').cache_file()")).exists(), \
             "the snapshot is not written as the URL's cache"
         nvim.command("Ai install no-such-agent")
         assert notes(nvim)[-1].startswith('[acp.nvim] no agent "no-such-agent" in the registry'), notes(nvim)
@@ -224,11 +224,11 @@ def test_a_file_url_registry_works_and_each_url_has_its_own_cache(nvim_env, tmp_
     try:
         nvim.command("Ai agents")
         assert [a["id"] for a in nvim.exec_lua("return _G.picked[1].items")] == ["mine"]
-        mine = nvim.exec_lua("return require('acp_nvim.registry').cache_file()")
+        mine = nvim.exec_lua("return require('acp_nvim.presets.registry').cache_file()")
         nvim.exec_lua("require('acp_nvim').setup({ registry = { url = ... } })", registry(root, base))
         nvim.command("Ai agents")  # the other URL's cache is fresh, but it is another registry's
         assert [a["id"] for a in nvim.exec_lua("return _G.picked[2].items")] == ["tiny", "bad-sum", "codex-acp"]
-        theirs = nvim.exec_lua("return require('acp_nvim.registry').cache_file()")
+        theirs = nvim.exec_lua("return require('acp_nvim.presets.registry').cache_file()")
         assert mine != theirs and Path(mine).exists() and Path(theirs).exists()
     finally:
         nvim.close()

@@ -1,5 +1,5 @@
-"""The permission prompt for requests without a diff (lua/acp_nvim/permission.lua) in real Neovim,
-driven with typed keys (``nvim_input``): nothing is answered by accident (acp_nvim.guard)."""
+"""The permission prompt for requests without a diff (lua/acp_nvim/question/permission.lua) in real Neovim,
+driven with typed keys (``nvim_input``): nothing is answered by accident (acp_nvim.kit.guard)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ FAST = {"arm_ms": 150, "quiet_ms": 100}
 
 def ask(nvim, qid: int, title: str, detail: str, kind: str = "execute", rules=None, no_rule: str = "",
         options=None) -> None:
-    nvim.exec_lua("require('acp_nvim.permission').ask(...)", qid, {
+    nvim.exec_lua("require('acp_nvim.question.permission').ask(...)", qid, {
         "session": "demo/1", "title": title, "kind": kind, "detail": detail, "options": options or OPTIONS,
         "rules": RULES if rules is None else rules, "no_rule": no_rule})
 
@@ -52,18 +52,18 @@ def screen(nvim) -> list[str]:
 
 def float_text(nvim) -> str:
     return "\n".join(nvim.exec_lua("""
-        local w = require('acp_nvim.permission').prompt.win
+        local w = require('acp_nvim.question.permission').prompt.win
         if not (w and vim.api.nvim_win_is_valid(w)) then return {} end
         return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false)"""))
 
 
 def float_open(nvim) -> bool:
-    return nvim.exec_lua("local w = require('acp_nvim.permission').prompt.win; return w ~= nil and "
+    return nvim.exec_lua("local w = require('acp_nvim.question.permission').prompt.win; return w ~= nil and "
                          "vim.api.nvim_win_is_valid(w)")
 
 
 def in_float(nvim) -> bool:
-    return nvim.exec_lua("return vim.api.nvim_get_current_win() == require('acp_nvim.permission').prompt.win")
+    return nvim.exec_lua("return vim.api.nvim_get_current_win() == require('acp_nvim.question.permission').prompt.win")
 
 
 def answers(nvim) -> list:
@@ -189,7 +189,7 @@ def test_typing_in_insert_mode_is_never_taken(prompt, workspace):
 
 def test_a_user_who_just_typed_in_normal_mode_keeps_the_cursor(prompt):
     setup(prompt, arm_ms=0, quiet_ms=4000)
-    prompt.exec_lua("require('acp_nvim.guard').start()")  # as the first :Ai does
+    prompt.exec_lua("require('acp_nvim.kit.guard').start()")  # as the first :Ai does
     prompt.command("enew")
     prompt.input("j")
     ask(prompt, 1, "git status", "$ git status")
@@ -217,14 +217,15 @@ def test_control_characters_are_shown_and_ids_go_back_as_sent(prompt):
 
 def test_a_request_that_cannot_be_shown_is_answered_empty(prompt):
     capture_notes(prompt, "msgs")
-    prompt.exec_lua("require('acp_nvim.permission').ask(1, { session = 'demo/1', title = 't', kind = 'execute', "
-                    "detail = '', options = { { id = 'y', name = 'Yes', kind = 'allow_once' } }, rules = {} })")
+    prompt.exec_lua("require('acp_nvim.question.permission').ask(1, { session = 'demo/1', title = 't', "
+                    "kind = 'execute', detail = '', "
+                    "options = { { id = 'y', name = 'Yes', kind = 'allow_once' } }, rules = {} })")
     prompt.exec_lua("require('acp_nvim.kit.float').config = function() error('no room') end")
-    prompt.exec_lua("require('acp_nvim.permission').dismiss(1)")
+    prompt.exec_lua("require('acp_nvim.question.permission').dismiss(1)")
     ask(prompt, 2, "git status", "$ git status")
     assert answers(prompt) == [[2, None]]
     assert any("cannot show a permission request" in m for m in prompt.exec_lua("return _G.msgs"))
-    assert prompt.exec_lua("return #require('acp_nvim.permission').pending()") == 0
+    assert prompt.exec_lua("return #require('acp_nvim.question.permission').pending()") == 0
 
 
 def test_hide_and_show_again(prompt):
@@ -242,11 +243,11 @@ def test_hide_and_show_again(prompt):
 def test_dismiss_drops_the_request_without_answering(prompt):
     ask(prompt, 1, "git status", "$ git status")
     ask(prompt, 2, "make", "$ make")
-    prompt.exec_lua("require('acp_nvim.permission').dismiss(1)")
+    prompt.exec_lua("require('acp_nvim.question.permission').dismiss(1)")
     assert "$ make" in float_text(prompt)
-    prompt.exec_lua("require('acp_nvim.permission').dismiss(2)")
+    prompt.exec_lua("require('acp_nvim.question.permission').dismiss(2)")
     assert not float_open(prompt) and answers(prompt) == []
-    assert prompt.exec_lua("return #require('acp_nvim.permission').pending()") == 0
+    assert prompt.exec_lua("return #require('acp_nvim.question.permission').pending()") == 0
 
 
 def test_nothing_pending(prompt):

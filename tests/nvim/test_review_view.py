@@ -1,4 +1,4 @@
-"""The review view (lua/acp_nvim/review.lua) in a real headless Neovim, fed by the real core model.
+"""The review view (lua/acp_nvim/review/init.lua) in a real headless Neovim, fed by the real core model.
 
 The verdict function the rplugin provides is replaced by a recorder, so each test sees exactly
 what would go back to Python (and how many times).
@@ -333,7 +333,7 @@ def test_dismiss_closes_without_answering(view, workspace):
 
 def test_permissions_lists_prompts_and_reviews(view, workspace):
     single(view, workspace / "a.txt")
-    view.exec_lua("require('acp_nvim.permission').ask(7, ...)", {
+    view.exec_lua("require('acp_nvim.question.permission').ask(7, ...)", {
         "session": "demo/1", "title": "git status", "kind": "execute", "detail": "$ git status",
         "options": [{"id": "y", "name": "Allow once", "kind": "allow_once"}]})
     view.command("Ai permissions")

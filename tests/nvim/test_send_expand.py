@@ -11,7 +11,7 @@ from helpers import buffer_text, capture_notes, wait_for
 
 pytestmark = pytest.mark.timeout(60)
 
-EXPAND = "return { require('acp_nvim.cmdline').expand(...) }"
+EXPAND = "return { require('acp_nvim.host.cmdline').expand(...) }"
 
 
 def expand(nvim, text: str) -> list:

@@ -19,7 +19,7 @@ def setup_error(nvim, opts_lua: str) -> str:
     """The problems the options have when first used (setup() only records them: nothing loads at startup):
     one per line, each naming its key path; reading the configuration never raises."""
     return nvim.exec_lua(f"""local m = require('acp_nvim'); m.setup({opts_lua}); local _ = m.config
-        return table.concat(require('acp_nvim.options').problems, '\\n')""")
+        return table.concat(require('acp_nvim.config.options').problems, '\\n')""")
 
 
 def test_setup_without_call_uses_demo(nvim):

@@ -42,7 +42,8 @@ def test_every_subcommand_has_a_help_tag_and_an_index_line(tmp_path):
 
 
 def test_lua_table_lists_every_subcommand_in_order(nvim):
-    names = nvim.exec_lua("return vim.tbl_map(function(s) return s.name end, require('acp_nvim.subcommands').list)")
+    names = nvim.exec_lua(
+        "return vim.tbl_map(function(s) return s.name end, require('acp_nvim.host.subcommands').list)")
     assert names == [sub.name for sub in SUBCOMMANDS]
     assert complete(nvim, "Ai ") == names
 

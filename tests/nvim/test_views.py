@@ -1,4 +1,4 @@
-"""Views the chat opens (lua/acp_nvim/views.lua) in a real headless Neovim."""
+"""Views the chat opens (lua/acp_nvim/chat/opens.lua) in a real headless Neovim."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 pytestmark = pytest.mark.timeout(30)
 
-SHOW = "return require('acp_nvim.views').show(...)"
+SHOW = "return require('acp_nvim.chat.opens').show(...)"
 
 
 def test_show_fills_a_read_only_scratch_buffer_and_refreshes_it_in_place(nvim):
@@ -27,7 +27,7 @@ def test_show_never_takes_a_buffer_whose_name_only_contains_the_name(nvim):
 
 
 def test_the_queue_editor_text_is_not_an_undo_step(nvim):
-    buf = nvim.exec_lua("return require('acp_nvim.views').edit_queue(...)", "demo/1",
+    buf = nvim.exec_lua("return require('acp_nvim.chat.opens').edit_queue(...)", "demo/1",
                         [{"id": 1, "text": "do this", "context": ""}])
     nvim.command("silent! undo")
     assert "do this" in nvim.api.buf_get_lines(buf, 0, -1, False)

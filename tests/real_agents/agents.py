@@ -1,6 +1,6 @@
 """Per-agent test setup: a private HOME, config files that point at the scripted model server.
 
-The agent itself is launched exactly as the shipped preset says (``lua/acp_nvim/presets.lua``):
+The agent itself is launched exactly as the shipped preset says (``lua/acp_nvim/presets/init.lua``):
 the tests only add the model endpoint, HOME and the test install's ``node_modules/.bin`` to PATH.
 """
 

@@ -2,7 +2,7 @@
 
 Two views hold requests: diff-bearing ones open in the review (``acp_nvim.review``: accept or
 reject every file with ``decide_all``), the others wait in the permission float's queue
-(``acp_nvim.permission``: pick an option with ``choose(id, option_id)``). If either API
+(``acp_nvim.question.permission``: pick an option with ``choose(id, option_id)``). If either API
 changes, change ``PENDING_LUA`` / ``ANSWER_LUA`` here and nowhere else.
 """
 
@@ -18,7 +18,7 @@ for _, r in ipairs(ok and review.pending() or {}) do
   out[#out + 1] = { view = 'review', id = r.id, title = r.spec.title, kind = r.spec.kind or 'edit',
     options = {} }
 end
-for _, entry in ipairs(require('acp_nvim.permission').pending()) do
+for _, entry in ipairs(require('acp_nvim.question.permission').pending()) do
   out[#out + 1] = { view = 'permission', id = entry.id, title = entry.q.title, kind = entry.q.kind,
     options = entry.q.options }
 end
@@ -30,7 +30,7 @@ local view, id, verdict, option_id = ...
 if view == 'review' then
   require('acp_nvim.review').decide_all(id, verdict == 'accept' and 'accepted' or 'rejected')
 else
-  require('acp_nvim.permission').choose(id, option_id)
+  require('acp_nvim.question.permission').choose(id, option_id)
 end
 """
 

@@ -30,8 +30,8 @@ def test_the_warm_agent_serves_the_first_prompt(name: str, nvim, workspace: Path
     with agent.step("warm: started while Neovim is idle"):
         nvim.exec_lua(CAPTURE_NOTIFY)
         nvim.exec_lua(setup.setup_lua(), json.dumps(setup.env), json.dumps(setup.extra))
-        nvim.exec_lua("require('acp_nvim.idle').prestart()")
-        agent.wait(lambda: nvim.exec_lua("return require('acp_nvim.idle').warm[...]", name) == "ready",
+        nvim.exec_lua("require('acp_nvim.host.idle').prestart()")
+        agent.wait(lambda: nvim.exec_lua("return require('acp_nvim.host.idle').warm[...]", name) == "ready",
                    "the warm agent to be ready", 90)
         warm = set(agent.processes())
         agent.check(bool(warm), "no process of the agent runs")

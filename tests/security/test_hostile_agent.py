@@ -134,7 +134,7 @@ def test_fifos_devices_and_dev_zero_get_an_error_at_once(nvim, workspace, outsid
 
 
 PENDING = """
-local p = require('acp_nvim.permission').pending()[1]
+local p = require('acp_nvim.question.permission').pending()[1]
 if p then
   for _, o in ipairs(p.q.options) do
     if o.kind == 'reject_once' then return {'prompt', p.id, o.id} end
@@ -159,7 +159,7 @@ def reject_next(nvim) -> str:
     """Reject the next permission request, wherever it is shown; where it was shown."""
     kind, qid, *option = wait_for(lambda: nvim.exec_lua(PENDING), timeout=20, what="the request shown")
     if kind == "prompt":
-        nvim.exec_lua("require('acp_nvim.permission').choose(...)", qid, option[0])
+        nvim.exec_lua("require('acp_nvim.question.permission').choose(...)", qid, option[0])
     else:
         nvim.exec_lua("require('acp_nvim.review').decide_all(...)", qid, "rejected")
     return kind

@@ -36,7 +36,7 @@ require('acp_nvim').setup({
 })
 """
 PROMPT = """
-local p = require('acp_nvim.permission').pending()[1]
+local p = require('acp_nvim.question.permission').pending()[1]
 if p then return {id = p.id, title = p.q.title, detail = p.q.detail, options = p.q.options} end
 """
 
@@ -77,11 +77,12 @@ class Run:
     def answer(self, prompt: dict, kind: str) -> None:
         option = next(o["id"] for o in prompt["options"] if o["kind"] == kind)
         self.answered.add(prompt["id"])
-        self.nvim.exec_lua("require('acp_nvim.permission').choose(...)", prompt["id"], option)
+        self.nvim.exec_lua("require('acp_nvim.question.permission').choose(...)", prompt["id"], option)
 
     def result(self) -> dict:
         wait_for(lambda: self.out.exists() and self.out.stat().st_size > 0, timeout=60, what="the agent's outcome")
-        assert self.nvim.exec_lua("return #require('acp_nvim.permission').pending()") == 0, "nothing left unasked"
+        pending = self.nvim.exec_lua("return #require('acp_nvim.question.permission').pending()")
+        assert pending == 0, "nothing left unasked"
         return json.loads(self.out.read_text())
 
 
@@ -222,7 +223,7 @@ def test_a_folder_swapped_between_the_answer_and_the_start_is_never_run_in(hosti
 
 def float_state(nvim) -> dict:
     return nvim.exec_lua("""
-        local p = require('acp_nvim.permission')
+        local p = require('acp_nvim.question.permission')
         local w = p.prompt.win
         if not (w and vim.api.nvim_win_is_valid(w)) then return {} end
         return { lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false),

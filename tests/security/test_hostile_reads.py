@@ -206,10 +206,10 @@ def test_mcp_opens_of_fifos_devices_and_links_out_fail_at_once(nvim, workspace, 
     checked = os.stat(regular)
     regular.unlink()
     os.mkfifo(regular)
-    shown = nvim.exec_lua("return require('acp_nvim.editor_tools').open_file(..., 1, {select(2, ...)})",
+    shown = nvim.exec_lua("return require('acp_nvim.host.editor_tools').open_file(..., 1, {select(2, ...)})",
                           str(regular), checked.st_dev, checked.st_ino)
     assert "changed on disk" in shown["error"]
-    started = nvim.exec_lua("return require('acp_nvim.editor_tools').lsp(0, ...)",
+    started = nvim.exec_lua("return require('acp_nvim.host.editor_tools').lsp(0, ...)",
                             {"kind": "definition", "path": str(regular), "line": 1, "column": 1,
                              "expect": [checked.st_dev, checked.st_ino]})
     assert "changed on disk" in started["error"]

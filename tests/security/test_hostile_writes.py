@@ -39,7 +39,7 @@ require('acp_nvim').setup({
 """
 
 PENDING = """
-local p = require('acp_nvim.permission').pending()[1]
+local p = require('acp_nvim.question.permission').pending()[1]
 if p then
   local options = {}
   for _, o in ipairs(p.q.options) do options[o.kind] = o.id end
@@ -64,7 +64,7 @@ def answer_next(nvim, verdict: str) -> tuple[str, object]:
     kind, qid, detail, _ = wait_for(lambda: nvim.exec_lua(PENDING), timeout=45, what="a question shown")
     if kind == "prompt":
         wanted = {"accepted": "allow_once", "rejected": "reject_once", "always": "allow_always"}[verdict]
-        nvim.exec_lua("require('acp_nvim.permission').choose(...)", qid, detail[wanted])
+        nvim.exec_lua("require('acp_nvim.question.permission').choose(...)", qid, detail[wanted])
     else:
         nvim.exec_lua("require('acp_nvim.review').decide_all(...)", qid, verdict)
     wait_for(lambda: not nvim.exec_lua(PENDING) or nvim.exec_lua(PENDING)[1] != qid, timeout=10,

@@ -1,4 +1,4 @@
-""":Ai deps installs what pyproject.toml pins (lua/acp_nvim/deps.lua keeps its own copy: it runs
+""":Ai deps installs what pyproject.toml pins (lua/acp_nvim/host/deps.lua keeps its own copy: it runs
 before any Python does)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DEPS = (ROOT / "lua" / "acp_nvim" / "deps.lua").read_text("utf-8")
+DEPS = (ROOT / "lua" / "acp_nvim" / "host" / "deps.lua").read_text("utf-8")
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
 
 

@@ -26,7 +26,7 @@ def loaded() -> Host:
 
 def test_the_lua_table_is_made_from_the_registry():
     assert subcommand_docs.ENTRY_LUA_FILE.read_text("utf-8") == subcommand_docs.entry_points_table(), \
-        "run `make docs`: lua/acp_nvim/entry_points.lua differs from python/acp_nvim/nvim/commands/entry_points.py"
+        "run `make docs`: lua/acp_nvim/host/entry_points.lua differs from python/acp_nvim/nvim/commands/entry_points.py"
 
 
 def test_pynvims_host_registers_one_handler_per_entry_point_under_its_method():

@@ -4,6 +4,9 @@ Every ``require('acp_nvim…')`` counts, at the top of a file and inside functio
 require back up is still a circle: the two modules cannot be understood or changed apart), and so
 does one in a string (``"v:lua.require'acp_nvim.prompt'.omnifunc"``); one on a comment line does
 not, nor does a module naming itself. Nothing is started: the files are read as text.
+
+And the modules stay in small folders: each view in a folder of its own, no folder holding more than
+15 modules (its .lua files and its subfolders).
 """
 
 from __future__ import annotations
@@ -59,7 +62,7 @@ def _without_foreign(graph: dict[str, set[str]]) -> dict[str, set[str]]:
 def test_every_module_is_read():
     assert {"acp_nvim", "acp_nvim.chat", "acp_nvim.review.queue", "acp_nvim.kit.scratch"} <= set(GRAPH)
     assert "acp_nvim.kit.scratch" in GRAPH["acp_nvim.chat"], "a top-level require counts"
-    assert "acp_nvim.views" in GRAPH["acp_nvim.prompt"], "a require inside a function counts"
+    assert "acp_nvim.chat.opens" in GRAPH["acp_nvim.prompt"], "a require inside a function counts"
 
 
 def test_requires_are_found_in_every_spelling():
@@ -87,3 +90,37 @@ def test_the_check_finds_a_circle_and_names_it():
 def test_tolerated_edges_still_exist():
     gone = sorted(edge for edge in FOREIGN_EDGES if edge[1] not in GRAPH.get(edge[0], set()))
     assert gone == [], "a tolerated edge is gone: remove it from FOREIGN_EDGES"
+
+
+MOST_MODULES_IN_A_FOLDER = 15
+
+
+def folder_sizes(root: Path) -> dict[str, int]:
+    """How many modules each folder under ``root`` holds: its .lua files (init.lua included) and its
+    subfolders (each one module to its parent, whatever it holds)."""
+    sizes = {}
+    for folder in [root, *sorted(p for p in root.rglob("*") if p.is_dir())]:
+        entries = list(folder.iterdir())
+        lua_files = [p for p in entries if p.is_file() and p.suffix == ".lua"]
+        subfolders = [p for p in entries if p.is_dir() and any(p.rglob("*.lua"))]
+        sizes[folder.relative_to(root.parent).as_posix()] = len(lua_files) + len(subfolders)
+    return sizes
+
+
+def test_no_folder_holds_more_than_fifteen_modules():
+    crowded = {folder: n for folder, n in folder_sizes(LUA / "acp_nvim").items() if n > MOST_MODULES_IN_A_FOLDER}
+    assert crowded == {}, "split a folder of lua/acp_nvim that holds more than 15 modules"
+
+
+def test_the_count_takes_files_and_subfolders(tmp_path):
+    root = tmp_path / "plugin"
+    (root / "view").mkdir(parents=True)
+    (root / "empty").mkdir()
+    for name in ("init.lua", "a.lua", "notes.md", "view/init.lua", "view/keys.lua"):
+        (root / name).write_text("", encoding="utf-8")
+    assert folder_sizes(root) == {"plugin": 3, "plugin/view": 2, "plugin/empty": 0}
+
+
+def test_each_view_is_a_folder_of_its_own():
+    views = ("chat", "prompt", "review", "threeway", "log", "board", "question", "checkpoints")
+    assert [v for v in views if not (LUA / "acp_nvim" / v / "init.lua").is_file()] == []

@@ -136,7 +136,7 @@ async def test_calls_come_after_what_was_queued_before_them_and_before_what_foll
     neovim = Neovim()
     queue = queue_for(neovim, budget=500.0)
     queue.push("s", [render_ops.new(1, "agent", ["x" * 200] * 200)])
-    queue.call("require('acp_nvim.permission').ask(...)", 7)
+    queue.call("require('acp_nvim.question.permission').ask(...)", 7)
     queue.push("s", [render_ops.new(2, "notice", ["after"])])
     await async_wait_for(lambda: any(op["id"] == 2 for op in neovim.ops()))
     kinds = [kind for kind, _ in neovim.seen]

@@ -11,7 +11,7 @@ from acp_nvim.core.transcript.restore import restore_many
 
 
 class Chat:
-    """Applies ops as lua/acp_nvim/chat.lua does: blocks in drawn order, their text, and the gaps."""
+    """Applies ops as lua/acp_nvim/chat/init.lua does: blocks in drawn order, their text, and the gaps."""
 
     def __init__(self) -> None:
         self.order: list[int] = []

@@ -106,7 +106,7 @@ local idle_jobs = {}
 local idle_timer
 
 local function last_key()
-  local ok, guard = pcall(require, 'acp_nvim.guard')
+  local ok, guard = pcall(require, 'acp_nvim.kit.guard')
   return ok and guard.last or -math.huge
 end
 
@@ -128,7 +128,7 @@ end
 --- Run `fn` once the user has not typed for `IDLE_MS` (after the jobs queued before it).
 ---@param fn fun()
 function M.when_idle(fn)
-  require('acp_nvim.guard').start()
+  require('acp_nvim.kit.guard').start()
   idle_jobs[#idle_jobs + 1] = fn
   if not idle_timer then
     idle_timer = uv.new_timer()

@@ -1,6 +1,6 @@
 --- Messages of one line that fit the command line: a message wider than `v:echospace` stops
 --- Neovim at a "Press ENTER" prompt (with the default 'cmdheight'), and while it waits the user
---- counts as busy (acp_nvim.guard), so nothing that waits for them to be idle would come either.
+--- counts as busy (acp_nvim.kit.guard), so nothing that waits for them to be idle would come either.
 local M = {}
 
 --- `text` cut to `width` display cells, the cut marked with "…".

@@ -56,7 +56,7 @@ function M.open_below(prompt_buf, chat_win, label)
       return prompt_win
     end
   end
-  local height = M.height(api.nvim_win_get_height(chat_win), require('acp_nvim.options').config.chat.prompt_height)
+  local height = M.height(api.nvim_win_get_height(chat_win), require('acp_nvim.config.options').config.chat.prompt_height)
   if not height then
     return nil
   end

@@ -30,7 +30,7 @@ function M.make(review, file)
   file.prop = scratch.create({ name = name(review, file), kind = M.KIND, buftype = 'acwrite',
     bufhidden = 'hide', filetype_from = spec.path, lines = spec.agent, modifiable = readable })
   vim.b[file.prop].acp_nvim_session = review.spec.session -- :Ai commands and notices know whose it is
-  local live = spec.loaded and readable and require('acp_nvim.buffers').find(spec.path)
+  local live = spec.loaded and readable and require('acp_nvim.host.buffers').find(spec.path)
   if live then
     file.left, file.live = live, true
     return

@@ -2,11 +2,11 @@
 --- windows (the user's own buffer-local maps of those keys are saved and put back), and `dp` in
 --- the proposal. The verdict keys count only
 --- once the file has been in front of the user `permissions.arm_ms` and no key came in the
---- `permissions.quiet_ms` before (acp_nvim.guard): a `ga` typed in a hurry decides nothing.
+--- `permissions.quiet_ms` before (acp_nvim.kit.guard): a `ga` typed in a hurry decides nothing.
 local M = {}
 
 local api = vim.api
-local guard = require('acp_nvim.guard')
+local guard = require('acp_nvim.kit.guard')
 
 local VERDICT_KEYS = { 'ga', 'gr', 'gA', 'gR' }
 --- `gC` is no command of Vim or Neovim in Normal or Visual mode (`gc`, the comment operator, is
@@ -71,7 +71,7 @@ end
 
 --- Map the verdict keys on both buffers of `file` and `dp` on its proposal.
 ---@param actions table<string, { [1]: function, [2]: string }> ga/gr/gA/gR -> { callback, description }
----@param shown_at fun(): number when the file's keys were put before the user (ms, acp_nvim.guard)
+---@param shown_at fun(): number when the file's keys were put before the user (ms, acp_nvim.kit.guard)
 ---@param comment function `gC`: comment on the cursor's line or the visual range
 function M.set(file, actions, shown_at, comment)
   for _, buf in ipairs({ file.prop, file.left }) do

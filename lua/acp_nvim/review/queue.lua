@@ -1,12 +1,12 @@
---- The reviews waiting for a verdict, in arrival order (kept in acp_nvim.pending with the
+--- The reviews waiting for a verdict, in arrival order (kept in acp_nvim.question.pending with the
 --- permission prompts); at most one is open at a time.
 local M = {}
 
-local pending = require('acp_nvim.pending')
+local pending = require('acp_nvim.question.pending')
 
 ---@class acp_nvim.Review: acp_nvim.Pending
 ---@field spec table      what Python sent (nvim/review_spec.py)
----@field files table[]?  one per file once built (review.lua)
+---@field files table[]?  one per file once built (review/init.lua)
 ---@field state 'queued'|'open'|'hidden'
 ---@field sent boolean?   the verdict went out
 ---@field closing boolean? its windows are being closed by us, not the user

@@ -2,7 +2,7 @@
 
 These models are the one schema of ``require('acp_nvim').setup()``: every default, bound and
 meaning is written here once. ``make docs`` makes from them what Lua needs before the Python
-host runs (``lua/acp_nvim/config_schema.lua``) and ``:help acp_nvim-config``
+host runs (``lua/acp_nvim/config/schema.lua``) and ``:help acp_nvim-config``
 (``nvim/commands/config_docs.py``). Schema words beside pydantic's own ride in ``json_schema_extra``:
 ``unit`` (``bytes``/``seconds``, for messages), ``choices`` (the allowed strings), ``internal``
 (a key the Python side derives, not a user's), ``may_be_false`` (``false`` turns it off).

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 SNAPSHOT = Path(__file__).resolve().parents[3] / "data" / "acp_registry_snapshot.json"
-"""The dated snapshot of the ACP registry in the plugin's folder (lua/acp_nvim/registry.lua reads it too)."""
+"""The dated snapshot of the ACP registry in the plugin's folder (lua/acp_nvim/presets/registry.lua reads it too)."""
 
 HINTS = SNAPSHOT.parent / "agent_install.json"
 """The install line of each preset's command, and names that differ from the registry id (Lua reads it too)."""

@@ -1,6 +1,6 @@
 """Render operations: the changes of a transcript the chat applies, one typed record per kind.
 
-Each goes to Lua as a map with named fields (``lua/acp_nvim/chat.lua`` reads them by name and
+Each goes to Lua as a map with named fields (``lua/acp_nvim/chat/init.lua`` reads them by name and
 declares them as ``acp_nvim.RenderOp.*``). ``meta`` is None or a small table (a tool call's
 ``status``). A long transcript is drawn from its newest blocks: ``gap`` says where older blocks
 are not drawn yet, ``insert`` draws one of them when the user scrolls up to it.

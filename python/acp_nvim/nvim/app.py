@@ -53,8 +53,8 @@ class App:
         self.editor_mcp = EditorMcpServer(EditorTools(self.editor_state), lambda m: self.editor.notify(m, "error"))
         self.manager = SessionManager(self.editor, parse_settings({}), questions, self.editor_mcp)
         warm = self.manager.warm
-        warm.want_idle = lambda: self.bridge.lua_async("require('acp_nvim.idle').want()")
-        warm.changed = lambda: self.bridge.lua_async("require('acp_nvim.idle').set_warm(...)", warm.status())
+        warm.want_idle = lambda: self.bridge.lua_async("require('acp_nvim.host.idle').want()")
+        warm.changed = lambda: self.bridge.lua_async("require('acp_nvim.host.idle').set_warm(...)", warm.status())
         self.context = CommandContext(nvim, self.bridge, self.editor, self.manager)
         warm_redaction()  # before any session: the app is made at the prestart (Neovim idle) or the first :Ai
 
@@ -86,14 +86,14 @@ class App:
         self._guard(lambda: self.editor.review_done(int(rid), verdict))
 
     def terminal_event(self, event: str, terminal_id: str, data: Any) -> None:
-        """Output or exit of a terminal job the agent runs (lua/acp_nvim/terminal.lua)."""
+        """Output or exit of a terminal job the agent runs (lua/acp_nvim/host/terminal.lua)."""
         self._guard(lambda: self.editor.terminal_event(str(event), str(terminal_id), data))
     def log_page(self, key: str) -> None:
         """A log window scrolled up to the entries it does not show yet."""
         self._guard(lambda: log_page(self.context, str(key)))
 
     def tool_done(self, call: Any, answer: Any) -> None:
-        """An LSP answer for the editor's MCP tools (``lua/acp_nvim/editor_tools.lua``)."""
+        """An LSP answer for the editor's MCP tools (``lua/acp_nvim/host/editor_tools.lua``)."""
         self._guard(lambda: self.editor_state.done(call, answer))
 
     def board_event(self, event: str) -> None:

@@ -1,4 +1,4 @@
-"""acp.nvim as a Neovim remote plugin (pynvim): the plugin path ``lua/acp_nvim/host.lua`` starts
+"""acp.nvim as a Neovim remote plugin (pynvim): the plugin path ``lua/acp_nvim/host/init.lua`` starts
 pynvim's host on.
 
 The package is ``acp_nvim`` itself: its submodules are found in the checkout's ``python/acp_nvim``

@@ -56,7 +56,7 @@ class AgentModes:
     preset: str = ""
     """The ``acp_nvim.presets`` entry that launches this agent ('' for none)."""
     preset_modes: tuple[tuple[str, str], ...] = ()
-    """The mode that preset selects under each permission policy (``lua/acp_nvim/preset_modes.lua``)."""
+    """The mode that preset selects under each permission policy (``lua/acp_nvim/presets/modes.lua``)."""
 
 
 def _opencode_asks(env: Mapping[str, str]) -> bool:

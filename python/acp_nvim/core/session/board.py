@@ -64,7 +64,7 @@ class Row:
     """A line per subagent still running (``subagents.board_lines``), drawn under the row."""
 
     def as_table(self) -> dict[str, object]:
-        """The row as Lua reads it (``lua/acp_nvim/board.lua``)."""
+        """The row as Lua reads it (``lua/acp_nvim/board/init.lua``)."""
         return {"key": self.key, "agent": self.agent, "state": self.state, "title": self.title,
                 "waiting": list(self.waiting), "queued": self.queued, "failure": self.failure,
                 "turn_started": self.turn_started or False, "activity": self.activity or False,

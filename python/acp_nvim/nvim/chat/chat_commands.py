@@ -63,7 +63,7 @@ def cmd_queue(ctx: CommandContext, request: CommandRequest) -> None:
     elif sub == "edit":
         items = [{"id": i + 1, "text": p.text, "context": ", ".join(a.label for a in p.attachments)}
                  for i, p in enumerate(session.queue)]
-        ctx.bridge.lua_async("require('acp_nvim.views').edit_queue(...)", session.key, items)
+        ctx.bridge.lua_async("require('acp_nvim.chat.opens').edit_queue(...)", session.key, items)
         ctx.service(QueueSnapshots).shown[session.key] = list(session.queue)
     elif sub == "show":
         lines = [f"{i + 1}. {_marked(session, p)}" for i, p in enumerate(session.queue)]
@@ -113,7 +113,7 @@ def _quickfix(ctx: CommandContext, session: Session, locations: list[tuple[str, 
     if not locations:
         raise AcpNvimError(f"{session.key}: no tool call locations yet")
     items = [{"filename": path, "lnum": line or 1, "text": label} for path, line, label in locations]
-    ctx.bridge.lua_async("require('acp_nvim.views').quickfix(...)", title, items)
+    ctx.bridge.lua_async("require('acp_nvim.chat.opens').quickfix(...)", title, items)
 
 
 def chat_action(ctx: CommandContext, name: str, key: str, arg: Any) -> None:
@@ -165,7 +165,7 @@ def _page(ctx: CommandContext, session: Session, arg: Any) -> None:
 def _open_block(ctx: CommandContext, session: Session, block_id: int, state: ToolCallState | None) -> None:
     terminal = next((t for t in (state.terminal_ids() if state else []) if session.terminals.shown(t)), None)
     if terminal is not None:  # <CR> opens the terminal buffer
-        ctx.bridge.lua_async("require('acp_nvim.terminal').show(...)", terminal)
+        ctx.bridge.lua_async("require('acp_nvim.host.terminal').show(...)", terminal)
         return
     if state is not None and state.diffs():
         name, text, filetype = f"acp://diff/{session.key}/{block_id}", state.diff_text(), "diff"
@@ -174,7 +174,7 @@ def _open_block(ctx: CommandContext, session: Session, block_id: int, state: Too
         if full is None:
             return
         name, text, filetype = f"acp://block/{session.key}/{block_id}", full, "markdown"
-    ctx.bridge.lua_async("require('acp_nvim.views').show(...)", name, text.split("\n"), filetype)
+    ctx.bridge.lua_async("require('acp_nvim.chat.opens').show(...)", name, text.split("\n"), filetype)
 
 
 # -- state for Lua ---------------------------------------------------------------------

@@ -44,9 +44,9 @@ def _file(ctx: CommandContext, session: Session, item: MediaItem, block_id: int)
         raise AcpNvimError(f"{item.kind}: {item.problem}" if item.problem else f"gx opens the {item.kind}")
     if item.kind == "resource" and item.text is not None:
         name = f"acp://resource/{session.key}/{block_id}/{item.scratch_name()}"
-        ctx.bridge.lua_async("require('acp_nvim.media').show_text(...)", name, item.text.split("\n"))
+        ctx.bridge.lua_async("require('acp_nvim.chat.media').show_text(...)", name, item.text.split("\n"))
         return
-    ctx.bridge.lua_async("require('acp_nvim.media').edit(...)", _workspace_path(session, item))
+    ctx.bridge.lua_async("require('acp_nvim.chat.media').edit(...)", _workspace_path(session, item))
 
 
 def _workspace_path(session: Session, item: MediaItem) -> str:
@@ -71,6 +71,6 @@ async def _saved(ctx: CommandContext, session: Session, item: MediaItem, block_i
             ctx.notify(str(exc), "warn")
         return
     if inline:
-        ctx.bridge.lua_async("require('acp_nvim.media').inline(...)", session.key, block_id, target)
+        ctx.bridge.lua_async("require('acp_nvim.chat.media').inline(...)", session.key, block_id, target)
     else:
-        ctx.bridge.lua_async("require('acp_nvim.media').ui_open(...)", target)
+        ctx.bridge.lua_async("require('acp_nvim.chat.media').ui_open(...)", target)

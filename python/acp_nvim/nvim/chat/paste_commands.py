@@ -41,7 +41,7 @@ async def _paste(ctx: CommandContext, session: Session, text: str) -> None:
         ctx.submit(session, Prompt(text, attachments=[attachments.for_file(str(path), session.cwd)]))
         ctx.notify(f"pasted image: {shown}")
         return
-    added = await ctx.bridge.lua("return require('acp_nvim.editor_tools').add_to_prompt(...)", session.key,
+    added = await ctx.bridge.lua("return require('acp_nvim.host.editor_tools').add_to_prompt(...)", session.key,
                                  f"@{path}")
     where = "it goes with your next prompt" if added else f"mention @{path} in a prompt to send it"
     ctx.notify(f"pasted image: {shown}: {where}")

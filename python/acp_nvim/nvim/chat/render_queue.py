@@ -44,14 +44,14 @@ from .state_changes import SentStates
 
 FLUSH_DELAY = 0.016
 """Seconds between two flushes: one flush (and one redraw) per frame keeps Neovim's share small."""
-FLUSH_CODE = "require('acp_nvim.ui').flush(...)"
+FLUSH_CODE = "require('acp_nvim.host.ui').flush(...)"
 LAST_KINDS = frozenset(("turn_end",))
 """Blocks that end a stream: a ``new`` one flushes what is queued without waiting for the frame."""
 REPLACEABLE = frozenset(("set", "clip"))
 
 OP_COST = {"new": 60.0, "append": 8.0, "set": 25.0, "clip": 10.0, "insert": 80.0, "gap": 10.0}
 """Estimated µs of Neovim's time per operation (extmarks, the prompt area, highlights), measured
-with lua/acp_nvim/chat.lua on this project's bench machine."""
+with lua/acp_nvim/chat/init.lua on this project's bench machine."""
 LINE_COST = 0.4
 """Estimated µs per buffer line an operation writes."""
 BYTE_COST = 0.03

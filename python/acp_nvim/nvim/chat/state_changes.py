@@ -5,7 +5,7 @@ commands make it several kilobytes. Most new states differ from the last in one 
 token count, a turn counter), but twenty turns that end together sent twenty whole states in one
 flush: 74 KB that the host took 5 ms to encode and Neovim to decode, while the chats waited for
 their last lines. So a state goes whole the first time, and after that only its changed fields
-go, marked ``partial``; ``lua/acp_nvim/state.lua`` lays them over the state it keeps.
+go, marked ``partial``; ``lua/acp_nvim/state/init.lua`` lays them over the state it keeps.
 """
 
 from __future__ import annotations

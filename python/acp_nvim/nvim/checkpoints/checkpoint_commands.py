@@ -1,4 +1,4 @@
-"""``:Ai checkpoints`` (the turns of the current session, newest first: ``lua/acp_nvim/checkpoints.lua``),
+"""``:Ai checkpoints`` (the turns of the current session, newest first: ``lua/acp_nvim/checkpoints/init.lua``),
 ``:Ai rewind [turn]``, ``:Ai rewind undo``, and the keys behind them: a turn's diff, a past prompt
 put in the chat's prompt area, and that prompt sent again from before its turn.
 
@@ -96,7 +96,7 @@ async def _run(ctx: CommandContext, session: Session, work: Any) -> None:
     for path in done.removed:
         await ctx.editor.drop_buffer(path)
     ctx.notify(f"{session.key}: {done.message}")
-    ctx.bridge.lua_async("require('acp_nvim.changes').refresh()")
+    ctx.bridge.lua_async("require('acp_nvim.review.changes').refresh()")
     await _show(ctx, session, open_view=False)
 
 

@@ -1,8 +1,8 @@
 """Files made from the configuration schema (``core/config.py``) and the agents' mode table.
 
-``lua/acp_nvim/config_schema.lua`` holds what Lua needs before the Python host runs: every default
+``lua/acp_nvim/config/schema.lua`` holds what Lua needs before the Python host runs: every default
 and the checks ``setup()``'s options get on first use (types, bounds, choices, their messages, the
-keys each closed table knows). ``lua/acp_nvim/preset_modes.lua`` holds the mode each preset selects
+keys each closed table knows). ``lua/acp_nvim/presets/modes.lua`` holds the mode each preset selects
 per policy. ``:help acp_nvim-config`` lists every key with its type, default and meaning.
 ``scripts/gen_docs.py`` (``make docs``) writes them; a test checks they are up to date.
 """
@@ -24,8 +24,8 @@ from ...core.config import AgentSpec, McpRemoteSpec, McpStdioSpec, Settings
 from ...core.connection.mode_policy import MODE_TABLE
 from .subcommand_docs import ROOT, VIMDOC, lua_literal
 
-SCHEMA_LUA = ROOT / "lua" / "acp_nvim" / "config_schema.lua"
-MODES_LUA = ROOT / "lua" / "acp_nvim" / "preset_modes.lua"
+SCHEMA_LUA = ROOT / "lua" / "acp_nvim" / "config" / "schema.lua"
+MODES_LUA = ROOT / "lua" / "acp_nvim" / "presets" / "modes.lua"
 VIMDOC_BEGIN = "*acp_nvim-config*"
 """The key list follows the line that holds this tag (and one of introduction) and ends at the first empty line."""
 HEADER = "-- Generated from {source} by `make docs` (scripts/gen_docs.py): do not edit.\n"
@@ -215,7 +215,7 @@ def _lua_number(value: float) -> int | float:
 
 
 def schema_lua() -> str:
-    """``lua/acp_nvim/config_schema.lua``."""
+    """``lua/acp_nvim/config/schema.lua``."""
     data = {
         "defaults": _defaults(),
         "checks": [_check(k) for k in keys() if k.generic],
@@ -229,7 +229,7 @@ def schema_lua() -> str:
 
 
 def modes_lua() -> str:
-    """``lua/acp_nvim/preset_modes.lua``: per preset, the mode each policy selects."""
+    """``lua/acp_nvim/presets/modes.lua``: per preset, the mode each policy selects."""
     data = {entry.preset: dict(entry.preset_modes) for entry in MODE_TABLE if entry.preset}
     return (HEADER.format(source="the mode table of python/acp_nvim/core/connection/mode_policy.py")
             + "--- The mode each preset selects under each permission policy (acp_nvim.presets).\n"

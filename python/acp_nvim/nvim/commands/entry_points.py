@@ -2,7 +2,7 @@
 
 Everything else is made from this table: the remote plugin's handlers (``acp_nvim/plugin.py``
 exports one pynvim ``rpc_export`` handler per entry, named ``method``); the Lua table
-``lua/acp_nvim/entry_points.lua`` from which ``require('acp_nvim.host').call`` is built
+``lua/acp_nvim/host/entry_points.lua`` from which ``require('acp_nvim.host').call`` is built
 (``make docs`` writes it; a test fails when it is stale). Lua code calls
 ``require('acp_nvim.host').call.answer(id, option)``: one way from Lua to Python, no Vimscript.
 
@@ -41,7 +41,7 @@ class EntryPoint:
 
 
 ENTRY_POINTS: tuple[EntryPoint, ...] = (
-    EntryPoint("command", ("request",), "command", "one `:Ai` invocation (lua/acp_nvim/ai.lua)"),
+    EntryPoint("command", ("request",), "command", "one `:Ai` invocation (lua/acp_nvim/host/ai.lua)"),
     EntryPoint("submit", ("key", "text"), "submit", "text sent from a chat's prompt area"),
     EntryPoint("answer", ("id", "option"), "answer",
                "the answer to a permission prompt, three-way view, picker or login terminal", optional=1),
@@ -55,7 +55,7 @@ ENTRY_POINTS: tuple[EntryPoint, ...] = (
     EntryPoint("board", ("event",), "board_event", "the board's buffer went away (`closed`)"),
     EntryPoint("log_page", ("key",), "log_page", "a log window scrolled up to entries it does not show yet"),
     EntryPoint("warm", (), None, "load the protocol while Neovim is idle (prestart)"),
-    EntryPoint("idle", ("config", "cwd"), "idle", "Neovim is idle: warm agents may start (lua/acp_nvim/idle.lua)"),
+    EntryPoint("idle", ("config", "cwd"), "idle", "Neovim is idle: warm agents may start (lua/acp_nvim/host/idle.lua)"),
     EntryPoint("shutdown", (), "shutdown", "editor exit: end every agent", sync=True),
 )
 

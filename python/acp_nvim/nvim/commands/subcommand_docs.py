@@ -15,8 +15,8 @@ from .entry_points import ENTRY_POINTS
 from .subcommands import DEFAULT, SOURCES, SUBCOMMANDS, Arg, Subcommand
 
 ROOT = Path(__file__).resolve().parents[4]
-LUA_FILE = ROOT / "lua" / "acp_nvim" / "subcommands.lua"
-ENTRY_LUA_FILE = ROOT / "lua" / "acp_nvim" / "entry_points.lua"
+LUA_FILE = ROOT / "lua" / "acp_nvim" / "host" / "subcommands.lua"
+ENTRY_LUA_FILE = ROOT / "lua" / "acp_nvim" / "host" / "entry_points.lua"
 README = ROOT / "README.md"
 VIMDOC = ROOT / "doc" / "acp_nvim.txt"
 
@@ -31,7 +31,7 @@ VIMDOC_TAG_COLUMN = 20
 # -- Lua -----------------------------------------------------------------------------
 
 def lua_table() -> str:
-    """``lua/acp_nvim/subcommands.lua``: what :Ai needs before the Python host runs."""
+    """``lua/acp_nvim/host/subcommands.lua``: what :Ai needs before the Python host runs."""
     data = {"default": DEFAULT, "sources": sorted(SOURCES), "list": [_lua_entry(s) for s in SUBCOMMANDS]}
     return ("-- Generated from python/acp_nvim/nvim/subcommands.py by `make docs` (scripts/gen_docs.py):"
             " do not edit.\n"
@@ -40,7 +40,7 @@ def lua_table() -> str:
 
 
 def entry_points_table() -> str:
-    """``lua/acp_nvim/entry_points.lua``: the calls Lua makes into the Python host."""
+    """``lua/acp_nvim/host/entry_points.lua``: the calls Lua makes into the Python host."""
     entries = []
     for entry in ENTRY_POINTS:
         item: dict[str, Any] = {"name": entry.name, "method": entry.method, "params": list(entry.params)}

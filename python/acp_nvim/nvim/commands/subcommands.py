@@ -1,7 +1,7 @@
 """The ``:Ai`` subcommands, defined once: name, usage, one-line help, completion, handler.
 
 Everything else is made from this table: the dispatch in ``app.py``; the Lua table
-``lua/acp_nvim/subcommands.lua`` that ``:Ai`` completion reads without starting the Python
+``lua/acp_nvim/host/subcommands.lua`` that ``:Ai`` completion reads without starting the Python
 host; the README's command table and the command index of ``doc/acp_nvim.txt``
 (``make docs`` writes them; a test fails when they are stale).
 
@@ -106,7 +106,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
                "open the chat of [session], or of the current session (starting the default agent); "
                "`:Ai` alone does this", cmd_open, args=(Arg(sources=("sessions",)),)),
     Subcommand("toggle", ("",), "hide the tab's chat column, or show it again with the current session's chat; "
-               "the sessions keep running", lua=("acp_nvim.toggle", "toggle")),
+               "the sessions keep running", lua=("acp_nvim.chat.toggle", "toggle")),
     Subcommand("send", ("{text}",),
                "send a prompt; a range attaches the lines as context, `@path` a file, and `%`, `%:p`, `#` "
                "expand to file names as for `:edit`", cmd_send, range=True, expand=True),
@@ -156,7 +156,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
                "the agent's message id in an HTML comment (mode 0600, redacted)", cmd_export,
                args=(Arg(sources=("files",)),)),
     Subcommand("permissions", ("",), "show the pending permission requests and reviews again",
-               lua=("acp_nvim.permission", "show")),
+               lua=("acp_nvim.question.permission", "show")),
     Subcommand("questions", ("",), "list the agents' open questions (forms, links to open) and open one",
                lua=("acp_nvim.question", "show")),
     Subcommand("policy", (f"[{'|'.join(POLICIES)}]",), "show or set the session's permission policy",
@@ -175,16 +175,16 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
                args=(_words("undo"),)),
     Subcommand("deps", ("",), "make or upgrade the private venv of the Python dependencies (`uv`, else "
                "`python3 -m venv` and pip), which the Python host then starts from; needs no Python package",
-               lua=("acp_nvim.deps", "run")),
+               lua=("acp_nvim.host.deps", "run")),
     Subcommand("agents", ("",), "pick an agent of the ACP registry (name, description, version, installed or "
-               "not, distribution kind); picking one installs it", lua=("acp_nvim.registry", "pick")),
+               "not, distribution kind); picking one installs it", lua=("acp_nvim.presets.registry", "pick")),
     Subcommand("install", ("{id}",), "install agent {id} of the ACP registry under `stdpath('data')`; "
-               "`:Ai new {id}` then starts it, no setup() line needed", lua=("acp_nvim.registry", "install"),
+               "`:Ai new {id}` then starts it, no setup() line needed", lua=("acp_nvim.presets.registry", "install"),
                args=(Arg(sources=("registry",)),)),
     Subcommand("update", ("[id]",), "update the installed agents (or [id]) to the registry's version",
-               lua=("acp_nvim.registry", "update"), args=(Arg(sources=("installed",)),)),
+               lua=("acp_nvim.presets.registry", "update"), args=(Arg(sources=("installed",)),)),
     Subcommand("uninstall", ("{id}",), "remove agent {id} installed from the registry",
-               lua=("acp_nvim.registry", "uninstall"), args=(Arg(sources=("installed",)),)),
+               lua=("acp_nvim.presets.registry", "uninstall"), args=(Arg(sources=("installed",)),)),
     Subcommand("log", ("[session]", "level [{level}]", "export {file}"),
                "the session's protocol log buffer; show or set its level; export it (replayable)", cmd_log,
                args=(Arg(words=("export", "level"), sources=("sessions",),

@@ -1,4 +1,4 @@
-"""Copies of buffers' lines kept up to date by deltas (acp_nvim.buffers.read_delta).
+"""Copies of buffers' lines kept up to date by deltas (acp_nvim.host.buffers.read_delta).
 
 Reading a 100,000-line buffer line by line costs Neovim tens of milliseconds; an agent
 reads the same file again and again while the user changes a few lines. Neovim tracks

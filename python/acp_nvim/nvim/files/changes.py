@@ -1,4 +1,4 @@
-"""``:Ai changes``: hand the latest turn's changeset to the Lua list (acp_nvim.changes), and
+"""``:Ai changes``: hand the latest turn's changeset to the Lua list (acp_nvim.review.changes), and
 ``:Ai changes revert {file}`` (``X`` in the list): put a file back as it was before the turn.
 
 A revert goes through the file side like an agent's write (the opener: confined, atomic; a
@@ -36,7 +36,7 @@ def cmd_changes(ctx: CommandContext, request: CommandRequest) -> None:
         raise AcpNvimError(f"{session.key}: the agent has not changed any file in its recent turns")
     entries = [{"path": c.path, "before": c.before, "known": c.known, "via": c.via}
                for c in changeset.files.values()]
-    ctx.nvim.exec_lua("require('acp_nvim.changes').open(...)", session.key, changeset.turn, entries)
+    ctx.nvim.exec_lua("require('acp_nvim.review.changes').open(...)", session.key, changeset.turn, entries)
 
 
 def _entry(session: Session, path: str) -> FileChange:
@@ -76,7 +76,7 @@ async def revert(ctx: CommandContext, session: Session, entry: FileChange) -> No
     if outcome == "removed":
         await ctx.editor.drop_buffer(entry.path)
     ctx.notify(f"reverted {label}" + (" (deleted: the agent created it)" if outcome == "removed" else ""))
-    ctx.bridge.lua_async("require('acp_nvim.changes').refresh()")
+    ctx.bridge.lua_async("require('acp_nvim.review.changes').refresh()")
 
 
 _ARMED: dict[tuple[str, str], int] = {}

@@ -29,10 +29,10 @@ from .buffer_cache import BufferCache
 Describe = Callable[[str], dict[str, Any]]
 """A session's state for Lua (statusline, completion), by session key."""
 
-BARRIER = "return require('acp_nvim.ui').took()"
+BARRIER = "return require('acp_nvim.host.ui').took()"
 """Answered by Neovim once it has handled every call sent before it (a flush's end): the ms the
 flushes took, by which the render queue sizes the next ones."""
-DISMISSABLE = {PERMISSION: "acp_nvim.permission", REVIEW: "acp_nvim.review", QUESTION: "acp_nvim.question"}
+DISMISSABLE = {PERMISSION: "acp_nvim.question.permission", REVIEW: "acp_nvim.review", QUESTION: "acp_nvim.question"}
 """The Lua module of each view a cancelled turn (or a withdrawn request) closes."""
 
 
@@ -56,16 +56,16 @@ class NvimEditor:
         self.watchers: list[Callable[[str], None]] = []
         """Told the key of every session whose state changed (the board)."""
         # from now on every buffer read or written is tracked with the disk state it knows
-        bridge.lua_async("require('acp_nvim.buffers')")
+        bridge.lua_async("require('acp_nvim.host.buffers')")
 
     # -- files ---------------------------------------------------------------------
 
     async def buffer_text(self, path: str) -> str | None:
-        return await self.bridge.lua("return require('acp_nvim.buffers').text(...)", path)
+        return await self.bridge.lua("return require('acp_nvim.host.buffers').text(...)", path)
 
     async def read_buffer(self, path: str) -> BufferState | None:
         for _ in range(2):  # a delta that does not fit the copy: once more, with every line
-            raw = await self.bridge.lua("return require('acp_nvim.buffers').read_delta(...)",
+            raw = await self.bridge.lua("return require('acp_nvim.host.buffers').read_delta(...)",
                                         path, *self.buffer_cache.since(path))
             state = self.buffer_cache.apply(path, raw)
             if state is not None or raw is None:
@@ -75,32 +75,32 @@ class NvimEditor:
     async def apply_to_buffer(self, path: str, content: str, expected_tick: int | None,
                               with_before: bool = False, disk: Stamp | None = None) -> BufferWrite:
         await self.queue.drain()
-        raw = await self.bridge.lua("return require('acp_nvim.buffers').apply(...)",
+        raw = await self.bridge.lua("return require('acp_nvim.host.buffers').apply(...)",
                                     path, content, expected_tick, with_before, list(disk) if disk else None)
         return BufferWrite(raw["status"], int(raw.get("tick") or 0), raw.get("text") or "",
                            str(raw.get("encoding") or ""))
 
     async def finish_buffer_write(self, path: str, tick: int, stamp: Stamp | None) -> str:
-        return str(await self.bridge.lua("return require('acp_nvim.buffers').finish(...)",
+        return str(await self.bridge.lua("return require('acp_nvim.host.buffers').finish(...)",
                                          path, tick, list(stamp) if stamp else None))
 
     async def reload_buffer(self, path: str, content: str, stamp: Stamp | None = None) -> str:
-        return str(await self.bridge.lua("return require('acp_nvim.buffers').reload(...)",
+        return str(await self.bridge.lua("return require('acp_nvim.host.buffers').reload(...)",
                                          path, content, list(stamp) if stamp else None))
 
     async def sync_buffer(self, path: str, stamp: Stamp | None = None) -> None:
-        await self.bridge.lua("require('acp_nvim.buffers').sync_path(...)", path, list(stamp) if stamp else None)
+        await self.bridge.lua("require('acp_nvim.host.buffers').sync_path(...)", path, list(stamp) if stamp else None)
 
     async def loaded_files(self) -> list[tuple[str, bool, int]]:
         raw, forgotten = await self.bridge.lua(
-            "local b = require('acp_nvim.buffers') return { b.loaded(), b.take_forgotten() }")
+            "local b = require('acp_nvim.host.buffers') return { b.loaded(), b.take_forgotten() }")
         self.buffer_cache.forget_trackers([int(t) for t in forgotten or []])
         return [(str(p), bool(m), int(t)) for p, m, t in raw or []]
 
     async def drop_buffer(self, path: str) -> bool:
         """Delete the buffer of ``path`` unless it has unsaved changes (its file was removed)."""
         self.buffer_cache.forget(path)
-        return bool(await self.bridge.lua("return require('acp_nvim.buffers').drop(...)", path))
+        return bool(await self.bridge.lua("return require('acp_nvim.host.buffers').drop(...)", path))
 
     # -- questions -----------------------------------------------------------------
 
@@ -111,7 +111,8 @@ class NvimEditor:
         self.queue.call("require('acp_nvim.threeway').open(...)", ticket.id, spec)
 
     def show_permission(self, ticket: Ticket, question: PermissionQuestion) -> None:
-        self.queue.call("require('acp_nvim.permission').ask(...)", ticket.id, _question_table(question, self.redact))
+        self.queue.call("require('acp_nvim.question.permission').ask(...)", ticket.id,
+                        _question_table(question, self.redact))
 
     def show_review(self, ticket: Ticket, question: PermissionQuestion, review: Review) -> None:
         """Open the vimdiff review (or queue it behind the open one)."""
@@ -123,10 +124,10 @@ class NvimEditor:
         self._show_choice(ticket, prompt, items, [])
 
     def _show_choice(self, ticket: Ticket, prompt: str, items: list[str], notes: list[str]) -> None:
-        self.queue.call("require('acp_nvim.ui').select(...)", ticket.id, prompt, items, notes)
+        self.queue.call("require('acp_nvim.host.ui').select(...)", ticket.id, prompt, items, notes)
 
     def show_question(self, ticket: Ticket, form: QuestionForm) -> None:
-        """Open the question's form buffer (lua/acp_nvim/question.lua) beside the chat."""
+        """Open the question's form buffer (lua/acp_nvim/question/init.lua) beside the chat."""
         self.queue.call("require('acp_nvim.question').open(...)", ticket.id, _form_table(form, self.redact))
 
     def mark_question(self, ticket: Ticket, problems: Mapping[str, str]) -> None:
@@ -160,14 +161,14 @@ class NvimEditor:
         if ticket is not None and ticket.view == REVIEW:
             ticket.answer(ReviewVerdict.from_editor(verdict if isinstance(verdict, dict) else {"files": []}))
 
-    # -- terminals: lua/acp_nvim/terminal.lua runs them --------------------------
+    # -- terminals: lua/acp_nvim/host/terminal.lua runs them --------------------------
 
     async def start_terminal(self, spec: TerminalSpec, sink: TerminalSink) -> int:
         self._terminal_sinks[spec.terminal_id] = sink
         table = {"id": spec.terminal_id, "session": spec.session_key, "command": spec.command,
                  "args": list(spec.args), "env": [list(pair) for pair in spec.env], "cwd": spec.cwd,
                  "argv": [*spec.box, *launch_argv(spec.command, spec.args, spec.cwd, spec.cwd_id)]}
-        raw = await self.bridge.lua("return require('acp_nvim.terminal').start(...)", table)
+        raw = await self.bridge.lua("return require('acp_nvim.host.terminal').start(...)", table)
         if not isinstance(raw, dict) or raw.get("error") or not raw.get("pid"):
             self._terminal_sinks.pop(spec.terminal_id, None)
             reason = raw.get("error") if isinstance(raw, dict) else None
@@ -175,10 +176,10 @@ class NvimEditor:
         return int(raw["pid"])
 
     def kill_terminal(self, terminal_id: str) -> None:
-        self.queue.call("require('acp_nvim.terminal').kill(...)", terminal_id)
+        self.queue.call("require('acp_nvim.host.terminal').kill(...)", terminal_id)
 
     def release_terminal(self, terminal_id: str) -> None:
-        self.queue.call("require('acp_nvim.terminal').release(...)", terminal_id)
+        self.queue.call("require('acp_nvim.host.terminal').release(...)", terminal_id)
 
     def terminal_event(self, event: str, terminal_id: str, data: object) -> None:
         """Output or exit of a terminal job, from Lua (unknown ids are ignored)."""

@@ -1,6 +1,6 @@
 """The editor's live state for the MCP tools (``core/mcp/editor_state.py``), read from Neovim.
 
-Each answer is one Lua call through the Bridge (``lua/acp_nvim/editor_tools.lua``), so the
+Each answer is one Lua call through the Bridge (``lua/acp_nvim/host/editor_tools.lua``), so the
 tools never block Neovim. LSP queries answer later: Lua starts the requests and calls
 ``AcpNvimToolDone(id, answer)`` when every client answered; ``done`` resolves the call.
 """
@@ -15,7 +15,7 @@ from ...core.mcp.editor_state import Json, LspQuery
 from ...core.port import FileId
 from ..bridge import Bridge
 
-LUA = "require('acp_nvim.editor_tools')"
+LUA = "require('acp_nvim.host.editor_tools')"
 LSP_TIMEOUT = 10.0
 """Seconds an LSP query may take (a server still indexing answers late or never)."""
 

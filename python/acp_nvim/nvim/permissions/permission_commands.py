@@ -55,7 +55,7 @@ def cmd_policy(ctx: CommandContext, request: CommandRequest) -> None:
 async def _show(ctx: CommandContext, store: RuleStore) -> None:
     rules = await store.all()
     lines = [f"{i}. {rule.describe()}" for i, rule in enumerate(rules, 1)]
-    ctx.bridge.lua_async("require('acp_nvim.rules').show(...)", lines)
+    ctx.bridge.lua_async("require('acp_nvim.question.rules').show(...)", lines)
 
 
 async def _remove(ctx: CommandContext, store: RuleStore, index: int) -> None:

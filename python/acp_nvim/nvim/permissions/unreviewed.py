@@ -12,12 +12,12 @@ from ..commands.command_context import CommandContext
 REVERT_LUA = """
 local entry = ...
 if entry.before == vim.NIL then entry.before = nil end
-return require('acp_nvim.changes').revert(entry)
+return require('acp_nvim.review.changes').revert(entry)
 """
 DIFF_LUA = """
 local entry = ...
 if entry.before == vim.NIL then entry.before = nil end
-require('acp_nvim.changes').diff(entry)
+require('acp_nvim.review.changes').diff(entry)
 """
 
 

@@ -1,4 +1,4 @@
-"""``:Ai board``: every session in one live buffer (``lua/acp_nvim/board.lua`` draws it), and each
+"""``:Ai board``: every session in one live buffer (``lua/acp_nvim/board/init.lua`` draws it), and each
 session's part of the state Lua keeps for ``:Ai next`` and the notices.
 
 ``BoardFeed`` sends the rows while the board is open: after a session's state changes (at most

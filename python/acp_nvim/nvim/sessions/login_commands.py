@@ -85,7 +85,7 @@ async def _terminal(ctx: CommandContext, agent: str, cwd: str, method: TerminalA
     argv = [spec.command, *spec.args, *(method.args or [])]
     env = {**spec.env, **ctx.manager.login_env[agent], **(method.env or {})}
     code = await ctx.editor.questions.ask("", CHOICE, lambda ticket: ctx.bridge.lua_async(
-        "require('acp_nvim.login').terminal(...)", ticket.id, argv, env, agent))
+        "require('acp_nvim.host.login').terminal(...)", ticket.id, argv, env, agent))
     if code != "0":
         ctx.notify(f"{agent}: {method.name} ended with {code}: not logged in", "error")
         return
@@ -97,7 +97,7 @@ async def _env_var(ctx: CommandContext, agent: str, method: EnvVarAuthMethod) ->
     environment of the agent's new processes."""
     values: dict[str, str] = {}
     for var in method.vars:
-        value = str(await ctx.bridge.lua("return require('acp_nvim.login').secret(...)", var.label or var.name))
+        value = str(await ctx.bridge.lua("return require('acp_nvim.host.login').secret(...)", var.label or var.name))
         if not value and not var.optional:
             ctx.notify(f"{agent}: no value for {var.name}: not logged in", "warn")
             return

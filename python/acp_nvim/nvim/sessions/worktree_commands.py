@@ -96,7 +96,7 @@ async def _diff(ctx: CommandContext, repo: Repo, name: str | None, current: Work
     if not text.strip():
         ctx.notify(f"{tree.branch} has no changes against {tree.base[:10]}")
         return
-    ctx.bridge.lua_async("require('acp_nvim.views').show(...)", f"acp://worktree/{tree.name}/diff",
+    ctx.bridge.lua_async("require('acp_nvim.chat.opens').show(...)", f"acp://worktree/{tree.name}/diff",
                          text.rstrip("\n").split("\n"), "diff")
 
 
