@@ -30,7 +30,8 @@ LAUNCH = {
     "codex": "require('acp_nvim.presets').codex({{ command = 'node', args = {{ {path} }}, "
              "env = vim.json.decode(env_json) }})",
     # the archived adapter, as the codex preset launched it: its mode that asks is read-only too
-    "codex_legacy": "{{ command = {path}, mode = 'read-only', env = vim.json.decode(env_json) }}",
+    "codex_legacy": "{{ command = {path}, mode = 'read-only', env = vim.json.decode(env_json), "
+                    "box = {{ state = {{ '$CODEX_HOME' }} }} }}",
 }
 """Agents not launched as ``presets.<name>()`` alone: a Lua expression, ``{path}`` its executable."""
 
