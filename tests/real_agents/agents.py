@@ -30,7 +30,8 @@ LAUNCH = {
     "codex": "require('acp_nvim.presets').codex({{ command = 'node', args = {{ {path} }}, "
              "env = vim.json.decode(env_json) }})",
     # the archived adapter, as the codex preset launched it: its mode that asks is read-only too
-    "codex_legacy": "{{ command = {path}, mode = 'read-only', env = vim.json.decode(env_json) }}",
+    "codex_legacy": "{{ command = {path}, mode = 'read-only', env = vim.json.decode(env_json), "
+                    "box = {{ state = {{ '$CODEX_HOME' }} }} }}",
 }
 """Agents not launched as ``presets.<name>()`` alone: a Lua expression, ``{path}`` its executable."""
 
@@ -57,9 +58,10 @@ class AgentSetup:
 
 
 BOXED: tuple[str, ...] = ()
-"""The agents these tests run in the box (|acp_nvim-box|), their test HOME's state folders shown. claude
-and gemini pass tests/real_agents/test_real_agents.py boxed, but a stdio MCP server they start and a warm
-process do not work boxed yet (test_editor_tools.py, test_real_warm.py): the box is opt-in until they do."""
+"""The agents these tests run in the box (|acp_nvim-box|), their test HOME's state folders shown; the
+box is opt-in, so none by default (``ACP_NVIM_BOX=on`` runs every agent boxed). Boxed, claude, gemini,
+codex and opencode pass test_editor_tools.py (stdio MCP servers), test_real_questions.py and
+test_real_warm.py; the whole folder has not run boxed yet."""
 
 SDK_EXAMPLE = AGENTS_DIR / "node_modules" / "@agentclientprotocol" / "sdk" / "dist" / "examples" / "agent.js"
 

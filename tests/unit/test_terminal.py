@@ -10,6 +10,7 @@ from fake_editor import FakeEditor
 from acp_nvim.core.files.paths import PathPolicy
 from acp_nvim.core.log.ring import LogRing
 from acp_nvim.core.questions import Withdrawn
+from acp_nvim.core.terminal.approved import Grant
 from acp_nvim.core.terminal.output import OutputRing
 from acp_nvim.core.terminal.place import identify
 from acp_nvim.core.terminal.service import TerminalService
@@ -48,7 +49,7 @@ def _service(tmp_path, editor, allow=True, withdrawn=False):
     async def gate(spec):
         if withdrawn:
             raise Withdrawn("cancelled")
-        return identify(spec.cwd) if allow else None
+        return Grant(identify(spec.cwd)) if allow else None
 
     refreshed: list[str] = []
     service = TerminalService("s1", editor, PathPolicy([str(tmp_path)]), str(tmp_path), TerminalSettings(),

@@ -29,8 +29,8 @@ class Plan:
 
 def default_on(editor_env: Mapping[str, str]) -> bool:
     """Whether an agent whose config does not say ``box`` runs boxed."""
-    # Opt-in until a stdio MCP server the agent starts, and a warm process, work boxed with the real
-    # agents (tests/real_agents/test_editor_tools.py and test_real_warm.py fail boxed).
+    # Opt-in until every real-agent test has run boxed (stdio MCP servers, warm processes and codex's
+    # node_modules now work boxed; a plain agent table without its box.state does not).
     return editor_env.get(DEFAULT_ENV_SWITCH, "").lower() in ("1", "on", "true", "yes")
 
 

@@ -104,16 +104,35 @@ def install_folders(program: str) -> list[str]:
 
 
 def named_files(args: Iterable[str]) -> list[str]:
-    """The arguments that are absolute paths of existing files or folders (a script, a config)."""
-    return [arg for arg in args if os.path.isabs(arg) and os.path.exists(arg) and not _in_system(arg)]
+    """The arguments that are absolute paths of existing files or folders (a script, a config); one that
+    lies in a package install (``node_modules``, a virtual environment) brings that install, which its
+    code loads its dependencies from (``node …/node_modules/pkg/dist/index.js``)."""
+    found: list[str] = []
+    for arg in args:
+        if not os.path.isabs(arg) or not os.path.exists(arg) or _in_system(arg):
+            continue
+        found.append(arg)
+        for path in dict.fromkeys([arg, os.path.realpath(arg)]):
+            root = _package_root(Path(path))
+            if root is not None:
+                found += [root, *_venv_paths(Path(root))]
+    return list(dict.fromkeys(found))
 
 
-def _install_root(path: Path) -> str:
+def _package_root(path: Path) -> str | None:
+    """The folder holding the ``node_modules`` that ``path`` lies in, or its virtual environment; None."""
     for parent in path.parents:
         if parent.name == "node_modules":
             return str(parent.parent)
         if (parent / "pyvenv.cfg").is_file():
             return str(parent)
+    return None
+
+
+def _install_root(path: Path) -> str:
+    root = _package_root(path)
+    if root is not None:
+        return root
     if path.parent.name == "bin" and (path.parent.parent / "lib").is_dir() and not _shared_prefix(path.parent.parent):
         return str(path.parent.parent)  # an installation prefix (its lib/ beside bin/)
     return str(path.parent)

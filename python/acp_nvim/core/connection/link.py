@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from acp import Client, RequestError
@@ -78,7 +78,8 @@ class AgentLink:
 
     def __init__(self, key: str, agent: str, spec: AgentSpec, cwd: str, *, client: Client, log: LogRing,
                  details: SessionDetails, notice: Notice, warn: Callable[[str], None], choose: auth.Choose,
-                 replaying: Replaying, hooks: AgentHooks, mcp_servers: McpServersFor = lambda info: []) -> None:
+                 replaying: Replaying, hooks: AgentHooks, mcp_servers: McpServersFor = lambda info: [],
+                 box_programs: Sequence[tuple[str, Sequence[str]]] = ()) -> None:
         self.key = key
         self.agent = agent
         self.spec = spec
@@ -93,6 +94,8 @@ class AgentLink:
         self._replaying = replaying
         self._hooks = hooks
         self._mcp_servers = mcp_servers
+        self._box_programs = box_programs
+        """The programs of the stdio MCP servers the agent starts: its box shows them."""
         """The ``mcpServers`` for session/new, load and resume, per the agent's capabilities (core/mcp)."""
         self.roots: list[str] = []
         """``workspace_roots``, sent as additionalDirectories where offered."""
@@ -102,7 +105,8 @@ class AgentLink:
 
     def _new_process(self) -> AgentProcess:
         kind = RemoteAgent if self.spec.remote else AgentProcess  # over WebSocket
-        process = kind(self.agent, self.spec, self._client, self._log, self.cwd, self._hooks)
+        process = kind(self.agent, self.spec, self._client, self._log, self.cwd, self._hooks,
+                       box_programs=self._box_programs)
         process.more_roots = lambda: list(self.roots)
         return process
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from acp.schema import AllowedOutcome, PermissionOption, RequestPermissionResponse
 
 from ..transcript.tool_calls import ToolCallState
+from .command import ScriptRead
 
 PENDING, ALLOWED, REJECTED, CANCELLED = "pending", "allowed", "rejected", "cancelled"
 
@@ -66,6 +67,9 @@ class Approval:
     outcome: str = PENDING
     void: bool = False
     """The tool call changed after it was shown: this answer covers nothing any more."""
+    bound: tuple[ScriptRead, ...] = ()
+    """The workspace scripts whose content the answer was bound to (a rule's hash, or an "always" answer
+    that made one), as read then: a command it covers runs copies of these bytes (``exec_gate``)."""
     decided: asyncio.Event = field(default_factory=asyncio.Event, compare=False, repr=False)
     """Set once the request is answered (or voided): a write waiting for this review goes on."""
 

@@ -7,6 +7,7 @@ request is registered in the questions registry before it is prepared, so a canc
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import os
 from collections.abc import Callable, Mapping
@@ -27,7 +28,7 @@ from . import review as review_model
 from .accepted import AcceptedEdits
 from .answers import cancelled, question_for, selected
 from .approvals import Approval, Approvals
-from .command import Command, from_input
+from .command import Command, ScriptRead, from_input, read_scripts
 from .exec_files import configures_execution
 from .policy import ALWAYS_KINDS, AutoAnswer, PermissionSettings, check_policy, decide, pick
 from .review import Current, ProposedEdit
@@ -125,7 +126,7 @@ class PermissionBroker:
                             earlier: list[ProposedEdit], options: list[PermissionOption]) -> RequestPermissionResponse:
         self._shown[id(approval)] = ticket
         try:
-            return await self._answer(ticket, state, earlier, options)
+            return await self._answer(ticket, approval, state, earlier, options)
         finally:
             self._shown.pop(id(approval), None)
 
@@ -174,20 +175,20 @@ class PermissionBroker:
             self._state_dir = await self._editor.state_dir()
         return self._state_dir or None
 
-    async def _answer(self, ticket: Ticket, state: ToolCallState, earlier: list[ProposedEdit],
+    async def _answer(self, ticket: Ticket, approval: Approval, state: ToolCallState, earlier: list[ProposedEdit],
                       options: list[PermissionOption]) -> RequestPermissionResponse:
         command = from_input(state.raw_input) if state.kind == "execute" else None
         offers = self._offers(state.kind, command)
         question = question_for(self._scope.session_key, state, options, offers, self._scope.cwd)
         edits = review_model.proposed_edits(state, earlier)
-        auto = await self._automatic(question, state, command, edits)
+        auto = await self._automatic(question, state, command, edits, approval)
         if ticket.cancelled:
             return cancelled()
         if auto is not None:
             return selected(auto.choice)
         if edits:
             return await self._review(ticket, question, state, edits, offers)
-        return await self._prompt(ticket, question, offers)
+        return await self._prompt(ticket, approval, question, offers)
 
     def _offers(self, kind: str, command: Command | None) -> dict[str, RuleOffer]:
         """The rule each "always" answer would store (or why it stores none)."""
@@ -198,14 +199,18 @@ class PermissionBroker:
     # -- automatic answers -------------------------------------------------------------
 
     async def _automatic(self, question: PermissionQuestion, state: ToolCallState, command: Command | None,
-                         edits: list[ProposedEdit]) -> AutoAnswer | None:
+                         edits: list[ProposedEdit], approval: Approval) -> AutoAnswer | None:
         """A rule's or the policy's answer. A request that carries an edit is answered as an edit
         (never by a read, search or other rule); one touching a file that configures code
-        execution is never allowed without the user."""
+        execution is never allowed without the user. An allow rule bound to a script's content binds
+        the approval to the bytes it was matched against (``Approval.bound``)."""
         scope = self._scope
         inside = self._inside_workspace(edits, state)
         kind = "edit" if edits else question.kind
-        request = RuleRequest(scope.agent, scope.cwd, kind, command, inside)
+        reads: tuple[ScriptRead, ...] = ()
+        if kind == "execute" and command is not None and command.problem is None:
+            reads = await asyncio.to_thread(read_scripts, command.texts, command.cwd, scope.cwd)
+        request = RuleRequest(scope.agent, scope.cwd, kind, command, inside, scripts=reads)
         try:
             rule = await (await self.rule_store()).match(request)
         except RulesFileError as exc:
@@ -216,6 +221,8 @@ class PermissionBroker:
             self._transcript.notice(f"asking: {question.title} changes a file that configures code execution "
                                     "(no policy or rule allows that without you)", "info")
             return None
+        if auto is not None and auto.allowed and rule is not None and rule.scripts:
+            approval.bound = reads
         if auto is not None:
             verb = "allowed" if auto.allowed else "rejected"
             self._transcript.notice(
@@ -259,14 +266,18 @@ class PermissionBroker:
         finally:
             self._waiting(False)
 
-    async def _prompt(self, ticket: Ticket, question: PermissionQuestion,
+    async def _prompt(self, ticket: Ticket, approval: Approval | None, question: PermissionQuestion,
                       offers: dict[str, RuleOffer]) -> RequestPermissionResponse:
         answer = await self._ask(ticket, PERMISSION, lambda t: self._editor.show_permission(t, question))
         choice = next((c for c in question.choices if c.option_id == answer), None)
         if choice is None:
             return cancelled()
         if choice.kind in ALWAYS_KINDS:
-            return selected(await self._remember(question, choice, offers[choice.kind]))
+            made = offers[choice.kind]
+            if approval is not None and choice.kind.startswith("allow") and made.rule is not None \
+                    and made.rule.scripts:
+                approval.bound = made.scripts  # the content the answer's rule is bound to runs, nothing later
+            return selected(await self._remember(question, choice, made))
         return selected(choice)
 
     async def _remember(self, question: PermissionQuestion, choice: PermissionChoice,
@@ -307,7 +318,7 @@ class PermissionBroker:
             return cancelled()
         if verdict.error:
             self._transcript.notice(f"the review view failed ({verdict.error}): asking without it", "error")
-            return await self._prompt(ticket, question, offers)
+            return await self._prompt(ticket, None, question, offers)
         return await self.settlement.settle(question, state, review, verdict)
 
     async def _read_current(self, path: str, tool_call_id: str) -> Current:

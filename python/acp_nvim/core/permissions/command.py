@@ -341,32 +341,61 @@ def scope_of(command: Command) -> tuple[Scope | None, str | None]:
     return Scope(command.texts, exact=True), None
 
 
-def script_paths(words: Sequence[str], cwd: str | None, workspace: str) -> tuple[str, ...]:
-    """The workspace scripts ``words`` runs: the program when it is a path inside the workspace
-    (``./x.sh``, ``scripts/x.py``), or an interpreter's first non-option argument that is one."""
+@dataclass(frozen=True, slots=True)
+class ScriptRead:
+    """A workspace script a command runs, read once: the word that names it, its path, the sha256 of
+    the bytes read ("" when missing, "too large" past ``MAX_SCRIPT_BYTES``) and those bytes (None then).
+    A rule is matched against these bytes, and the command then runs a copy of them (``approved.py``)."""
+
+    word: str
+    path: str
+    digest: str
+    data: bytes | None
+
+
+def script_indices(words: Sequence[str]) -> tuple[int, ...]:
+    """Which of ``words`` may name a script: the program when it is a path (``./x.sh``), and an
+    interpreter's first non-option argument (``python scripts/x.py``)."""
     if not words:
         return ()
-    base = cwd if cwd and os.path.isabs(cwd) else workspace
-    candidates = [words[0]] if "/" in words[0] else []
+    found = [0] if "/" in words[0] else []
     if _basename(words[0]) in INTERPRETERS:
-        candidates += [w for w in words[1:] if not w.startswith("-")][:1]
+        found += [index for index, word in enumerate(words) if index and not word.startswith("-")][:1]
+    return tuple(found)
+
+
+def script_targets(words: Sequence[str], cwd: str | None, workspace: str) -> tuple[tuple[int, str], ...]:
+    """``script_indices`` whose word names a path inside the workspace, with that path (normalized)."""
+    base = cwd if cwd and os.path.isabs(cwd) else workspace
     inside = workspace.rstrip("/") + "/"
-    paths = (os.path.normpath(os.path.join(base, word)) for word in candidates)
-    return tuple(path for path in paths if path.startswith(inside))
+    targets = ((index, os.path.normpath(os.path.join(base, words[index]))) for index in script_indices(words))
+    return tuple((index, path) for index, path in targets if path.startswith(inside))
+
+
+def script_paths(words: Sequence[str], cwd: str | None, workspace: str) -> tuple[str, ...]:
+    """The workspace scripts ``words`` runs (``script_targets``' paths)."""
+    return tuple(path for _, path in script_targets(words, cwd, workspace))
+
+
+def read_scripts(words: Sequence[str], cwd: str | None, workspace: str) -> tuple[ScriptRead, ...]:
+    """Each workspace script ``words`` runs, read once (blocking: call in a thread)."""
+    return tuple(_read(words[index], path) for index, path in script_targets(words, cwd, workspace))
 
 
 def scripts_of(words: Sequence[str], cwd: str | None, workspace: str) -> tuple[tuple[str, str], ...]:
     """``script_paths``, each with the sha256 of its content now ("" when missing). Reads the files."""
-    return tuple((path, _digest(path)) for path in script_paths(words, cwd, workspace))
+    return tuple((read.path, read.digest) for read in read_scripts(words, cwd, workspace))
 
 
-def _digest(path: str) -> str:
+def _read(word: str, path: str) -> ScriptRead:
     try:
         with open(path, "rb") as file:
             data = file.read(MAX_SCRIPT_BYTES + 1)
     except OSError:
-        return ""
-    return hashlib.sha256(data).hexdigest() if len(data) <= MAX_SCRIPT_BYTES else "too large"
+        return ScriptRead(word, path, "", None)
+    if len(data) > MAX_SCRIPT_BYTES:
+        return ScriptRead(word, path, "too large", None)
+    return ScriptRead(word, path, hashlib.sha256(data).hexdigest(), data)
 
 
 def _checked(command: Command) -> Command:

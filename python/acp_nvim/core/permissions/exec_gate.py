@@ -20,6 +20,12 @@ Any other command is put to the broker as an execute request of its own, showing
 and environment (rules and the policy answer it first, as for any; an environment that changes
 what runs never matches a rule). The folder's identity goes with the command to the editor, which
 checks it again when the job starts (``place.launch_argv``).
+
+An approval bound to a workspace script's content (a rule's hash, or the "always" answer that made
+such a rule) grants the terminal the bytes read when it was matched: the command's word naming the
+script is replaced by a private copy of them (``terminal/approved.py``), so a script the agent swaps
+after the check is never what runs. A bound script the terminal's words do not name as the approval
+did is refused.
 """
 
 from __future__ import annotations
@@ -32,11 +38,12 @@ from acp.schema import PermissionOption, TerminalToolCallContent, ToolCallUpdate
 
 from ..port import TerminalSpec
 from ..questions import Ticket, Withdrawn
+from ..terminal.approved import Approved, Grant
 from ..terminal.place import Place, identify
 from ..transcript.conversation import Conversation
 from .approvals import ALLOWED, Approval, outcome_of
 from .broker import PermissionBroker
-from .command import Command, env_pairs, from_input, parse, path_problems, shell_script
+from .command import Command, ScriptRead, env_pairs, from_input, parse, path_problems, script_indices, shell_script
 
 FINISHED = ("completed", "failed")
 RUN = "acp.nvim-run"
@@ -74,16 +81,44 @@ class ExecGate:
         command = from_input(raw)
         self._shown_paths[id(approval)] = frozenset(path_problems(command, self._workspace) if command else ())
 
-    async def allow(self, spec: TerminalSpec) -> Place | None:
-        """Where ``spec`` may run (covered by an approval that holds, or allowed now), or None (refused).
-        Withdrawn when its question was closed by a cancel, the session's end or the agent."""
+    async def allow(self, spec: TerminalSpec) -> Grant | None:
+        """Where and what ``spec`` may run (covered by an approval that holds, or allowed now), or None
+        (refused). Withdrawn when its question was closed by a cancel, the session's end or the agent."""
         for approval in self._broker.approvals.held("execute"):
             place = self._place_of(approval)
             if place is not None and place.path == spec.cwd and self._usable(approval) \
                     and covers(approval.shown.raw_input, spec) and self._same_paths(approval, spec):
                 self._used.append(approval)
-                return place
+                return self._grant(place, spec, approval.bound)
         return await self._ask(spec)
+
+    def _grant(self, place: Place | None, spec: TerminalSpec, bound: tuple[ScriptRead, ...]) -> Grant | None:
+        """The grant of an allowed terminal: with ``bound`` scripts, their approved bytes replace the words
+        that name them; None when a word that may name a script has no approved content to run."""
+        if place is None:
+            return None
+        if not bound:
+            return Grant(place)
+        argv = [spec.command, *spec.args]
+        script = shell_script(argv)
+        parsed = parse(argv)
+        if parsed.problem is not None:
+            return self._unbound(spec, f"it is not a simple command ({parsed.problem})")
+        words = parsed.texts
+        scripts = []
+        for index in script_indices(words):
+            read = next((r for r in bound if r.word == words[index]), None)
+            if read is None:
+                return self._unbound(spec, f"`{words[index]}` is not the script whose content was approved")
+            scripts.append(Approved(index, read.path, read.data))
+        if not scripts:
+            return self._unbound(spec, "it names none of the scripts whose content was approved")
+        return Grant(place, tuple(scripts), words, tuple(argv[:-1]) if script is not None else ())
+
+    def _unbound(self, spec: TerminalSpec, why: str) -> Grant | None:
+        """No grant: the approval was bound to content the command does not run as approved."""
+        self._transcript.notice(f"not running {shlex.join([spec.command, *spec.args])}: {why}", "error")
+        return None
 
     def _place_of(self, approval: Approval) -> Place | None:
         kept = self._places.get(id(approval))
@@ -108,7 +143,7 @@ class ExecGate:
         self._shown_paths = {k: v for k, v in self._shown_paths.items() if k in self._places}
         self._used = [a for a in self._used if a.turn == turn]
 
-    async def _ask(self, spec: TerminalSpec) -> Place | None:
+    async def _ask(self, spec: TerminalSpec) -> Grant | None:
         place = _place(spec.cwd)
         if place is None or place.path != spec.cwd:
             return None
@@ -131,7 +166,7 @@ class ExecGate:
             raise Withdrawn(f"the question about {shlex.join(argv)!r} was closed unanswered")
         self._transcript.tools.tool_call(ToolCallUpdate(tool_call_id=call.tool_call_id, content=embedded,
                                                         status="completed" if allowed else "failed"))
-        return place if allowed else None
+        return self._grant(place, spec, held.bound) if allowed and held is not None else None
 
 
 def covers(raw_input: object, spec: TerminalSpec) -> bool:

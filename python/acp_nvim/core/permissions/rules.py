@@ -5,7 +5,9 @@ than what the user saw.
   ``git status -s …`` only for the read-only programs of ``exec_tables.SCOPED``. Complex commands
   (operators, substitutions, wrappers, options that run code, environment variables, …) never match
   a rule and never make one; a request without a command makes none. A rule for a workspace script
-  holds the sha256 of the script's content when it was offered and matches only while it is the same.
+  holds the sha256 of the script's content when it was offered and matches only while it is the same:
+  the script is read once when the rule is matched (``RuleRequest.scripts``), and the command then runs
+  a private copy of exactly those bytes, never the path the agent can change meanwhile (``exec_gate``).
 - An execute rule admits a command only while each of its words that names a path names one inside
   the workspace, with no link on the way, checked without following links when the command is
   matched (``command.path_problem``): a link or a path outside is put to the user, who is told so.
@@ -35,7 +37,7 @@ from pathlib import Path
 from typing import ClassVar, TypeVar
 
 from ..errors import AcpNvimError
-from .command import Command, Scope, parse_shell, path_problems, scope_of, script_paths, scripts_of
+from .command import Command, Scope, ScriptRead, parse_shell, path_problems, read_scripts, scope_of, script_paths
 
 FILE_VERSION = 3
 DECISIONS = ("allow", "reject")
@@ -59,6 +61,9 @@ class RuleRequest:
     kind: str
     command: Command | None
     inside: bool
+    scripts: tuple[ScriptRead, ...] | None = None
+    """The workspace scripts the command runs, read once (``read_scripts``): a rule bound to their content
+    is matched against these bytes, which are what the command then runs. None: read when matched."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +122,10 @@ class Rule:
                 return False
             if path_problems(command, self.workspace):
                 return False  # a link, or a path outside: the user sees where it leads
-            return scripts_of(command.texts, command.cwd, self.workspace) == self.scripts
+            reads = request.scripts
+            if reads is None:
+                reads = read_scripts(command.texts, command.cwd, self.workspace)
+            return tuple((read.path, read.digest) for read in reads) == self.scripts
         return request.inside or self.decision == "reject"
 
     def what(self) -> str:
@@ -210,6 +218,8 @@ class RuleOffer:
 
     rule: Rule | None
     reason: str | None = None
+    scripts: tuple[ScriptRead, ...] = ()
+    """The bytes the rule's script hashes were taken of: an "always" answer runs these."""
 
 
 def offer(agent: str, workspace: str, kind: str, command: Command | None, allow: bool) -> RuleOffer:
@@ -221,11 +231,12 @@ def offer(agent: str, workspace: str, kind: str, command: Command | None, allow:
         scope, why = scope_of(command)
         if scope is None:
             return RuleOffer(None, f"the command is not a simple command: {why}")
-        scripts = scripts_of(command.texts, command.cwd, workspace)
-        if any(digest == "too large" for _, digest in scripts):
+        reads = read_scripts(command.texts, command.cwd, workspace)
+        if any(read.digest == "too large" for read in reads):
             return RuleOffer(None, "the script it runs is too large to fingerprint")
+        scripts = tuple((read.path, read.digest) for read in reads)
         return RuleOffer(Rule(agent, workspace, kind, decision, scope.words, scope.exact, options=scope.options,
-                              scripts=scripts))
+                              scripts=scripts), scripts=reads)
     if kind in PATH_KINDS:
         return RuleOffer(Rule(agent, workspace, kind, decision))
     return RuleOffer(None, f"a {kind} request has nothing a rule could be limited to")

@@ -86,7 +86,8 @@ class Session:
         self.link = AgentLink(key, agent_name, spec, cwd, client=client_for(self, settings.wire), log=self.log,
                               details=self.details, notice=self.transcript.notice, warn=self.signals.warn,
                               choose=self.signals.choose, replaying=self.stream.replay, hooks=hooks,
-                              mcp_servers=self.mcp.bind(key, cwd, self.files.policy, self.log, self.transcript.notice))
+                              mcp_servers=self.mcp.bind(key, cwd, self.files.policy, self.log, self.transcript.notice),
+                              box_programs=self.mcp.programs())
         self.link.roots = list(settings.workspace_roots)
         self.terminals.box = self._command_box
         self.options = AgentOptions(self.link, self.details, self.mode_watch, self.signals.changed)

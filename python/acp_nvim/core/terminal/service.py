@@ -31,12 +31,13 @@ from ..files.paths import PathPolicy
 from ..log.ring import LogRing
 from ..port import EditorPort, TerminalSpec
 from ..questions import Withdrawn
-from .place import Place
+from .approved import ApprovedCopies, CopyError, Grant, in_box
 from .settings import TerminalSettings
 from .terminal import Terminal, TerminalSink
 
-Allow = Callable[[TerminalSpec], Awaitable[Place | None]]
-"""The permission gate: where this command may run, as approved (None: it may not); it asks the user
+Allow = Callable[[TerminalSpec], Awaitable[Grant | None]]
+"""The permission gate: where this command may run, as approved, and the approved content of the scripts
+it runs (None: it may not); it asks the user
 unless an approval, a rule or the policy answers. It raises ``Withdrawn`` when its question was closed
 by a cancel, the session's end or the agent, not by the user."""
 Refresh = Callable[[str], None]
@@ -102,9 +103,9 @@ class TerminalService:
         """Check, ask, start; the new terminal's id. RequestError says why it did not start."""
         spec = self._spec(command, list(args or []), list(env or []), cwd)
         try:
-            place = await self._allow(spec)
+            grant = await self._allow(spec)
         except Withdrawn:
-            place = None
+            grant = None
             withdrawn = True
         else:
             withdrawn = False
@@ -114,18 +115,46 @@ class TerminalService:
             raise RequestError(CANCELLED, f"acp.nvim: {_line(spec)!r} was not run: its question was closed "
                                "unanswered (the turn was cancelled, or the agent withdrew the request)",
                                {"command": spec.command, "reason": "cancelled"})
-        if place is None:
+        if grant is None:
             raise RequestError(DENIED, f"acp.nvim: the user did not allow running {_line(spec)!r}",
                                {"command": spec.command, "reason": "permission denied"})
+        place = grant.place
         if place.path != spec.cwd:
             raise RequestError(DENIED, f"acp.nvim: not running {_line(spec)!r}: its folder is not the one "
                                "that was approved", {"command": spec.command, "reason": "folder changed"})
+        shown = _line(spec)
         spec = replace(spec, cwd_id=place.identity, box=self.box(spec.command, spec.env, spec.cwd))
+        copies = await self._copies(grant, spec) if grant.scripts else None
+        if copies is not None:
+            argv = grant.argv(copies)
+            spec = replace(spec, command=argv[0], args=tuple(argv[1:]), box=in_box(spec.box, copies.folder))
+            self._log.add("info", "terminal", f"{spec.terminal_id}: runs the approved content of "
+                          f"{', '.join(s.name for s in grant.scripts)} from {copies.folder} ({shown})")
+        try:
+            return await self._start(spec, output_byte_limit, copies)
+        except BaseException:
+            if copies is not None:
+                copies.remove()
+            raise
+
+    async def _copies(self, grant: Grant, spec: TerminalSpec) -> ApprovedCopies:
+        try:
+            return await asyncio.to_thread(ApprovedCopies.make, grant.scripts,
+                                           lambda folder: self._paths.contains(Path(folder)))
+        except CopyError as exc:
+            raise RequestError(FAILED, f"acp.nvim could not run {_line(spec)!r}: {exc}",
+                               {"command": spec.command, "reason": f"failed to start: {exc}"}) from None
+
+    async def _start(self, spec: TerminalSpec, output_byte_limit: int | None,
+                     copies: ApprovedCopies | None) -> str:
         if self.around is not None:
             await self.around.before_command(spec.terminal_id)
         if self.closed:
             raise _session_ended()
         terminal = Terminal(spec, self.settings.limit(output_byte_limit), self._changed)
+        if copies is not None:
+            terminal.exit.add_done_callback(lambda _: copies.remove())
+            terminal.on_release = copies.remove
         self.live[spec.terminal_id] = self._shown[spec.terminal_id] = terminal
         if self.around is not None:
             around = self.around
@@ -201,6 +230,8 @@ class TerminalService:
         terminal.killed = terminal.killed or terminal.running
         terminal.released = True
         terminal.output.release(self.settings.preview_lines)
+        if terminal.on_release is not None:
+            terminal.on_release()
         del self.live[terminal_id]
         self._editor.release_terminal(terminal_id)
         self._log.add("info", "terminal", f"{terminal_id}: released")

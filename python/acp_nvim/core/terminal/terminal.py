@@ -33,6 +33,8 @@ class Terminal:
         self.exit: asyncio.Future[ExitInfo] = asyncio.get_running_loop().create_future()
         self.killed = False
         self.released = False
+        self.on_release: Callable[[], None] | None = None
+        """Told when the terminal is released (its approved copies are removed)."""
         self._changed = changed
 
     @property
