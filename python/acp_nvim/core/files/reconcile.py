@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
 
@@ -51,6 +51,8 @@ class Reconciler:
         self._finished: set[str] = set()
         self.unsaved: set[str] = set()
         """Files whose buffer had unsaved changes when the turn began."""
+        self.followers: list[Callable[[], None]] = []
+        """Told after each tool call update and at each turn's end (a boxed agent's overlay is read then)."""
 
     # -- turn boundaries -----------------------------------------------------------
 
@@ -75,6 +77,8 @@ class Reconciler:
         return tasks.spawn(self._end_turn(), self._report, "reconcile at turn end")
 
     async def _end_turn(self) -> None:
+        for follower in self.followers:
+            follower()
         loaded = await self._editor.loaded_files()
         paths = {path for path, _, _ in loaded} | set(self._stats)
         stats = await asyncio.to_thread(lambda: {p: self._opener.stamp_or_none(Path(p)) for p in paths})
@@ -86,6 +90,8 @@ class Reconciler:
 
     def observe(self, state: ToolCallState) -> None:
         """Snapshot files a tool call names before it runs; reconcile them once it ends."""
+        for follower in self.followers:
+            follower()
         paths = touched_paths(state)
         fresh = [p for p in paths if p not in self._touched]
         self._touched.update(fresh)

@@ -16,6 +16,8 @@ from acp.schema import DeniedOutcome, PermissionOption, RequestPermissionRespons
 from .. import install_hints
 from ..agent.process import AgentHooks, AgentProcess
 from ..agent.wire import NoiseReporter
+from ..box.overlay import Overlay
+from ..box.proposals import OverlayProposals
 from ..config import AgentSpec, Settings
 from ..connection import mode_policy
 from ..connection.link import AgentLink
@@ -85,6 +87,10 @@ class Session:
                               mcp_servers=self.mcp.bind(key, cwd, self.files.policy, self.log, self.transcript.notice))
         self.link.roots = list(settings.workspace_roots)
         self.terminals.box = self._command_box
+        self.overlay = OverlayProposals(self._overlay, self.files, self.write_gate, self.log, self.signals.tell,
+                                        self.signals.report)
+        """A boxed agent's own writes to the workspace, proposed through the write gate (core/box/proposals.py)."""
+        self.reconciler.followers.append(self.overlay.poke)
         self.options = AgentOptions(self.link, self.details, self.mode_watch, self.signals.changed)
         self.reconnector = Reconnector(self.link, self.transcript, self.log,
                                        closed=lambda: self.lifecycle.state == State.CLOSED)
@@ -96,6 +102,14 @@ class Session:
         """A command of the agent runs in the box of the agent's current process (none when unboxed)."""
         boxing = self.link.process.boxing
         return boxing.command_prefix(command, env, cwd) if boxing is not None else ()
+
+    def _overlay(self) -> tuple[Overlay | None, int | None]:
+        """The overlay of the agent's current process and that process's pid (None, None: none)."""
+        process = self.link.process
+        boxing = process.boxing
+        if boxing is None or boxing.overlay is None or process.process is None:
+            return None, None
+        return boxing.overlay, process.process.pid
 
     @property
     def view(self) -> SessionView:
