@@ -1,4 +1,4 @@
-"""A boxed agent's own disk writes are proposals (core/box/overlay.py, proposals.py), against a
+"""A boxed agent's own disk writes are proposals (core/box/overlay.py, core/permissions/overlay_writes.py), against a
 hostile agent, a real Neovim, the real host and the real wire.
 
 The agent (hostile_overlay.py) writes ``.git/config`` (``core.fsmonitor``: a command git runs) and
@@ -18,12 +18,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_hostile_writes import PENDING, no_question
 
 from acp_nvim.core import box
 from acp_nvim.core.box import overlay
 from helpers import wait_for
-
-from test_hostile_writes import PENDING, answer_next, no_question
 
 
 def _why_not() -> str:
@@ -92,7 +91,7 @@ def decide(nvim, verdicts: dict[Path, str]) -> list[str]:
         assert kind == "review", (kind, title)
         seen.append(title)
         nvim.exec_lua("require('acp_nvim.review').decide_all(...)", qid, verdicts[Path(files[0][0])])
-        wait_for(lambda: not nvim.exec_lua(PENDING) or nvim.exec_lua(PENDING)[1] != qid, timeout=10,
+        wait_for(lambda closed=qid: not nvim.exec_lua(PENDING) or nvim.exec_lua(PENDING)[1] != closed, timeout=10,
                  what="the review closed", nvim=nvim)
     return seen
 

@@ -17,7 +17,6 @@ from .. import install_hints
 from ..agent.process import AgentHooks, AgentProcess
 from ..agent.wire import NoiseReporter
 from ..box.overlay import Overlay
-from ..box.proposals import OverlayProposals
 from ..config import AgentSpec, Settings
 from ..connection import mode_policy
 from ..connection.link import AgentLink
@@ -30,6 +29,7 @@ from ..errors import SessionClosedError
 from ..log.redact import Redactor
 from ..log.ring import LogRing
 from ..mcp.session_mcp import EditorMcpHost, SessionMcp
+from ..permissions.overlay_writes import OverlayProposals
 from ..port import EditorPort
 from ..questions import Questions
 from ..transcript.paths import PathView
@@ -89,7 +89,7 @@ class Session:
         self.terminals.box = self._command_box
         self.overlay = OverlayProposals(self._overlay, self.files, self.write_gate, self.log, self.signals.tell,
                                         self.signals.report)
-        """A boxed agent's own writes to the workspace, proposed through the write gate (core/box/proposals.py)."""
+        """A boxed agent's own writes to the workspace, proposed through the write gate."""
         self.reconciler.followers.append(self.overlay.poke)
         self.options = AgentOptions(self.link, self.details, self.mode_watch, self.signals.changed)
         self.reconnector = Reconnector(self.link, self.transcript, self.log,

@@ -1,6 +1,6 @@
 """A boxed agent's own disk writes are proposals: each change in its overlay goes through the write gate.
 
-The overlay (``overlay.py``) is read after each tool call update and at each turn's end. A text
+The overlay (``core/box/overlay.py``) is read after each tool call update and at each turn's end. A text
 file the agent wrote is written by ``FileService.write`` as the agent's, exactly like
 ``fs/write_text_file`` (the write gate decides: a review under ``ask``, at once under
 ``auto-edit``, a review under every policy for a file that configures execution; a loaded buffer
@@ -20,11 +20,11 @@ from pathlib import Path
 
 from acp import RequestError
 
+from ..box.overlay import Change, MergedView, Overlay, box_pid
 from ..files.service import CORRECTION, FileService
 from ..log.ring import LogRing
-from ..permissions.write_gate import WriteGate
 from ..tasks import ErrorReporter, spawn
-from .overlay import Change, MergedView, Overlay, box_pid
+from .write_gate import WriteGate
 
 Where = Callable[[], tuple[Overlay | None, int | None]]
 """The current agent process's overlay and pid (bubblewrap's), or (None, None) unboxed."""
