@@ -156,3 +156,21 @@ def test_unboxed_the_same_agent_puts_fsmonitor_into_git_config_unasked(nvim, wor
     send(nvim, tree, attack(tree))
     assert tree.config.read_text() == FSMONITOR  # the hole the overlay closes
     assert no_question(nvim)
+
+
+def test_the_agent_sees_the_users_saved_edits_and_an_accepted_change_never_comes_back_over_them(
+        nvim, workspace, tmp_path):
+    tree = Tree(workspace, tmp_path)
+    start(nvim, tree, "trust")
+    first = send(nvim, tree, {"write": {str(tree.notes): "the agent's notes\n"},
+                              "read": [str(tree.notes), str(tree.old)]})
+    assert first["read"][str(tree.old)] == "old\n"
+    wait_for(lambda: tree.notes.read_text() == "the agent's notes\n", what="the write, at once (trust)", nvim=nvim)
+    for path, text in [(tree.notes, "the user's edit"), (tree.old, "the user's other edit")]:
+        nvim.command(f"edit {path}")
+        nvim.current.buffer[:] = [text]
+        nvim.command("write")  # Neovim writes a new file and renames it over the old one
+    seen = send(nvim, tree, {"read": [str(tree.notes), str(tree.old)]})
+    assert seen["read"] == {str(tree.notes): "the user's edit\n", str(tree.old): "the user's other edit\n"}
+    assert tree.notes.read_text() == "the user's edit\n" and tree.old.read_text() == "the user's other edit\n"
+    assert no_question(nvim)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
+import hashlib
 import os
 import secrets
 import shutil
@@ -80,6 +81,9 @@ class Overlay:
             os.makedirs(work, mode=0o700)
             layers.append(Layer(root, upper, work))
         self.layers: tuple[Layer, ...] = tuple(layers)
+        self.synced: dict[str, bytes] = {}
+        """Path -> ``fingerprint`` of what acp.nvim put in the agent's view there (the user's file):
+        an upper file that still holds it is no change of the agent's."""
         atexit.register(self.discard)
 
     def mount(self, argv: Sequence[str]) -> list[str]:
@@ -123,6 +127,13 @@ class Overlay:
     def discard(self) -> None:
         """Remove the layers (the agent's unproposed writes with them)."""
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def fingerprint(data: bytes | None, executable: bool) -> bytes:
+    """What identifies a file's content and exec bit (None: no file)."""
+    if data is None:
+        return b"none"
+    return hashlib.sha256(data).digest() + (b"x" if executable else b"-")
 
 
 def scan(upper: str, root: str) -> list[Change]:
@@ -275,6 +286,19 @@ class MergedView:
                 with contextlib.suppress(OSError):
                     os.unlink(temp, dir_fd=folder)
                 raise
+
+    def read(self, path: str) -> tuple[bytes, bool] | None:
+        """What the agent sees at ``path`` (content and exec bit); None: no regular file there."""
+        try:
+            with self._folder(path, create=False) as (folder, leaf):
+                fd = os.open(leaf, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder)
+                with os.fdopen(fd, "rb") as handle:
+                    info = os.fstat(handle.fileno())
+                    if not stat.S_ISREG(info.st_mode):
+                        return None
+                    return handle.read(MAX_PROPOSED_BYTES + 1), bool(info.st_mode & EXEC_BITS)
+        except OSError:
+            return None
 
     def remove(self, path: str) -> None:
         """The agent no longer sees a file at ``path`` (a folder there is left)."""

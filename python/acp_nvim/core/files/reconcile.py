@@ -51,8 +51,10 @@ class Reconciler:
         self._finished: set[str] = set()
         self.unsaved: set[str] = set()
         """Files whose buffer had unsaved changes when the turn began."""
-        self.followers: list[Callable[[], None]] = []
-        """Told after each tool call update and at each turn's end (a boxed agent's overlay is read then)."""
+        self.followers: list[Callable[[str], None]] = []
+        """Told ``tool`` (a tool call update) and ``end`` (a turn's end): a boxed agent's overlay is read then."""
+        self.before_turn: list[Callable[[list[str]], Awaitable[None]]] = []
+        """Awaited with the loaded files before a turn's prompt is sent (the agent's view is brought up to them)."""
 
     # -- turn boundaries -----------------------------------------------------------
 
@@ -71,6 +73,8 @@ class Reconciler:
             return
         for path, snap in dirty.items():
             self._changes.current.note_baseline(path, snap)
+        for before in self.before_turn:
+            await before(list(self._stats))
 
     def end_turn(self) -> asyncio.Task[None]:
         """Reconcile what changed during the turn (in a task: the turn's end does not wait for it)."""
@@ -78,7 +82,7 @@ class Reconciler:
 
     async def _end_turn(self) -> None:
         for follower in self.followers:
-            follower()
+            follower("end")
         loaded = await self._editor.loaded_files()
         paths = {path for path, _, _ in loaded} | set(self._stats)
         stats = await asyncio.to_thread(lambda: {p: self._opener.stamp_or_none(Path(p)) for p in paths})
@@ -91,7 +95,7 @@ class Reconciler:
     def observe(self, state: ToolCallState) -> None:
         """Snapshot files a tool call names before it runs; reconcile them once it ends."""
         for follower in self.followers:
-            follower()
+            follower("tool")
         paths = touched_paths(state)
         fresh = [p for p in paths if p not in self._touched]
         self._touched.update(fresh)

@@ -15,12 +15,13 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from acp import RequestError
 
-from ..box.overlay import Change, MergedView, Overlay, box_pid
+from ..box.overlay import EXEC_BITS, MAX_PROPOSED_BYTES, Change, MergedView, Overlay, box_pid, fingerprint
+from ..files.changes import FileChange
 from ..files.service import CORRECTION, FileService
 from ..log.ring import LogRing
 from ..tasks import ErrorReporter, spawn
@@ -48,7 +49,34 @@ class OverlayProposals:
         self.decided: list[tuple[str, str]] = []
         """(path, accepted/rejected/not carried over), newest last: what became of each proposal."""
 
-    def poke(self, *_: object) -> None:
+    def follow(self, _moment: str) -> None:
+        """The reconciler's follower: after a tool call update and at a turn's end the overlay is read."""
+        self.poke()
+
+    async def before_turn(self, loaded: list[str]) -> None:
+        """Before a prompt is sent, the agent's view of the loaded files is brought up to the user's
+        (saved in Neovim since: a new file renamed over the old one, which a mounted overlay that
+        looked at the file before does not see)."""
+        overlay, pid = self._where()
+        if overlay is not None and pid is not None and loaded:
+            await asyncio.to_thread(_refresh, overlay, pid, loaded)
+
+    def user_wrote(self, _turn: int, change: FileChange) -> None:
+        """A changeset listener: acp.nvim wrote the user's file (``fs/write_text_file``, an accepted
+        review): the agent sees it at once."""
+        if change.via != "disk":
+            self.refresh([change.path])
+
+    def refresh(self, paths: Iterable[str]) -> None:
+        """Make the agent's view of each of ``paths`` the user's file where it differs and the agent
+        has no change of its own there (a file replaced behind a mounted overlay is not seen again)."""
+        overlay, pid = self._where()
+        wanted = list(paths)
+        if overlay is None or pid is None or not wanted:
+            return
+        spawn(asyncio.to_thread(_refresh, overlay, pid, wanted), self._report, "the agent's view of your files")
+
+    def poke(self) -> None:
         """Read the overlay soon (a tool call moved on, a turn ended); coalesced."""
         overlay, _pid = self._where()
         if overlay is None:
@@ -69,8 +97,12 @@ class OverlayProposals:
             overlay, pid = self._where()
             if overlay is None:
                 return
-            for change in await asyncio.to_thread(overlay.changes):
-                if change.path not in self._pending:
+            found = await asyncio.to_thread(overlay.changes)
+            ours = [c.path for c in found if overlay.synced.get(c.path) == fingerprint(c.data, c.executable)]
+            if ours and pid is not None:
+                await asyncio.to_thread(_refresh, overlay, pid, ours)  # the user's file moved on since
+            for change in found:
+                if change.path not in self._pending and change.path not in ours:
                     self._pending.add(change.path)
                     spawn(self._propose(overlay, pid, change), self._report, f"proposal of {change.path}")
             if not self._again:
@@ -138,25 +170,65 @@ def _follow_user(overlay: Overlay, pid: int | None, change: Change) -> bool:
     if not _still(layer.upper, layer.root, change):
         return False
     inside = box_pid(pid) if pid is not None else None
-    try:
-        info = os.lstat(change.path)
-    except OSError:
-        info = None
-    user = info is not None and stat.S_ISREG(info.st_mode)
     if inside is not None:
-        view = MergedView(inside, layer)
-        if user:
-            assert info is not None
-            with open(change.path, "rb") as handle:
-                view.put(change.path, handle.read(), info.st_mode)
-        elif change.kind != "deleted":
-            view.remove(change.path)
+        _show_user(overlay, MergedView(inside, layer), change.path, deleted=change.kind == "deleted")
         return True
     # no process of the box is left: nothing has the overlay mounted, so its upper folder may change
     above = os.path.join(layer.upper, os.path.relpath(change.path, layer.root))
     if (os.path.lexists(above) and not os.path.isdir(above)) or os.path.islink(above):
         os.unlink(above)
     return True
+
+
+def _show_user(overlay: Overlay, view: MergedView, path: str, deleted: bool = False) -> None:
+    """Put the user's file at ``path`` (or none) in the agent's view, and remember it."""
+    user = _user_file(path)
+    if user is not None:
+        view.put(path, user[0], 0o755 if user[1] else 0o644)
+    elif not deleted:
+        view.remove(path)
+    overlay.synced[path] = fingerprint(*user) if user is not None else fingerprint(None, False)
+
+
+def _refresh(overlay: Overlay, pid: int, paths: list[str]) -> None:
+    inside = box_pid(pid)
+    if inside is None:
+        return
+    for path in paths:
+        layer = overlay.layer_of(path)
+        if layer is None:
+            continue
+        view = MergedView(inside, layer)
+        user, seen = _user_file(path), view.read(path)
+        if (fingerprint(*user) if user else fingerprint(None, False)) == (fingerprint(*seen) if seen else
+                                                                         fingerprint(None, False)):
+            continue
+        above = os.path.join(layer.upper, os.path.relpath(path, layer.root))
+        if os.path.lexists(above):
+            held = _upper_file(above)
+            if held is None or fingerprint(*held) != overlay.synced.get(path):
+                continue  # the agent's own change: it is proposed, not overwritten
+        try:
+            _show_user(overlay, view, path)
+        except (OSError, ValueError):
+            continue
+
+
+def _user_file(path: str) -> tuple[bytes, bool] | None:
+    """The user's regular file at ``path`` (content, exec bit), or None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        return handle.read(MAX_PROPOSED_BYTES + 1), bool(info.st_mode & EXEC_BITS)
+
+
+def _upper_file(above: str) -> tuple[bytes, bool] | None:
+    return _user_file(above)
 
 
 def _still(upper: str, root: str, change: Change) -> bool:

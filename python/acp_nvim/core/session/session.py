@@ -90,7 +90,9 @@ class Session:
         self.overlay = OverlayProposals(self._overlay, self.files, self.write_gate, self.log, self.signals.tell,
                                         self.signals.report)
         """A boxed agent's own writes to the workspace, proposed through the write gate."""
-        self.reconciler.followers.append(self.overlay.poke)
+        self.reconciler.followers.append(self.overlay.follow)
+        self.reconciler.before_turn.append(self.overlay.before_turn)
+        self.files.changes.listeners.append(self.overlay.user_wrote)
         self.options = AgentOptions(self.link, self.details, self.mode_watch, self.signals.changed)
         self.reconnector = Reconnector(self.link, self.transcript, self.log,
                                        closed=lambda: self.lifecycle.state == State.CLOSED)
