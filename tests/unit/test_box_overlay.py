@@ -145,3 +145,19 @@ def test_a_nested_roots_changes_come_from_its_own_layer(tmp_path):
         assert [(c.path, c.data) for c in made.changes()] == [(str(inner / "x.txt"), b"inner\n")]
     finally:
         made.discard()
+
+
+def test_a_deep_tree_is_read_without_recursion_and_acp_nvims_own_temp_files_are_no_change(layers):
+    lower, upper = layers
+    depth = 1200  # deeper than Python's recursion limit, shorter than PATH_MAX
+    fd = os.open(upper, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(depth):
+        os.mkdir("d", dir_fd=fd)
+        inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.close(fd)
+    upper.joinpath(*["d"] * depth, "leaf.txt").write_text("leaf\n")
+    (upper / ".acp-nvim-overlay-0123456789ab.tmp").write_text("being put in the agent's view\n")
+    found = changes(lower, upper)
+    assert list(found.values()) == [("file", b"leaf\n", False)] and next(iter(found)).endswith("d/leaf.txt")

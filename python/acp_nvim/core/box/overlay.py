@@ -34,6 +34,8 @@ _OPAQUE = ("user.overlay.opaque", "trusted.overlay.opaque")
 _WHITEOUT = ("user.overlay.whiteout", "trusted.overlay.whiteout")
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 EXEC_BITS = stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH
+TEMP_PREFIX = ".acp-nvim-overlay-"
+"""The files acp.nvim writes into the agent's view before renaming them: never proposed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,32 +145,38 @@ def scan(upper: str, root: str) -> list[Change]:
     return sorted(found, key=lambda change: change.path)
 
 
-def _scan_folder(upper: str, lower: str, found: list[Change]) -> None:
-    try:
-        names = sorted(os.listdir(upper))
-    except OSError:
-        return
-    if _opaque(upper):
-        found += [Change(path, None, kind="deleted") for path in _lower_files(lower, set(names))]
-    for name in names:
-        above, below = os.path.join(upper, name), os.path.join(lower, name)
+def _scan_folder(top: str, root: str, found: list[Change]) -> None:
+    """Folder by folder (a stack, not recursion: the agent decides how deep its folders go)."""
+    folders = [(top, root)]
+    while folders:
+        upper, lower = folders.pop()
         try:
-            info = os.lstat(above)
+            names = sorted(os.listdir(upper))
         except OSError:
             continue
-        if _is_whiteout(above, info):
-            found += [Change(path, None, kind="deleted") for path in _lower_files(below)]
-        elif stat.S_ISDIR(info.st_mode):
-            if (os.path.lexists(below) and not os.path.isdir(below)) or os.path.islink(below):
+        if _opaque(upper):
+            found += [Change(path, None, kind="deleted") for path in _lower_files(lower, set(names))]
+        for name in names:
+            if name.startswith(TEMP_PREFIX):
+                continue  # acp.nvim's own file, being put in the agent's view
+            above, below = os.path.join(upper, name), os.path.join(lower, name)
+            try:
+                info = os.lstat(above)
+            except OSError:
+                continue
+            if _is_whiteout(above, info):
                 found += [Change(path, None, kind="deleted") for path in _lower_files(below)]
-            _scan_folder(above, below, found)
-        elif stat.S_ISLNK(info.st_mode):
-            if not (os.path.islink(below) and os.readlink(below) == os.readlink(above)):
-                found.append(Change(below, None, kind="symlink"))
-        elif stat.S_ISREG(info.st_mode):
-            change = _file_change(above, below, info)
-            if change is not None:
-                found.append(change)
+            elif stat.S_ISDIR(info.st_mode):
+                if (os.path.lexists(below) and not os.path.isdir(below)) or os.path.islink(below):
+                    found += [Change(path, None, kind="deleted") for path in _lower_files(below)]
+                folders.append((above, below))
+            elif stat.S_ISLNK(info.st_mode):
+                if not (os.path.islink(below) and os.readlink(below) == os.readlink(above)):
+                    found.append(Change(below, None, kind="symlink"))
+            elif stat.S_ISREG(info.st_mode):
+                change = _file_change(above, below, info)
+                if change is not None:
+                    found.append(change)
 
 
 def _file_change(above: str, below: str, info: os.stat_result) -> Change | None:
@@ -271,7 +279,7 @@ class MergedView:
     def put(self, path: str, data: bytes, mode: int) -> None:
         """The agent sees ``data`` (with ``mode``) at ``path`` from now on."""
         with self._folder(path, create=True) as (folder, leaf):
-            temp = f".acp-nvim-{secrets.token_hex(6)}.tmp"
+            temp = f"{TEMP_PREFIX}{secrets.token_hex(6)}.tmp"
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
                          dir_fd=folder)
             try:
