@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_nvim.core.box.overlay import MAX_PROPOSED_BYTES, Change, Overlay, scan
+from acp_nvim.core.box.overlay import MAX_PROPOSED_BYTES, Change, Overlay, remove_tree, scan
 
 
 @pytest.fixture
@@ -159,5 +159,9 @@ def test_a_deep_tree_is_read_without_recursion_and_acp_nvims_own_temp_files_are_
     os.close(fd)
     upper.joinpath(*["d"] * depth, "leaf.txt").write_text("leaf\n")
     (upper / ".acp-nvim-overlay-0123456789ab.tmp").write_text("being put in the agent's view\n")
-    found = changes(lower, upper)
+    try:
+        found = changes(lower, upper)
+    finally:
+        remove_tree(str(upper / "d"))  # pytest's own clean-up of old temp folders recurses
     assert list(found.values()) == [("file", b"leaf\n", False)] and next(iter(found)).endswith("d/leaf.txt")
+    assert not (upper / "d").exists()

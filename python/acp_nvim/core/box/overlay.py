@@ -128,7 +128,30 @@ class Overlay:
 
     def discard(self) -> None:
         """Remove the layers (the agent's unproposed writes with them)."""
-        shutil.rmtree(self.folder, ignore_errors=True)
+        remove_tree(self.folder)
+
+
+def remove_tree(top: str) -> None:
+    """Remove ``top`` and everything below it, however deep (``shutil.rmtree`` recurses), never
+    following a symlink; what cannot be removed is left."""
+    folders = [top]
+    while folders:
+        folder = folders[-1]
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            entries = []
+        deeper = [e.path for e in entries if e.is_dir(follow_symlinks=False)]
+        for entry in entries:
+            if not entry.is_dir(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+        if deeper:
+            folders += deeper
+            continue
+        folders.pop()
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)
 
 
 def fingerprint(data: bytes | None, executable: bool) -> bytes:
