@@ -74,7 +74,10 @@ class Reconciler:
         for path, snap in dirty.items():
             self._changes.current.note_baseline(path, snap)
         for before in self.before_turn:
-            await before(list(self._stats))
+            try:
+                await before(list(self._stats))
+            except Exception as exc:  # it must not stop the prompt either
+                self._voice.log("error", f"turn start: the agent's view of loaded files: {type(exc).__name__}: {exc}")
 
     def end_turn(self) -> asyncio.Task[None]:
         """Reconcile what changed during the turn (in a task: the turn's end does not wait for it)."""
