@@ -6,8 +6,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .. import box
+from ..box import overlay as overlays
+from ..box.command import checked_prefix
 from ..box.plan import DEFAULT_ENV_SWITCH, agent_box, command_box, default_on
 from ..config import AgentSpec
+from ..terminal.place import CHECK
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,16 +23,25 @@ class Boxing:
     box: box.Box | None = None
     note: str | None = None
     """One line for the session's start when the agent runs unboxed; None when boxed."""
+    overlay: overlays.Overlay | None = None
+    """Where the agent's writes to the workspace go (None: straight to the user's tree)."""
+    writes: str = ""
+    """Why the workspace is shown read-write without an overlay ('' with one)."""
 
     @property
     def summary(self) -> str:
-        return f"boxed by {self.bwrap}" if self.box is not None else "not boxed"
+        if self.box is None:
+            return "not boxed"
+        how = ("its writes are proposals (overlay)" if self.overlay is not None
+               else f"it writes the workspace ({self.writes})")
+        return f"boxed by {self.bwrap}; {how}"
 
     def command_prefix(self, command: str, env: Iterable[tuple[str, str]], cwd: str) -> tuple[str, ...]:
         """What runs a command of the agent in its box (``bwrap … --``); () for an unboxed agent."""
         if self.box is None:
             return ()
-        return tuple(box.wrap(self.bwrap, [], cwd, command_box(self.box, command, env)))
+        argv = box.wrap(self.bwrap, [], cwd, command_box(self.box, command, env))
+        return tuple(argv) if self.overlay is None else tuple(checked_prefix(self.overlay.mount(argv), CHECK))
 
 
 def prepare(name: str, spec: AgentSpec, cwd: str, roots: list[str], editor_env: Mapping[str, str],
@@ -47,7 +59,22 @@ def prepare(name: str, spec: AgentSpec, cwd: str, roots: list[str], editor_env: 
         return Boxing(plain.argv, plain.env, note=unboxed_line(name, found.reason))
     made, program = agent_box(settings.plan(), spec.command, spec.args, cwd, roots, spec.env, editor_env, programs)
     argv = box.wrap(found.path, [program, *spec.args], cwd, made)
-    return Boxing(argv, {"PATH": made.env.get("PATH", "")}, found.path, made)
+    layers, why = _overlay(found, made.roots)
+    argv = layers.mount(argv) if layers is not None else argv
+    return Boxing(argv, {"PATH": made.env.get("PATH", "")}, found.path, made, overlay=layers, writes=why)
+
+
+def _overlay(found: box.Bwrap, roots: Sequence[str]) -> tuple[overlays.Overlay | None, str]:
+    """The overlay the agent writes into, or why there is none."""
+    if not found.overlay:
+        return None, f"{found.label} has no overlays: 0.10 or newer has"
+    failed = overlays.works(found.path)
+    if failed:
+        return None, f"an overlay cannot be mounted here: {failed}"
+    try:
+        return overlays.Overlay(roots), ""
+    except OSError as exc:
+        return None, f"no folder for the overlay: {exc.strerror or exc}"
 
 
 def unboxed_line(name: str, why: str) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
 
@@ -51,6 +51,10 @@ class Reconciler:
         self._finished: set[str] = set()
         self.unsaved: set[str] = set()
         """Files whose buffer had unsaved changes when the turn began."""
+        self.followers: list[Callable[[str], None]] = []
+        """Told ``tool`` (a tool call update) and ``end`` (a turn's end): a boxed agent's overlay is read then."""
+        self.before_turn: list[Callable[[list[str]], Awaitable[None]]] = []
+        """Awaited with the loaded files before a turn's prompt is sent (the agent's view is brought up to them)."""
 
     # -- turn boundaries -----------------------------------------------------------
 
@@ -69,12 +73,19 @@ class Reconciler:
             return
         for path, snap in dirty.items():
             self._changes.current.note_baseline(path, snap)
+        for before in self.before_turn:
+            try:
+                await before(list(self._stats))
+            except Exception as exc:  # it must not stop the prompt either
+                self._voice.log("error", f"turn start: the agent's view of loaded files: {type(exc).__name__}: {exc}")
 
     def end_turn(self) -> asyncio.Task[None]:
         """Reconcile what changed during the turn (in a task: the turn's end does not wait for it)."""
         return tasks.spawn(self._end_turn(), self._report, "reconcile at turn end")
 
     async def _end_turn(self) -> None:
+        for follower in self.followers:
+            follower("end")
         loaded = await self._editor.loaded_files()
         paths = {path for path, _, _ in loaded} | set(self._stats)
         stats = await asyncio.to_thread(lambda: {p: self._opener.stamp_or_none(Path(p)) for p in paths})
@@ -86,6 +97,8 @@ class Reconciler:
 
     def observe(self, state: ToolCallState) -> None:
         """Snapshot files a tool call names before it runs; reconcile them once it ends."""
+        for follower in self.followers:
+            follower("tool")
         paths = touched_paths(state)
         fresh = [p for p in paths if p not in self._touched]
         self._touched.update(fresh)

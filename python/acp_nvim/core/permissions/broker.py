@@ -79,6 +79,9 @@ class PermissionBroker:
         """Tool call id -> the review's left side per file, where it is not the file as it is now."""
         self.opened: list[Callable[[Approval], None]] = []
         """Told of each request as it is snapshotted, before its question is built (the exec gate)."""
+        self.runs_code: set[str] = set()
+        """Resolved paths that configure code execution whatever their file is now (the write gate: a
+        boxed agent's file that gets an exec bit)."""
         self.settlement = Settlement(scope.session_key, transcript, files, accepted, self._get_state_dir, report,
                                      settings.rejected)
 
@@ -238,7 +241,7 @@ class PermissionBroker:
                 resolved = policy.check(os.path.join(self._scope.cwd, path))
             except (RequestError, OSError):
                 continue  # outside the workspace: never allowed automatically anyway
-            if configures_execution(resolved, policy.roots):
+            if str(resolved) in self.runs_code or configures_execution(resolved, policy.roots):
                 return True
         return False
 

@@ -147,11 +147,11 @@ class WriteGate:
         raise refused(str(path), reason)
 
     async def _ask(self, path: Path, content: str, base: str | None, bases: dict[str, str | None] | None,
-                   asked: list[Ticket] | None = None) -> tuple[str, str]:
+                   asked: list[Ticket] | None = None, verb: str = "Write") -> tuple[str, str]:
         """Put one write (or one change already on disk) to the broker as an edit request of its own."""
         call_id = f"acp.nvim/write-{next(self._numbers)}"
         name = os.path.relpath(path, self._cwd) if str(path).startswith(self._cwd.rstrip("/") + "/") else str(path)
-        call = ToolCallUpdate(tool_call_id=call_id, title=f"Write {name}", kind="edit", status="pending",
+        call = ToolCallUpdate(tool_call_id=call_id, title=f"{verb} {name}", kind="edit", status="pending",
                               content=[tool_diff_content(str(path), content, base)],
                               locations=[ToolCallLocation(path=str(path))])
         response = await self._broker.handle(call, list(OPTIONS), bases=bases, asked=asked)
@@ -159,6 +159,29 @@ class WriteGate:
         self._transcript.tools.tool_call(ToolCallUpdate(tool_call_id=call_id,
                                                         status="completed" if outcome == ALLOWED else "failed"))
         return outcome, call_id
+
+    # -- changes a boxed agent made in its overlay ------------------------------------------
+
+    async def propose(self, path: Path, shown: str, verb: str, guarded: bool = False) -> bool:
+        """Whether a change the agent made in its overlay that is not a text write (a deletion,
+        content that is not text, a new exec bit: ``guarded``) may land. Under ``ask``, and for a
+        file that configures execution under every policy, it gets a review of its own (``shown``
+        against the file now, titled ``verb`` and the file's name). A text write of the overlay goes
+        through ``admit`` like ``fs/write_text_file``."""
+        if self._broker.policy != "ask" and not guarded and not await self._guarded(path):
+            return True
+        key = await self._accepted.key_of(str(path))
+        if key is None:
+            return False
+        async with self._lock(key):
+            base = (await self._broker.current(str(path))).text
+            if guarded:
+                self._broker.runs_code.add(str(path))
+            try:
+                outcome, _ = await self._ask(path, shown, base, {str(path): base}, verb=verb)
+            finally:
+                self._broker.runs_code.discard(str(path))
+        return outcome == ALLOWED
 
     # -- agents that write the disk themselves ---------------------------------------------
 

@@ -16,6 +16,7 @@ from acp.schema import DeniedOutcome, PermissionOption, RequestPermissionRespons
 from .. import install_hints
 from ..agent.process import AgentHooks, AgentProcess
 from ..agent.wire import NoiseReporter
+from ..box.overlay import Overlay
 from ..config import AgentSpec, Settings
 from ..connection import mode_policy
 from ..connection.link import AgentLink
@@ -28,6 +29,7 @@ from ..errors import SessionClosedError
 from ..log.redact import Redactor
 from ..log.ring import LogRing
 from ..mcp.session_mcp import EditorMcpHost, SessionMcp
+from ..permissions.overlay_writes import OverlayProposals
 from ..port import EditorPort
 from ..questions import Questions
 from ..transcript.conversation import Conversation
@@ -90,6 +92,12 @@ class Session:
                               box_programs=self.mcp.programs())
         self.link.roots = list(settings.workspace_roots)
         self.terminals.box = self._command_box
+        self.overlay = OverlayProposals(self._overlay, self.files, self.write_gate, self.log, self.signals.tell,
+                                        self.signals.report)
+        """A boxed agent's own writes to the workspace, proposed through the write gate."""
+        self.reconciler.followers.append(self.overlay.follow)
+        self.reconciler.before_turn.append(self.overlay.before_turn)
+        self.files.changes.listeners.append(self.overlay.user_wrote)
         self.options = AgentOptions(self.link, self.details, self.mode_watch, self.signals.changed)
         self.reconnector = Reconnector(self.link, self.transcript, self.log,
                                        closed=lambda: self.lifecycle.state == State.CLOSED)
@@ -101,6 +109,14 @@ class Session:
         """A command of the agent runs in the box of the agent's current process (none when unboxed)."""
         boxing = self.link.process.boxing
         return boxing.command_prefix(command, env, cwd) if boxing is not None else ()
+
+    def _overlay(self) -> tuple[Overlay | None, int | None]:
+        """The overlay of the agent's current process and that process's pid (None, None: none)."""
+        process = self.link.process
+        boxing = process.boxing
+        if boxing is None or boxing.overlay is None or process.process is None:
+            return None, None
+        return boxing.overlay, process.process.pid
 
     @property
     def view(self) -> SessionView:
