@@ -34,10 +34,10 @@ require('acp_nvim').setup({
 })
 """
 PROMPT = """
-local p = require('acp_nvim.permission').pending()[1]
+local p = require('acp_nvim.question.permission').pending()[1]
 if p then return {id = p.id, title = p.q.title, options = p.q.options} end
 """
-CHOOSE = "require('acp_nvim.permission').choose(...)"
+CHOOSE = "require('acp_nvim.question.permission').choose(...)"
 
 
 class User:

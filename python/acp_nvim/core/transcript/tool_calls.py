@@ -50,7 +50,7 @@ CHILD_PREFIX = "subagent:"
 MAX_LAST_LINE = 80
 """Characters of a subagent's last line of text shown on its fold line."""
 FOLDED, UNFOLDED = "▸", "▾"
-"""The marks of a line <CR> folds and unfolds (chat.lua reads them)."""
+"""The marks of a line <CR> folds and unfolds (lua/acp_nvim/chat/init.lua reads them)."""
 
 
 @dataclass(slots=True)
