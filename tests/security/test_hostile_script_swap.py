@@ -5,7 +5,8 @@ The agent (hostile_swap.py) asks to run ``./build.sh``; the user answers "always
 script's sha256). Then, run after run, the agent gets the rule's answer and swaps the script for code
 that prints ``EVIL`` and leaves a marker, as fast as it can (in place and by rename), while it starts the
 command; and it starts the command without asking, swapping from the moment it is sent. Every command
-that ran printed the approved script's line; the swapped code never ran. Unboxed and boxed.
+that ran printed the approved script's line; the swapped code never ran. Unboxed and boxed (boxed, the
+agent's swaps land in its overlay as proposals and the command still runs the approved copy).
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ pytestmark = pytest.mark.timeout(300)
 AGENT = Path(__file__).with_name("hostile_swap.py")
 RUNS = 12
 SETUP = """
-local python, script, boxed, tests = ...
-local box = boxed and {enabled = true, paths = {tests}} or false -- tests/: the agent's own modules
+local python, script, boxed, tests, reports = ...
+-- tests/: the agent's own modules; reports: where it writes its outcome (in the workspace, a boxed
+-- agent's write would be a proposal waiting for review)
+local box = boxed and {enabled = true, paths = {tests}, writable = {reports}} or false
 require('acp_nvim').setup({
   agents = {swap = {command = python, args = {script}, box = box}},
   default_agent = 'swap',
@@ -66,8 +69,10 @@ def test_a_swapped_script_never_runs_under_its_rule(nvim, workspace, tmp_path, b
     good, evil = "#!/bin/sh\necho APPROVED-BYTES\n", f"#!/bin/sh\necho EVIL\ntouch {marker}\n"
     script.write_text(good)
     script.chmod(0o755)
-    nvim.exec_lua(SETUP, sys.executable, str(AGENT), boxed, str(AGENT.parents[1]))
-    out = workspace / f"swap-{os.urandom(4).hex()}.json"
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    nvim.exec_lua(SETUP, sys.executable, str(AGENT), boxed, str(AGENT.parents[1]), str(reports))
+    out = reports / f"swap-{os.urandom(4).hex()}.json"
     nvim.command("Ai send " + json.dumps({"op": "swap", "script": str(script), "good": good, "evil": evil,
                                           "asked": RUNS, "direct": RUNS, "out": str(out)}))
     user = User(nvim)

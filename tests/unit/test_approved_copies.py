@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from fake_editor import FakeEditor
 
+from acp_nvim.core.box.command import checked_prefix
 from acp_nvim.core.files.paths import PathPolicy
 from acp_nvim.core.log.ring import LogRing
 from acp_nvim.core.terminal.approved import Approved, ApprovedCopies, CopyError, Grant, in_box
@@ -112,3 +113,11 @@ async def test_a_copy_is_removed_when_the_command_cannot_start(tmp_path, monkeyp
     with pytest.raises(Exception, match="no pty"):
         await service.create("./x.sh", [], None, None, None)
     assert not list(run.iterdir()), "nothing is left of the copy"
+
+
+def test_the_copy_is_shown_in_an_overlay_box_whose_folder_check_runs_outside() -> None:
+    bwrap = ["bwrap", "--overlay-src", "/w", "--tmp-overlay", "/w", "--"]
+    prefix = checked_prefix(bwrap, "CHECK")
+    shown = in_box(prefix, "/run/copies")
+    assert shown[:4] == tuple(prefix[:4]) and shown[4] == str(len(bwrap) + 3)
+    assert shown[6:] == (*bwrap[:-1], "--ro-bind", "/run/copies", "/run/copies", "--")

@@ -29,3 +29,14 @@ exec "$@"'''
 def checked_prefix(bwrap_argv: Sequence[str], check: str) -> list[str]:
     """The prefix that runs ``launch_argv`` in the box made by ``bwrap_argv`` (which ends in ``--``)."""
     return ["/bin/sh", "-c", SHIM, "acp.nvim-box", str(len(bwrap_argv)), check, *bwrap_argv]
+
+
+def with_binds(prefix: Sequence[str], binds: Sequence[str]) -> list[str]:
+    """``prefix`` (``bwrap … --``, or ``checked_prefix``'s shim around it) with ``binds`` (bubblewrap
+    options) added to the box, before its ``--``; the shim's count of bubblewrap words follows."""
+    if not prefix or prefix[-1] != "--":
+        raise ValueError("the box's argv does not end with --")
+    words = [*prefix[:-1], *binds, "--"]
+    if list(prefix[:2]) == ["/bin/sh", "-c"] and prefix[2] == SHIM:
+        words[4] = str(int(prefix[4]) + len(binds))
+    return words

@@ -20,6 +20,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from ..box.command import with_binds
 from .place import Place
 
 PREFIX = "acp.nvim-approved-"
@@ -99,9 +100,10 @@ def in_box(prefix: Sequence[str], folder: str) -> tuple[str, ...]:
     """A box prefix (``bwrap … --``) that also shows ``folder`` read-only; () stays () (unboxed)."""
     if not prefix:
         return ()
-    if prefix[-1] != "--":
-        raise CopyError("the box's argv does not end with --: cannot show the approved copy in it")
-    return (*prefix[:-1], "--ro-bind", folder, folder, "--")
+    try:
+        return tuple(with_binds(prefix, ["--ro-bind", folder, folder]))
+    except ValueError as exc:
+        raise CopyError(f"{exc}: cannot show the approved copy in it") from exc
 
 
 def _root(avoid: Callable[[str], bool]) -> str:
