@@ -300,7 +300,8 @@ def test_reopen_after_close_and_after_wipeout(nvim):
     open_log(nvim)
     lines = log_has(nvim, "← response session/prompt #4")
     assert len([h for h in headers(nvim) if "→ request session/prompt" in h]) == 3, lines
-    assert "lifecycle: spawned pid" in headers(nvim)[0]
+    # a new log buffer draws its older pages one per update, until the session's spawn is on top
+    wait_for(lambda: "lifecycle: spawned pid" in headers(nvim)[0], timeout=30, what="the spawn on top", nvim=nvim)
 
 
 def test_the_export_is_private_and_never_follows_a_symlink(nvim, tmp_path):
