@@ -94,6 +94,8 @@ class LogView:
         self._oldest = 1
         """The oldest entry the buffer shows (older ones the ring still has wait for ``want_older``)."""
         self._older_wanted = False
+        self._opened = 0
+        """Buffers ``open`` made: a call sent to an earlier one that was wiped says nothing of this one."""
         self._filling = 0
         """Older pages still to draw by themselves (a new buffer reaching the session's start)."""
         self._unsubscribe: Any = None
@@ -115,6 +117,7 @@ class LogView:
         items = page(self.ring.older(last + 1))
         self._oldest = items[0][0] if items else last + 1
         nvim.exec_lua(OPEN_CODE, self.key, items, focus, self._hidden())
+        self._opened += 1  # a call in flight to a wiped buffer must not detach this one
         self._sent = max(self._sent, last)
         self._filling = OPEN_PAGES
         self._older_wanted = self._hidden() > 0
@@ -173,14 +176,14 @@ class LogView:
         else:
             return
         self._busy = True
-        tasks.spawn(self._send(call), self.report, f"{self.key} log view")
+        tasks.spawn(self._send(call, self._opened), self.report, f"{self.key} log view")
 
-    async def _send(self, call: tuple[str, str, int, list[list[Any]], int]) -> None:
+    async def _send(self, call: tuple[str, str, int, list[list[Any]], int], opened: int) -> None:
         try:
             alive = await self.bridge.lua(*call)
         finally:
             self._busy = False
-        if not alive:
+        if not alive and opened == self._opened:
             self.detach()
         else:
             self._schedule()
